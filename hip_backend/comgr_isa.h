@@ -1,0 +1,21 @@
+// comgr_isa.h - the list of AMDGPU targets that this machine's comgr knows, and arch validation.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace hipacm::backend {
+
+/// Processor names that comgr supports, e.g. {"gfx600", ..., "gfx90a", "gfx1030"},
+/// read once from libamd_comgr.so.2 (dlopen'd; $HIPACM_COMGR_LIBRARY overrides).
+/// Empty with *error set when comgr cannot be loaded.
+const std::vector<std::string>& supported_amdgpu_processors(std::string* error);
+
+/// Checks an arch string of the form "gfxNNN[:feature(+|-)]..." before hipRTC
+/// ever sees it: an unknown arch aborts the process inside hipRTC 5.2.3.
+/// Features allowed: xnack and sramecc, each at most once, each with + or -.
+/// Returns true when valid; otherwise false with *error naming the problem and
+/// listing the supported processors.
+bool validate_amdgpu_arch(const std::string& arch, std::string* error);
+
+}  // namespace hipacm::backend

@@ -1,0 +1,45 @@
+// compiler.h - the one-method compile interface and its request/result types.
+#pragma once
+
+#include <hipacm/hipacm.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hipacm::backend {
+
+/// Everything that determines a code object. Owned copies: a request can
+/// outlive the caller's buffers and cross a process boundary.
+struct CompileRequest {
+  std::string source;
+  std::string source_name = "kernel.hip";
+  std::vector<std::string> options;
+  /// (name, contents) of each virtual header, in the caller's order.
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::vector<std::string> name_expressions;
+  /// Validated target, e.g. "gfx90a" or "gfx90a:xnack-".
+  std::string arch;
+};
+
+/// The outcome of one compile. `status` is HIPACM_SUCCESS or the failure.
+struct CompileResult {
+  hipacm_status status = HIPACM_ERROR_INTERNAL;
+  std::string error_message;  ///< one line for humans; empty on success
+  std::string log;            ///< the compiler's log, possibly empty
+  std::vector<std::uint8_t> code;
+  std::vector<std::string> lowered_names;  ///< request.name_expressions order
+  double compile_seconds = 0.0;
+};
+
+/// A compile step: request in, result out. Implementations: in-process
+/// hipRTC, a worker process, and test fault injectors. compile() must not
+/// throw for compiler failures; it reports them in the result.
+class Compiler {
+ public:
+  virtual ~Compiler() = default;
+  virtual CompileResult compile(const CompileRequest& request) = 0;
+};
+
+}  // namespace hipacm::backend
