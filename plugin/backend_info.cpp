@@ -1,0 +1,55 @@
+// backend_info.cpp - hipacm_get_backend_info: what compiler was found, where, and the default arch.
+#include <hipacm/hipacm.h>
+
+#include <boost/thread/lock_guard.hpp>
+#include <boost/thread/mutex.hpp>
+
+#include <set>
+#include <string>
+
+#include "hip_backend/device_arch.h"
+#include "hip_backend/hiprtc_api.h"
+#include "plugin/entry_guard.h"
+#include "plugin/struct_fields.h"
+
+using namespace hipacm;
+
+namespace {
+
+// The info strings must outlive every call, yet the default arch can change
+// with the environment; interned strings are never freed, and a process
+// sees only a handful of distinct values.
+const char* intern(const std::string& value) {
+  static boost::mutex mutex;
+  static std::set<std::string> strings;
+  boost::lock_guard<boost::mutex> lock(mutex);
+  return strings.insert(value).first->c_str();
+}
+
+constexpr std::size_t kInfoV1Size =
+    offsetof(hipacm_backend_info, default_arch) + sizeof(const char*);
+
+}  // namespace
+
+extern "C" HIPACM_API hipacm_status hipacm_get_backend_info(hipacm_backend_info* out) {
+  return guarded(__func__, [&] {
+    if (out == nullptr) throw Error(HIPACM_ERROR_INVALID_ARGUMENT, "out is NULL");
+    require_struct_size(out, kInfoV1Size, "hipacm_backend_info");
+    out->available = 0;
+    out->compiler = "hiprtc";
+    out->version = "";
+    out->library_path = "";
+    out->default_arch = "";
+
+    std::string why_no_arch;
+    out->default_arch = intern(backend::default_arch(&why_no_arch));
+
+    std::string error;
+    const backend::HiprtcApi* api = backend::load_hiprtc(&error);
+    if (api == nullptr) return report(HIPACM_ERROR_BACKEND_UNAVAILABLE, __func__, error);
+    out->available = 1;
+    out->version = intern(api->version);
+    out->library_path = intern(api->library_path);
+    return HIPACM_SUCCESS;
+  });
+}

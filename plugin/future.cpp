@@ -1,0 +1,148 @@
+// future.cpp - one compile's outcome: reference counted, with exactly-once callbacks.
+#include "plugin/future.h"
+
+#include <boost/chrono.hpp>
+
+#include "plugin/fork_generation.h"
+
+namespace hipacm {
+
+Future::Future(std::string key, std::string arch, Callbacks callbacks)
+    : key_(std::move(key)),
+      arch_(std::move(arch)),
+      callbacks_(callbacks),
+      generation_(fork_generation()) {
+  kernel_.struct_size = sizeof(hipacm_kernel);
+  kernel_.key = key_.c_str();
+  kernel_.arch = arch_.c_str();
+  kernel_.log = "";
+}
+
+bool Future::complete(backend::CompileResult result) noexcept {
+  {
+    boost::lock_guard<boost::mutex> lock(mutex_);
+    if (done_.load(std::memory_order_relaxed)) return false;
+    result_ = std::move(result);
+    if (result_.status == HIPACM_SUCCESS && result_.code.empty()) {
+      result_.status = HIPACM_ERROR_INTERNAL;
+      result_.error_message = "the compiler reported success but produced no code object";
+    }
+    try {
+      build_kernel_view();
+    } catch (...) {
+      result_.status = HIPACM_ERROR_OUT_OF_MEMORY;
+      result_.error_message = "out of memory while publishing the kernel";
+      lowered_name_ptrs_.clear();
+      kernel_.lowered_names = nullptr;
+      kernel_.num_lowered_names = 0;
+    }
+    final_status_ = result_.status;
+    // Release pairs with the acquire in done(): readers that see done_ see
+    // the result without taking the mutex.
+    done_.store(true, std::memory_order_release);
+  }
+  changed_.notify_all();
+  return true;
+}
+
+void Future::build_kernel_view() {
+  kernel_.code = result_.code.data();
+  kernel_.code_size = result_.code.size();
+  kernel_.log = result_.log.c_str();
+  kernel_.compile_seconds = result_.compile_seconds;
+  lowered_name_ptrs_.clear();
+  lowered_name_ptrs_.reserve(result_.lowered_names.size());
+  for (const auto& name : result_.lowered_names) lowered_name_ptrs_.push_back(name.c_str());
+  kernel_.lowered_names = lowered_name_ptrs_.empty() ? nullptr : lowered_name_ptrs_.data();
+  kernel_.num_lowered_names = lowered_name_ptrs_.size();
+}
+
+bool Future::orphaned_by_fork() const noexcept {
+  // In a forked child, the thread that would complete this future is gone.
+  return !done() && generation_ != fork_generation();
+}
+
+bool Future::wait_for(std::int64_t timeout_ms) {
+  if (orphaned_by_fork()) return true;
+  boost::unique_lock<boost::mutex> lock(mutex_);
+  auto is_done = [this] { return done_.load(std::memory_order_relaxed); };
+  if (timeout_ms < 0) {
+    changed_.wait(lock, is_done);
+    return true;
+  }
+  return changed_.wait_for(lock, boost::chrono::milliseconds(timeout_ms), is_done);
+}
+
+hipacm_status Future::status() const {
+  if (orphaned_by_fork()) return HIPACM_ERROR_CANCELLED;
+  if (!done()) return HIPACM_ERROR_NOT_READY;
+  boost::lock_guard<boost::mutex> lock(mutex_);
+  return final_status_;
+}
+
+hipacm_status Future::collect() {
+  if (orphaned_by_fork()) return HIPACM_ERROR_CANCELLED;
+  boost::unique_lock<boost::mutex> lock(mutex_);
+  changed_.wait(lock, [this] { return done_.load(std::memory_order_relaxed); });
+
+  if (callback_state_ == CallbackState::kRan) return final_status_;
+  if (callback_state_ == CallbackState::kRunning) {
+    // A callback that asks for its own future's result gets the compile
+    // outcome; waiting for itself would deadlock.
+    if (callback_thread_ == boost::this_thread::get_id()) return result_.status;
+    changed_.wait(lock, [this] { return callback_state_ == CallbackState::kRan; });
+    return final_status_;
+  }
+
+  callback_state_ = CallbackState::kRunning;
+  callback_thread_ = boost::this_thread::get_id();
+  const hipacm_status compiled = result_.status;
+  lock.unlock();
+
+  // Host code runs without our lock held so it may call back into hipacm.
+  // A C++ host may throw through its callback; that must neither escape
+  // nor leave the state stuck at kRunning with waiters blocked forever.
+  hipacm_status outcome = compiled;
+  if (compiled == HIPACM_SUCCESS && callbacks_.finalize != nullptr) {
+    try {
+      if (callbacks_.finalize(callbacks_.user_data, handle()) != 0)
+        outcome = HIPACM_ERROR_FINALIZE_FAILED;
+    } catch (...) {
+      outcome = HIPACM_ERROR_FINALIZE_FAILED;
+    }
+  }
+  if (outcome != HIPACM_SUCCESS && callbacks_.cleanup != nullptr) {
+    try {
+      callbacks_.cleanup(callbacks_.user_data, handle());
+    } catch (...) {
+      // Nothing to report to: the outcome already says the compile failed.
+    }
+  }
+
+  lock.lock();
+  if (outcome == HIPACM_ERROR_FINALIZE_FAILED)
+    finalize_message_ = "the finalize callback of '" + key_ + "' returned nonzero";
+  final_status_ = outcome;
+  callback_state_ = CallbackState::kRan;
+  lock.unlock();
+  changed_.notify_all();
+  return outcome;
+}
+
+const char* Future::log() const noexcept {
+  if (!done()) return "";
+  return result_.log.c_str();
+}
+
+const char* Future::error_message() const noexcept {
+  if (orphaned_by_fork()) return "the compile was in flight in the parent process when it forked";
+  if (!done()) return "";
+  boost::lock_guard<boost::mutex> lock(mutex_);
+  // finalize_message_ is only written once, before kRan; the pointer stays
+  // valid because it is never written again.
+  if (callback_state_ == CallbackState::kRan && !finalize_message_.empty())
+    return finalize_message_.c_str();
+  return result_.error_message.c_str();
+}
+
+}  // namespace hipacm

@@ -1,0 +1,64 @@
+// mode_settings.cpp - a mode's resolved configuration, read from hipacm_mode_config and the environment.
+#include "plugin/mode_settings.h"
+
+#include <boost/thread/thread.hpp>
+
+#include "hip_backend/comgr_isa.h"
+#include "hip_backend/device_arch.h"
+#include "plugin/error.h"
+#include "plugin/struct_fields.h"
+
+namespace hipacm {
+namespace {
+
+constexpr std::size_t kConfigV1Size = offsetof(hipacm_mode_config, arch) + sizeof(const char*);
+constexpr unsigned kMaxWorkersLimit = 1024;
+
+unsigned hardware_workers() {
+  const unsigned n = boost::thread::hardware_concurrency();
+  return n == 0 ? 1 : n;
+}
+
+}  // namespace
+
+std::string resolve_arch(const char* requested) {
+  std::string arch;
+  if (requested != nullptr) {
+    arch = requested;
+    if (arch.empty())
+      throw Error(HIPACM_ERROR_INVALID_ARGUMENT, "arch is empty (pass NULL to use HIPACM_ARCH)");
+  } else {
+    std::string why;
+    arch = backend::default_arch(&why);
+    if (arch.empty()) throw Error(HIPACM_ERROR_BACKEND_UNAVAILABLE, why);
+  }
+  std::string error;
+  if (!backend::validate_amdgpu_arch(arch, &error)) {
+    // comgr missing means no compiler at all, not a bad argument.
+    std::string ignored;
+    if (backend::supported_amdgpu_processors(&ignored).empty())
+      throw Error(HIPACM_ERROR_BACKEND_UNAVAILABLE, error);
+    throw Error(HIPACM_ERROR_INVALID_ARGUMENT, error);
+  }
+  return arch;
+}
+
+ModeSettings resolve_mode_settings(const hipacm_mode_config* cfg) {
+  hipacm_mode_config defaults;
+  hipacm_mode_config_init(&defaults);
+  if (cfg == nullptr) cfg = &defaults;
+  require_struct_size(cfg, kConfigV1Size, "hipacm_mode_config");
+
+  ModeSettings s;
+  s.max_workers = cfg->max_workers == 0 ? hardware_workers() : cfg->max_workers;
+  if (s.max_workers > kMaxWorkersLimit)
+    throw Error(HIPACM_ERROR_INVALID_ARGUMENT,
+                "max_workers is " + std::to_string(cfg->max_workers) + "; the limit is " +
+                    std::to_string(kMaxWorkersLimit));
+  s.ignore_errors = cfg->ignore_errors != 0;
+  s.fail_fast = cfg->fail_fast != 0;
+  s.arch = resolve_arch(cfg->arch);
+  return s;
+}
+
+}  // namespace hipacm

@@ -1,0 +1,30 @@
+// mode_settings.h - a mode's resolved configuration, read from hipacm_mode_config and the environment.
+#pragma once
+
+#include <hipacm/hipacm.h>
+
+#include <cstdint>
+#include <string>
+
+namespace hipacm {
+
+struct ModeSettings {
+  unsigned max_workers = 1;
+  bool ignore_errors = false;
+  bool fail_fast = false;
+  std::string arch;  ///< validated
+  std::int32_t isolation = HIPACM_ISOLATION_AUTO;
+  std::uint32_t compile_timeout_ms = 0;
+};
+
+/// Applies defaults, reads only the fields inside cfg->struct_size, and
+/// resolves and validates the arch. Throws hipacm::Error: ABI_MISMATCH,
+/// INVALID_ARGUMENT (unknown arch, bad isolation), BACKEND_UNAVAILABLE (no
+/// arch could be found).
+ModeSettings resolve_mode_settings(const hipacm_mode_config* cfg);
+
+/// The arch a mode or hipacm_compile uses: `requested` if non-NULL, else
+/// $HIPACM_ARCH, else the device's; validated against the compiler's list.
+std::string resolve_arch(const char* requested);
+
+}  // namespace hipacm
