@@ -109,35 +109,39 @@ TEST_F(BadInput, LargerStructSizeIsAccepted) {
 TEST_F(BadInput, NullOptionEntryEmptySourceAndNullArrays) {
   Request r(vadd_source());
   const char* options[] = {"-O3", nullptr};
-  r.req.options = options;
-  r.req.num_options = 2;
-  EXPECT_EQ(submit(r.get()), HIPACM_ERROR_INVALID_ARGUMENT);
+  hipacm_request null_option = *r.get();
+  null_option.options = options;
+  null_option.num_options = 2;
+  EXPECT_EQ(submit(&null_option), HIPACM_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(last_error().find("options[1] is NULL"), std::string::npos) << last_error();
 
   Request empty("");
   EXPECT_EQ(submit(empty.get()), HIPACM_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(last_error().find("source is empty"), std::string::npos);
 
-  Request null_source(vadd_source());
-  null_source.req.source = nullptr;
-  EXPECT_EQ(submit(null_source.get()), HIPACM_ERROR_INVALID_ARGUMENT);
+  hipacm_request null_source = *r.get();
+  null_source.source = nullptr;
+  EXPECT_EQ(submit(&null_source), HIPACM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(last_error().find("source is NULL"), std::string::npos);
 
-  Request null_array(vadd_source());
-  null_array.req.name_expressions = nullptr;
-  null_array.req.num_name_expressions = 3;
-  EXPECT_EQ(submit(null_array.get()), HIPACM_ERROR_INVALID_ARGUMENT);
+  hipacm_request null_array = *r.get();
+  null_array.name_expressions = nullptr;
+  null_array.num_name_expressions = 3;
+  EXPECT_EQ(submit(&null_array), HIPACM_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(last_error().find("name_expressions is NULL"), std::string::npos);
 
-  Request headers(vadd_source());
+  hipacm_request headers = *r.get();
   const char* sources[] = {"int x;"};
-  headers.req.header_sources = sources;
-  headers.req.header_names = nullptr;
-  headers.req.num_headers = 1;
-  EXPECT_EQ(submit(headers.get()), HIPACM_ERROR_INVALID_ARGUMENT);
+  headers.header_sources = sources;
+  headers.header_names = nullptr;
+  headers.num_headers = 1;
+  EXPECT_EQ(submit(&headers), HIPACM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(last_error().find("header_names"), std::string::npos);
 
-  Request empty_key(vadd_source(), "");
-  empty_key.req.key = "";
-  EXPECT_EQ(submit(empty_key.get()), HIPACM_ERROR_INVALID_ARGUMENT);
+  hipacm_request empty_key = *r.get();
+  empty_key.key = "";
+  EXPECT_EQ(submit(&empty_key), HIPACM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(last_error().find("key is empty"), std::string::npos);
 }
 
 TEST_F(BadInput, UnknownArchIsRejectedBeforeHipRtcSeesIt) {
@@ -150,7 +154,9 @@ TEST_F(BadInput, UnknownArchIsRejectedBeforeHipRtcSeesIt) {
     EXPECT_EQ(hipacm_mode_enter(&cfg, &m), HIPACM_ERROR_INVALID_ARGUMENT) << arch;
     EXPECT_EQ(m, nullptr);
     EXPECT_EQ(hipacm_active_mode(), nullptr);
-    if (arch[0] != '\0') EXPECT_NE(last_error().find("gfx90a"), std::string::npos) << last_error();
+    if (arch[0] != '\0') {
+      EXPECT_NE(last_error().find("gfx90a"), std::string::npos) << last_error();
+    }
     Request r(vadd_source());
     hipacm_future* f = nullptr;
     EXPECT_EQ(hipacm_compile(r.get(), arch, &f), HIPACM_ERROR_INVALID_ARGUMENT) << arch;
@@ -178,7 +184,11 @@ TEST_F(BadInput, NoArchAnywhereIsBackendUnavailableWithAHint) {
 
   setenv("HIPACM_ARCH", "gfx1030", 1);
   EXPECT_EQ(hipacm_mode_enter(&cfg, &m), HIPACM_SUCCESS) << last_error();
-  if (saved) setenv("HIPACM_ARCH", saved_value.c_str(), 1); else unsetenv("HIPACM_ARCH");
+  if (saved) {
+    setenv("HIPACM_ARCH", saved_value.c_str(), 1);
+  } else {
+    unsetenv("HIPACM_ARCH");
+  }
   EXPECT_EQ(hipacm_mode_exit(m, nullptr), HIPACM_SUCCESS);
 }
 

@@ -81,7 +81,12 @@ struct Request {
     req.name_expressions = name_ptrs.data();
     req.num_name_expressions = name_ptrs.size();
   }
-  const hipacm_request* get() const { return &req; }
+  // Refreshes the pointers first: a Request may have moved (e.g. inside a
+  // vector), and short strings move their bytes with them.
+  const hipacm_request* get() {
+    refresh();
+    return &req;
+  }
 };
 
 /// Counts exactly-once callbacks.

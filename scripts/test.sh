@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Builds hipacm and runs every test: a release build, then ASan+UBSan, then TSan.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+export HIPACM_ARCH=${HIPACM_ARCH:-gfx90a}
+export CTEST_OUTPUT_ON_FAILURE=1
+export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export TSAN_OPTIONS="suppressions=$PWD/tests/tsan.supp:halt_on_error=1:second_deadlock_stack=1"
+
+run_config() {
+  local name=$1; shift
+  echo "=== hipacm: $name build ==="
+  cmake -S . -B "build/$name" -G Ninja "$@"
+  cmake --build "build/$name" -j "$jobs"
+  echo "=== hipacm: $name tests ==="
+  ctest --test-dir "build/$name" -j "$jobs" --timeout 600 $CTEST_ARGS
+}
+
+CTEST_ARGS="" run_config release -DCMAKE_BUILD_TYPE=RelWithDebInfo
+CTEST_ARGS="" run_config asan -DCMAKE_BUILD_TYPE=Debug -DHIPACM_SANITIZE=address
+# TSan runs the concurrency suites: the core and the worker pool.
+CTEST_ARGS="-L concurrency" run_config tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHIPACM_SANITIZE=thread
+echo "=== hipacm: all test configurations passed ==="
