@@ -1,7 +1,6 @@
 // c_api.cpp - the exported hipacm_* entry points: argument checks and exception fencing.
 #include <hipacm/hipacm.h>
 
-#include "hip_backend/inprocess_compiler.h"
 #include "plugin/compiler_factory.h"
 #include "plugin/entry_guard.h"
 #include "plugin/fork_generation.h"
@@ -31,6 +30,8 @@ HIPACM_API void hipacm_mode_config_init(hipacm_mode_config* cfg) {
   cfg->ignore_errors = 0;
   cfg->fail_fast = 0;
   cfg->arch = nullptr;
+  cfg->isolation = HIPACM_ISOLATION_AUTO;
+  cfg->compile_timeout_ms = 0;
 }
 
 HIPACM_API hipacm_status hipacm_mode_enter(const hipacm_mode_config* cfg, hipacm_mode** out) {
@@ -93,8 +94,8 @@ HIPACM_API hipacm_status hipacm_compile(const hipacm_request* req, const char* a
     const std::string resolved = resolve_arch(arch);
     Submission submission = read_request(req, resolved);
     FutureRef future = make_future(submission.key, resolved, submission.callbacks);
-    backend::InProcessCompiler compiler;
-    future->complete(compiler.compile(submission.request));
+    ModeSettings settings = resolve_mode_settings(nullptr, resolved);
+    future->complete(make_compiler(settings)->compile(submission.request));
     const hipacm_status status = future->status();
     const std::string message = future->error_message();
     *out = to_handle(future.release());

@@ -5,6 +5,10 @@
 #include <boost/thread/mutex.hpp>
 
 #include "hip_backend/inprocess_compiler.h"
+#include "hip_backend/log.h"
+#include "hip_backend/worker_compiler.h"
+#include "hip_backend/worker_locator.h"
+#include "plugin/error.h"
 
 namespace hipacm {
 namespace {
@@ -27,6 +31,21 @@ std::shared_ptr<backend::Compiler> make_compiler(const ModeSettings& settings) {
     boost::lock_guard<boost::mutex> lock(o.mutex);
     if (o.factory) return o.factory(settings);
   }
+  if (settings.isolation == HIPACM_ISOLATION_IN_PROCESS)
+    return std::make_shared<backend::InProcessCompiler>();
+
+  std::string why;
+  std::string worker = backend::find_worker_binary(&why);
+  if (!worker.empty())
+    return std::make_shared<backend::WorkerCompiler>(std::move(worker), settings.max_workers,
+                                                     settings.compile_timeout_ms);
+  if (settings.isolation == HIPACM_ISOLATION_PROCESS)
+    throw Error(HIPACM_ERROR_BACKEND_UNAVAILABLE,
+                "isolation is PROCESS but no hipacm-worker was found: " + why +
+                    " (set HIPACM_WORKER to its path)");
+  // AUTO degrades to correct-but-serial rather than failing the host.
+  backend::log_once(backend::LogLevel::kWarning, "no-worker",
+                    "hipacm-worker not found, compiling in-process and serially: " + why);
   return std::make_shared<backend::InProcessCompiler>();
 }
 

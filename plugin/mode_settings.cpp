@@ -3,6 +3,8 @@
 
 #include <boost/thread/thread.hpp>
 
+#include <cstdlib>
+
 #include "hip_backend/comgr_isa.h"
 #include "hip_backend/device_arch.h"
 #include "plugin/error.h"
@@ -43,7 +45,28 @@ std::string resolve_arch(const char* requested) {
   return arch;
 }
 
+std::int32_t resolve_isolation(std::int32_t requested) {
+  if (requested != HIPACM_ISOLATION_AUTO && requested != HIPACM_ISOLATION_IN_PROCESS &&
+      requested != HIPACM_ISOLATION_PROCESS)
+    throw Error(HIPACM_ERROR_INVALID_ARGUMENT,
+                "isolation is " + std::to_string(requested) +
+                    "; expected HIPACM_ISOLATION_AUTO (0), _IN_PROCESS (1) or _PROCESS (2)");
+  if (requested != HIPACM_ISOLATION_AUTO) return requested;
+  const char* env = std::getenv("HIPACM_ISOLATION");
+  if (env == nullptr || *env == '\0') return HIPACM_ISOLATION_AUTO;
+  const std::string value = env;
+  if (value == "auto") return HIPACM_ISOLATION_AUTO;
+  if (value == "in-process") return HIPACM_ISOLATION_IN_PROCESS;
+  if (value == "process") return HIPACM_ISOLATION_PROCESS;
+  throw Error(HIPACM_ERROR_INVALID_ARGUMENT,
+              "HIPACM_ISOLATION is '" + value + "'; expected auto, in-process or process");
+}
+
 ModeSettings resolve_mode_settings(const hipacm_mode_config* cfg) {
+  return resolve_mode_settings(cfg, std::string());
+}
+
+ModeSettings resolve_mode_settings(const hipacm_mode_config* cfg, const std::string& arch) {
   hipacm_mode_config defaults;
   hipacm_mode_config_init(&defaults);
   if (cfg == nullptr) cfg = &defaults;
@@ -57,7 +80,11 @@ ModeSettings resolve_mode_settings(const hipacm_mode_config* cfg) {
                     std::to_string(kMaxWorkersLimit));
   s.ignore_errors = cfg->ignore_errors != 0;
   s.fail_fast = cfg->fail_fast != 0;
-  s.arch = resolve_arch(cfg->arch);
+  s.isolation = resolve_isolation(field_or(cfg, &hipacm_mode_config::isolation,
+                                           std::int32_t{HIPACM_ISOLATION_AUTO}));
+  s.compile_timeout_ms =
+      field_or(cfg, &hipacm_mode_config::compile_timeout_ms, std::uint32_t{0});
+  s.arch = arch.empty() ? resolve_arch(cfg->arch) : arch;
   return s;
 }
 

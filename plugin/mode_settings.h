@@ -23,6 +23,14 @@ struct ModeSettings {
 /// arch could be found).
 ModeSettings resolve_mode_settings(const hipacm_mode_config* cfg);
 
+/// The same with an arch already resolved (hipacm_compile's defaults).
+ModeSettings resolve_mode_settings(const hipacm_mode_config* cfg, const std::string& arch);
+
+/// The isolation policy: `requested` unless it is AUTO, then
+/// $HIPACM_ISOLATION (auto|in-process|process), then AUTO. Throws
+/// INVALID_ARGUMENT for an unknown value in either place.
+std::int32_t resolve_isolation(std::int32_t requested);
+
 /// The arch a mode or hipacm_compile uses: `requested` if non-NULL, else
 /// $HIPACM_ARCH, else the device's; validated against the compiler's list.
 std::string resolve_arch(const char* requested);

@@ -37,7 +37,7 @@ extern "C" {
 
 /* The ABI version: a host checks the major number through hipacm_get_provider. */
 #define HIPACM_ABI_VERSION_MAJOR 1
-#define HIPACM_ABI_VERSION_MINOR 0
+#define HIPACM_ABI_VERSION_MINOR 1
 #define HIPACM_ABI_VERSION HIPACM_ABI_VERSION_MAJOR
 
 /* The plugin's own release version. */
@@ -97,6 +97,17 @@ typedef struct hipacm_mode_config {
    * otherwise the current device's arch. Copied by hipacm_mode_enter. */
   const char* arch;
   /* ---- end of version 1 (ABI 1.0) ---- */
+  /* Where compiles run (ABI 1.1). HIPACM_ISOLATION_AUTO (the default) uses
+   * $HIPACM_ISOLATION (auto|in-process|process) when set; otherwise worker
+   * processes when the hipacm-worker binary is found, else the serialized
+   * in-process path with one logged warning. PROCESS fails the enter with
+   * BACKEND_UNAVAILABLE when no worker can be found. */
+  int32_t isolation;
+  /* Per-compile limit in worker processes (ABI 1.1); 0 = none. A worker that
+   * runs past it is killed and replaced; its future ends HIPACM_ERROR_TIMEOUT.
+   * In-process compiles cannot be interrupted, so they ignore it. */
+  uint32_t compile_timeout_ms;
+  /* ---- end of version 2 (ABI 1.1) ---- */
 } hipacm_mode_config;
 
 /* One compile request. Every pointer is borrowed for the duration of the call

@@ -1,0 +1,297 @@
+// compile_bench.cpp - wall time of one kernel set compiled four ways: serial hipRTC, hipcc, hipacm in-process, hipacm workers.
+#include <hipacm/hipacm.h>
+
+#include <dirent.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "hip_backend/inprocess_compiler.h"
+#include "kernel_set.h"
+
+extern char** environ;
+
+namespace hipacm::bench {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  std::string kernels_dir = HIPACM_EXAMPLES_DIR;
+  std::string arch = "gfx90a";
+  std::size_t count = 34;
+  unsigned workers = 0;  // 0 = nproc
+  int rounds = 3;
+  bool hipcc = true;
+  std::string json_path;
+};
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+backend::CompileRequest to_request(const KernelSource& k, const std::string& arch) {
+  backend::CompileRequest r;
+  r.source = k.source;
+  r.source_name = k.name;
+  r.options = k.options;
+  r.headers = k.headers;
+  r.name_expressions = k.name_expressions;
+  r.arch = arch;
+  return r;
+}
+
+// (a) What rocFFT- and CuPy-style callers do: one hipRTC compile after another.
+double run_serial_hiprtc(const std::vector<KernelSource>& set, const Options& o) {
+  const auto start = Clock::now();
+  for (const auto& k : set) {
+    const auto result = backend::compile_with_hiprtc(to_request(k, o.arch));
+    if (result.status != HIPACM_SUCCESS)
+      throw std::runtime_error(k.name + ": " + result.error_message + "\n" + result.log);
+  }
+  return seconds_since(start);
+}
+
+// (b) One hipcc --genco process per kernel, `jobs` at a time.
+double run_hipcc(const std::vector<KernelSource>& set, const Options& o, unsigned jobs) {
+  const fs::path dir = fs::temp_directory_path() / ("hipacm-bench-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::vector<std::vector<std::string>> commands;
+  for (std::size_t i = 0; i < set.size(); ++i) {
+    const fs::path src = dir / ("k" + std::to_string(i) + ".hip");
+    std::ofstream(src) << "#include <hip/hip_runtime.h>\n" << set[i].source;
+    std::vector<std::string> argv = {"hipcc", "--genco", "--offload-arch=" + o.arch};
+    for (const auto& opt : set[i].options) argv.push_back(opt);
+    for (const auto& inc : set[i].header_dirs) argv.push_back("-I" + inc);
+    argv.insert(argv.end(), {"-o", (dir / ("k" + std::to_string(i) + ".co")).string(),
+                             src.string()});
+    commands.push_back(std::move(argv));
+  }
+  const auto start = Clock::now();
+  std::size_t next = 0, running = 0, failed = 0;
+  while (next < commands.size() || running > 0) {
+    while (running < jobs && next < commands.size()) {
+      std::vector<char*> argv;
+      for (auto& a : commands[next]) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      pid_t pid = 0;
+      if (posix_spawnp(&pid, "hipcc", nullptr, nullptr, argv.data(), environ) != 0)
+        throw std::runtime_error("cannot start hipcc");
+      ++running;
+      ++next;
+    }
+    int status = 0;
+    if (wait(&status) > 0) {
+      --running;
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed;
+    }
+  }
+  const double elapsed = seconds_since(start);
+  fs::remove_all(dir);
+  if (failed > 0) throw std::runtime_error(std::to_string(failed) + " hipcc compiles failed");
+  return elapsed;
+}
+
+// (c)/(d) hipacm through its C ABI, the way a host uses it.
+double run_hipacm(const std::vector<KernelSource>& set, const Options& o, unsigned workers,
+                  int32_t isolation) {
+  hipacm_mode_config cfg;
+  hipacm_mode_config_init(&cfg);
+  cfg.max_workers = workers;
+  cfg.arch = o.arch.c_str();
+  cfg.isolation = isolation;
+  const auto start = Clock::now();
+  hipacm_mode* mode = nullptr;
+  if (hipacm_mode_enter(&cfg, &mode) != HIPACM_SUCCESS)
+    throw std::runtime_error(std::string("mode_enter: ") + hipacm_last_error_message());
+  for (const auto& k : set) {
+    std::vector<const char*> opts, hnames, hsrcs, exprs;
+    for (const auto& s : k.options) opts.push_back(s.c_str());
+    for (const auto& [n, c] : k.headers) {
+      hnames.push_back(n.c_str());
+      hsrcs.push_back(c.c_str());
+    }
+    for (const auto& e : k.name_expressions) exprs.push_back(e.c_str());
+    hipacm_request req{};
+    req.struct_size = sizeof req;
+    req.source = k.source.c_str();
+    req.source_name = k.name.c_str();
+    req.options = opts.data();
+    req.num_options = opts.size();
+    req.header_names = hnames.data();
+    req.header_sources = hsrcs.data();
+    req.num_headers = hnames.size();
+    req.name_expressions = exprs.data();
+    req.num_name_expressions = exprs.size();
+    hipacm_future* f = nullptr;
+    if (hipacm_submit(mode, &req, &f) != HIPACM_SUCCESS)
+      throw std::runtime_error(std::string("submit: ") + hipacm_last_error_message());
+    hipacm_future_release(f);  // exit collects it
+  }
+  const hipacm_status s = hipacm_mode_exit(mode, nullptr);
+  const double elapsed = seconds_since(start);
+  if (s != HIPACM_SUCCESS)
+    throw std::runtime_error(std::string("mode_exit: ") + hipacm_last_error_message());
+  return elapsed;
+}
+
+// Peak RSS (VmHWM) of this process's hipacm-worker children, in MiB.
+std::vector<double> worker_peak_rss_mib() {
+  std::vector<double> out;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string pid = entry.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream status(entry.path() / "status");
+    std::string line, name;
+    long ppid = -1;
+    double hwm = -1;
+    while (std::getline(status, line)) {
+      if (line.rfind("Name:", 0) == 0) name = line.substr(line.find_first_not_of(" \t", 5));
+      if (line.rfind("PPid:", 0) == 0) ppid = std::stol(line.substr(5));
+      if (line.rfind("VmHWM:", 0) == 0) hwm = std::stod(line.substr(6)) / 1024.0;
+    }
+    if (ppid == getpid() && name.rfind("hipacm-worker", 0) == 0 && hwm >= 0) out.push_back(hwm);
+  }
+  return out;
+}
+
+double self_peak_rss_mib() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  return -1;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--kernels-dir") o.kernels_dir = value();
+    else if (a == "--arch") o.arch = value();
+    else if (a == "--count") o.count = std::stoul(value());
+    else if (a == "--workers") o.workers = static_cast<unsigned>(std::stoul(value()));
+    else if (a == "--rounds") o.rounds = std::stoi(value());
+    else if (a == "--no-hipcc") o.hipcc = false;
+    else if (a == "--json") o.json_path = value();
+    else if (a == "--help" || a == "-h") {
+      std::puts(
+          "usage: hipacm-compile-bench [--count N] [--rounds R] [--workers W] [--arch gfx90a]\n"
+          "                            [--kernels-dir DIR] [--no-hipcc] [--json FILE]\n"
+          "Compiles N distinct kernels four ways and prints wall times and speedups.\n"
+          "example: hipacm-compile-bench --count 34 --rounds 3 --json bench.json");
+      std::exit(0);
+    } else {
+      throw std::runtime_error("unknown option " + a + " (see --help)");
+    }
+  }
+  return o;
+}
+
+int run(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  const unsigned jobs = o.workers ? o.workers : std::max(1u, (unsigned)sysconf(_SC_NPROCESSORS_ONLN));
+  const auto set = make_distinct_set(load_example_kernels(o.kernels_dir), o.count);
+  std::printf("hipacm compile benchmark: %zu distinct kernels, arch %s, %u-way parallel, %d rounds\n",
+              set.size(), o.arch.c_str(), jobs, o.rounds);
+
+  struct Variant {
+    std::string id, label;
+    std::function<double()> run;
+    std::vector<double> times;
+  };
+  std::vector<Variant> variants = {
+      {"a", "serial in-process hipRTC loop", [&] { return run_serial_hiprtc(set, o); }, {}},
+      {"b", "hipcc --genco per kernel, " + std::to_string(jobs) + " at a time",
+       [&] { return run_hipcc(set, o, jobs); }, {}},
+      {"c", "hipacm in-process (serialized hipRTC)",
+       [&] { return run_hipacm(set, o, jobs, HIPACM_ISOLATION_IN_PROCESS); }, {}},
+      {"d", "hipacm, " + std::to_string(jobs) + " worker processes",
+       [&] { return run_hipacm(set, o, jobs, HIPACM_ISOLATION_PROCESS); }, {}},
+  };
+  if (!o.hipcc) variants.erase(variants.begin() + 1);
+
+  // Each process pays hipRTC's one-time start-up once; pay it before timing
+  // (a), so that the baseline is the warm per-kernel cost.
+  run_serial_hiprtc({set.front()}, o);
+  double cold_pool = -1;
+  for (int r = 0; r < o.rounds; ++r) {
+    // Alternate the order so slow drift on a shared machine cancels out.
+    std::vector<std::size_t> order(variants.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = r % 2 ? order.size() - 1 - i : i;
+    for (std::size_t i : order) {
+      const double t = variants[i].run();
+      if (variants[i].id == "d" && cold_pool < 0) cold_pool = t;
+      variants[i].times.push_back(t);
+      std::printf("  round %d  (%s) %-45s %7.3f s\n", r + 1, variants[i].id.c_str(),
+                  variants[i].label.c_str(), t);
+      std::fflush(stdout);
+    }
+  }
+
+  const double base = median(variants[0].times);
+  std::printf("\n| variant | median wall (s) | speedup vs (a) |\n|---|---:|---:|\n");
+  for (auto& v : variants)
+    std::printf("| (%s) %s | %.3f | %.2fx |\n", v.id.c_str(), v.label.c_str(), median(v.times),
+                base / median(v.times));
+  const auto rss = worker_peak_rss_mib();
+  double max_rss = 0;
+  for (double m : rss) max_rss = std::max(max_rss, m);
+  std::printf("\n(d) first round with a cold worker pool: %.3f s (%.2fx vs (a))\n", cold_pool,
+              base / cold_pool);
+  std::printf("peak RSS: host %.0f MiB; %zu warm workers, max %.0f MiB each\n",
+              self_peak_rss_mib(), rss.size(), max_rss);
+
+  if (!o.json_path.empty()) {
+    std::ofstream json(o.json_path);
+    json << "{\n  \"kernels\": " << set.size() << ",\n  \"arch\": \"" << o.arch
+         << "\",\n  \"parallelism\": " << jobs << ",\n  \"rounds\": " << o.rounds
+         << ",\n  \"variants\": [\n";
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+      const auto& v = variants[i];
+      json << "    {\"id\": \"" << v.id << "\", \"label\": \"" << v.label
+           << "\", \"median_s\": " << median(v.times) << ", \"speedup_vs_a\": "
+           << base / median(v.times) << ", \"times_s\": [";
+      for (std::size_t t = 0; t < v.times.size(); ++t) json << (t ? ", " : "") << v.times[t];
+      json << "]}" << (i + 1 < variants.size() ? "," : "") << "\n";
+    }
+    json << "  ],\n  \"cold_pool_s\": " << cold_pool << ",\n  \"worker_peak_rss_mib\": [";
+    for (std::size_t i = 0; i < rss.size(); ++i) json << (i ? ", " : "") << rss[i];
+    json << "],\n  \"host_peak_rss_mib\": " << self_peak_rss_mib() << "\n}\n";
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace hipacm::bench
+
+int main(int argc, char** argv) {
+  try {
+    return hipacm::bench::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "hipacm-compile-bench: %s\n", e.what());
+    return 1;
+  }
+}
