@@ -11,6 +11,7 @@
 #include "hip_backend/hiprtc_api.h"
 #include "plugin/entry_guard.h"
 #include "plugin/struct_fields.h"
+#include "plugin/struct_versions.h"
 
 using namespace hipacm;
 
@@ -26,15 +27,13 @@ const char* intern(const std::string& value) {
   return strings.insert(value).first->c_str();
 }
 
-constexpr std::size_t kInfoV1Size =
-    offsetof(hipacm_backend_info, default_arch) + sizeof(const char*);
 
 }  // namespace
 
 extern "C" HIPACM_API hipacm_status hipacm_get_backend_info(hipacm_backend_info* out) {
   return guarded(__func__, [&] {
     if (out == nullptr) throw Error(HIPACM_ERROR_INVALID_ARGUMENT, "out is NULL");
-    require_struct_size(out, kInfoV1Size, "hipacm_backend_info");
+    require_struct_size(out, kBackendInfoV1Size, "hipacm_backend_info");
     out->available = 0;
     out->compiler = "hiprtc";
     out->version = "";

@@ -1,6 +1,9 @@
 // c_api.cpp - the exported hipacm_* entry points: argument checks and exception fencing.
 #include <hipacm/hipacm.h>
 
+#include <cstddef>
+#include <cstring>
+
 #include "plugin/compiler_factory.h"
 #include "plugin/entry_guard.h"
 #include "plugin/fork_generation.h"
@@ -9,6 +12,7 @@
 #include "plugin/mode_registry.h"
 #include "plugin/mode_settings.h"
 #include "plugin/request_reader.h"
+#include "plugin/struct_versions.h"
 
 using namespace hipacm;
 
@@ -22,16 +26,25 @@ void require_out(const void* out, const char* name) {
 
 extern "C" {
 
-HIPACM_API void hipacm_mode_config_init(hipacm_mode_config* cfg) {
-  if (cfg == nullptr) return;
-  *cfg = hipacm_mode_config{};
-  cfg->struct_size = sizeof(hipacm_mode_config);
-  cfg->max_workers = 0;
-  cfg->ignore_errors = 0;
-  cfg->fail_fast = 0;
-  cfg->arch = nullptr;
-  cfg->isolation = HIPACM_ISOLATION_AUTO;
-  cfg->compile_timeout_ms = 0;
+HIPACM_API void hipacm_mode_config_init_sized(hipacm_mode_config* cfg, size_t struct_size) {
+  if (cfg == nullptr || struct_size < kModeConfigV1Size) return;
+  hipacm_mode_config defaults{};
+  defaults.struct_size = struct_size;
+  defaults.max_workers = 0;
+  defaults.ignore_errors = 0;
+  defaults.fail_fast = 0;
+  defaults.arch = nullptr;
+  defaults.isolation = HIPACM_ISOLATION_AUTO;
+  defaults.compile_timeout_ms = 0;
+  // Never write past the caller's struct: an older host's is smaller than
+  // ours, and a newer host's tail (fields we do not know) is zeroed.
+  const size_t known = struct_size < sizeof defaults ? struct_size : sizeof defaults;
+  std::memcpy(cfg, &defaults, known);
+  if (struct_size > known) std::memset(reinterpret_cast<char*>(cfg) + known, 0, struct_size - known);
+}
+
+HIPACM_API void(hipacm_mode_config_init)(hipacm_mode_config* cfg) {
+  hipacm_mode_config_init_sized(cfg, kModeConfigV1Size);
 }
 
 HIPACM_API hipacm_status hipacm_mode_enter(const hipacm_mode_config* cfg, hipacm_mode** out) {

@@ -9,11 +9,11 @@
 #include "hip_backend/device_arch.h"
 #include "plugin/error.h"
 #include "plugin/struct_fields.h"
+#include "plugin/struct_versions.h"
 
 namespace hipacm {
 namespace {
 
-constexpr std::size_t kConfigV1Size = offsetof(hipacm_mode_config, arch) + sizeof(const char*);
 constexpr unsigned kMaxWorkersLimit = 1024;
 
 unsigned hardware_workers() {
@@ -68,9 +68,9 @@ ModeSettings resolve_mode_settings(const hipacm_mode_config* cfg) {
 
 ModeSettings resolve_mode_settings(const hipacm_mode_config* cfg, const std::string& arch) {
   hipacm_mode_config defaults;
-  hipacm_mode_config_init(&defaults);
+  hipacm_mode_config_init_sized(&defaults, sizeof defaults);
   if (cfg == nullptr) cfg = &defaults;
-  require_struct_size(cfg, kConfigV1Size, "hipacm_mode_config");
+  require_struct_size(cfg, kModeConfigV1Size, "hipacm_mode_config");
 
   ModeSettings s;
   s.max_workers = cfg->max_workers == 0 ? hardware_workers() : cfg->max_workers;

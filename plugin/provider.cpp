@@ -10,7 +10,7 @@ constexpr hipacm_provider kProviderV1 = {
     HIPACM_ABI_VERSION,
     "hipacm",
     HIPACM_VERSION_STRING,
-    &hipacm_mode_config_init,
+    &(hipacm_mode_config_init),
     &hipacm_mode_enter,
     &hipacm_mode_exit,
     &hipacm_active_mode,
@@ -27,6 +27,7 @@ constexpr hipacm_provider kProviderV1 = {
     &hipacm_status_string,
     &hipacm_last_error_message,
     &hipacm_get_backend_info,
+    &hipacm_mode_config_init_sized,
 };
 
 }  // namespace

@@ -6,11 +6,11 @@
 #include "plugin/content_digest.h"
 #include "plugin/error.h"
 #include "plugin/struct_fields.h"
+#include "plugin/struct_versions.h"
 
 namespace hipacm {
 namespace {
 
-constexpr std::size_t kRequestV1Size = offsetof(hipacm_request, user_data) + sizeof(void*);
 constexpr std::size_t kMaxListEntries = 65536;
 
 [[noreturn]] void invalid(const std::string& message) {

@@ -160,8 +160,18 @@ typedef struct hipacm_backend_info {
   /* ---- end of version 1 (ABI 1.0) ---- */
 } hipacm_backend_info;
 
-/* Fills `cfg` with the defaults and sets cfg->struct_size. NULL is ignored. */
-HIPACM_API void hipacm_mode_config_init(hipacm_mode_config* cfg);
+/* Fills the first `struct_size` bytes of `cfg` with the defaults and sets
+ * cfg->struct_size to `struct_size` (the plugin never writes past it; fields
+ * it does not know are zeroed). Pass sizeof(hipacm_mode_config) as your
+ * header declares it. NULL, or a size below version 1, is ignored. (ABI 1.1) */
+HIPACM_API void hipacm_mode_config_init_sized(hipacm_mode_config* cfg, size_t struct_size);
+
+/* The ABI 1.0 entry point: fills version 1 of the struct only and sets
+ * struct_size to that size, so a host built against the 1.0 header is never
+ * written past. Source compiled against this header gets the macro below,
+ * which initialises the whole struct that this header declares. */
+HIPACM_API void(hipacm_mode_config_init)(hipacm_mode_config* cfg);
+#define hipacm_mode_config_init(cfg) hipacm_mode_config_init_sized((cfg), sizeof(*(cfg)))
 
 /* Claims the single process-wide mode slot with a compare-and-swap.
  * cfg: NULL means defaults. out: receives the mode; required.
@@ -245,7 +255,7 @@ typedef struct hipacm_provider {
   uint32_t abi_version;
   const char* name;    /* "hipacm" */
   const char* version; /* HIPACM_VERSION_STRING of the loaded plugin */
-  void (*mode_config_init)(hipacm_mode_config*);
+  void (*mode_config_init)(hipacm_mode_config*); /* fills version 1 only */
   hipacm_status (*mode_enter)(const hipacm_mode_config*, hipacm_mode**);
   hipacm_status (*mode_exit)(hipacm_mode*, hipacm_future**);
   hipacm_mode* (*active_mode)(void);
@@ -263,6 +273,8 @@ typedef struct hipacm_provider {
   const char* (*last_error_message)(void);
   hipacm_status (*get_backend_info)(hipacm_backend_info*);
   /* ---- end of version 1 (ABI 1.0) ---- */
+  void (*mode_config_init_sized)(hipacm_mode_config*, size_t); /* ABI 1.1 */
+  /* ---- end of version 2 (ABI 1.1) ---- */
 } hipacm_provider;
 
 /* Returns the table for `abi_version` (a major version), or NULL if this

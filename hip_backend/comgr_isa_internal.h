@@ -1,0 +1,40 @@
+// comgr_isa_internal.h - backend-private: the uncached comgr ISA loader and table-driven arch
+// validation.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hipacm::backend {
+
+/// One processor that comgr knows, with the target features it accepts.
+struct AmdgpuProcessor {
+  std::string name;  ///< e.g. "gfx90a"
+  bool xnack = false;
+  bool sramecc = false;
+};
+
+/// What comgr reported. `features_known` is false when this comgr cannot tell
+/// which processor takes which feature (no ISA metadata entry points); then no
+/// feature is accepted, because a feature the processor lacks ("gfx1030:xnack-")
+/// aborts the process inside hipRTC 5.2.3 just like an unknown processor does.
+struct AmdgpuIsaTable {
+  std::vector<std::string> processors;   ///< comgr's order, de-duplicated
+  std::vector<AmdgpuProcessor> details;  ///< same order as `processors`
+  bool features_known = false;
+  std::string library_path;
+};
+
+/// $HIPACM_COMGR_LIBRARY alone when set and non-empty, else libamd_comgr.so.2, libamd_comgr.so.
+std::vector<std::string> comgr_library_candidates();
+
+/// Uncached: opens the first candidate that loads and reads its ISA list.
+std::optional<AmdgpuIsaTable> load_amdgpu_isa_table_from(const std::vector<std::string>& candidates,
+                                                         std::string* error);
+
+/// validate_amdgpu_arch against an explicit table.
+bool validate_amdgpu_arch_with(const AmdgpuIsaTable& table, const std::string& arch,
+                               std::string* error);
+
+}  // namespace hipacm::backend

@@ -1,0 +1,87 @@
+// worker_protocol.h - the binary, length-prefixed, versioned wire format between host and
+// hipacm-worker.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hip_backend/compiler.h"
+
+namespace hipacm::backend::wire {
+
+// A frame is a 16-byte header followed by `payload_size` bytes. All integers
+// are little-endian. Header layout:
+//   u32 magic "HACM" | u16 version | u16 frame type | u32 request id | u32 payload size
+// Payload primitives: u32-length-prefixed strings and byte blobs, u32 counts.
+// The request id is echoed in the response, so a desynchronized stream is
+// caught even when the bytes happen to parse.
+
+inline constexpr std::uint32_t kMagic = 0x4d434148u;  // "HACM" in memory order
+inline constexpr std::uint16_t kVersion = 1;
+inline constexpr std::size_t kHeaderSize = 16;
+/// Hard limits that both sides enforce before trusting a length or a count.
+inline constexpr std::uint32_t kMaxPayloadSize = 256u << 20;  // 256 MiB
+inline constexpr std::uint32_t kMaxListEntries = 65536;
+
+/// hipacm-worker's exit codes besides 0 (the host closed the stream), so
+/// that the host can say what went wrong.
+inline constexpr int kWorkerExitUsage = 64;  ///< bad command line (EX_USAGE)
+inline constexpr int kWorkerExitProtocolError =
+    65;  ///< unreadable frame from the host (EX_DATAERR)
+
+enum class FrameType : std::uint16_t {
+  kCompileRequest = 1,  ///< host -> worker: a CompileRequest
+  kCompileResult = 2,   ///< worker -> host: a CompileResult
+};
+
+struct FrameHeader {
+  FrameType type = FrameType::kCompileRequest;
+  std::uint32_t request_id = 0;
+  std::uint32_t payload_size = 0;
+};
+
+/// Builds a whole frame (header and payload). Fails, with *error, when the
+/// request would break a limit (too many entries, payload over 256 MiB).
+bool encode_request_frame(std::uint32_t request_id, const CompileRequest& request,
+                          std::vector<std::uint8_t>* frame, std::string* error);
+bool encode_result_frame(std::uint32_t request_id, const CompileResult& result,
+                         std::vector<std::uint8_t>* frame, std::string* error);
+
+/// Checks magic, version, type and the payload limit of kHeaderSize bytes.
+bool parse_header(const std::uint8_t* bytes, FrameHeader* header, std::string* error);
+
+/// Decodes a payload; it must be consumed exactly (trailing bytes are an error).
+bool decode_request(const std::uint8_t* data, std::size_t size, CompileRequest* out,
+                    std::string* error);
+bool decode_result(const std::uint8_t* data, std::size_t size, CompileResult* out,
+                   std::string* error);
+
+/// Decodes one whole frame held in memory (header, payload, nothing after it)
+/// of the expected type.
+bool decode_request_frame(const std::uint8_t* data, std::size_t size, std::uint32_t* request_id,
+                          CompileRequest* out, std::string* error);
+bool decode_result_frame(const std::uint8_t* data, std::size_t size, std::uint32_t* request_id,
+                         CompileResult* out, std::string* error);
+
+// ---- blocking I/O, used by the worker (the host side polls; see worker_process.cpp) ----
+
+enum class ReadStatus {
+  kFrame,  ///< *header and *payload hold a frame whose header is valid
+  kEof,    ///< the peer closed the stream cleanly, between frames
+  kError,  ///< I/O error, truncated frame or invalid header; *error says which
+};
+
+/// Reads one frame from a blocking descriptor, retrying on EINTR and short
+/// reads. The payload buffer grows as bytes arrive, so a header that promises
+/// 256 MiB and then stops costs at most what was really sent.
+ReadStatus read_frame(int fd, FrameHeader* header, std::vector<std::uint8_t>* payload,
+                      std::string* error);
+
+/// Writes all bytes to a blocking descriptor, retrying on EINTR and short
+/// writes. Sockets are written with send(MSG_NOSIGNAL), so a closed peer is
+/// EPIPE and never SIGPIPE.
+bool write_all(int fd, const void* data, std::size_t size, std::string* error);
+
+}  // namespace hipacm::backend::wire

@@ -1,0 +1,410 @@
+// header_cxx_test.cpp - hipacm.h as C++: v1 layouts, fixed status numbers, never-NULL strings.
+#include <hipacm/hipacm.h>
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <set>
+#include <string>
+#include <thread>
+#include <type_traits>
+
+#include "status_probe.h"
+
+namespace {
+
+// ---- Compile-time checks: a failure here fails the build of this test. ----
+
+// Status numbers are part of the ABI and never change.
+static_assert(HIPACM_SUCCESS == 0, "status numbers are fixed");
+static_assert(HIPACM_ERROR_INVALID_ARGUMENT == 1, "status numbers are fixed");
+static_assert(HIPACM_ERROR_ABI_MISMATCH == 2, "status numbers are fixed");
+static_assert(HIPACM_ERROR_MODE_ALREADY_ACTIVE == 3, "status numbers are fixed");
+static_assert(HIPACM_ERROR_MODE_CLOSED == 4, "status numbers are fixed");
+static_assert(HIPACM_ERROR_COMPILATION == 5, "status numbers are fixed");
+static_assert(HIPACM_ERROR_COMPILER_CRASHED == 6, "status numbers are fixed");
+static_assert(HIPACM_ERROR_TIMEOUT == 7, "status numbers are fixed");
+static_assert(HIPACM_ERROR_CANCELLED == 8, "status numbers are fixed");
+static_assert(HIPACM_ERROR_BACKEND_UNAVAILABLE == 9, "status numbers are fixed");
+static_assert(HIPACM_ERROR_FINALIZE_FAILED == 10, "status numbers are fixed");
+static_assert(HIPACM_ERROR_NOT_READY == 11, "status numbers are fixed");
+static_assert(HIPACM_ERROR_OUT_OF_MEMORY == 12, "status numbers are fixed");
+static_assert(HIPACM_ERROR_INTERNAL == 13, "status numbers are fixed");
+static_assert(sizeof(hipacm_status) == sizeof(int), "hipacm_status travels as an int");
+
+static_assert(HIPACM_ABI_VERSION == HIPACM_ABI_VERSION_MAJOR, "ABI version is the major number");
+static_assert(HIPACM_ABI_VERSION_MAJOR == 1, "this test describes ABI 1");
+static_assert(HIPACM_ISOLATION_AUTO == 0 && HIPACM_ISOLATION_IN_PROCESS == 1 &&
+                  HIPACM_ISOLATION_PROCESS == 2,
+              "isolation policy numbers are fixed");
+
+// Every struct starts with `size_t struct_size` at offset 0.
+#define HIPACM_EXPECT_SIZED(type)                                                     \
+  static_assert(offsetof(type, struct_size) == 0, #type ": struct_size comes first"); \
+  static_assert(std::is_same<decltype(type::struct_size), size_t>::value,             \
+                #type ": struct_size is a size_t");                                   \
+  static_assert(std::is_standard_layout<type>::value, #type ": a C struct");          \
+  static_assert(std::is_trivially_copyable<type>::value, #type ": a C struct")
+HIPACM_EXPECT_SIZED(hipacm_mode_config);
+HIPACM_EXPECT_SIZED(hipacm_request);
+HIPACM_EXPECT_SIZED(hipacm_kernel);
+HIPACM_EXPECT_SIZED(hipacm_backend_info);
+HIPACM_EXPECT_SIZED(hipacm_provider);
+#undef HIPACM_EXPECT_SIZED
+
+// The field types of version 1.
+static_assert(std::is_same<decltype(hipacm_mode_config::max_workers), uint32_t>::value, "");
+static_assert(std::is_same<decltype(hipacm_mode_config::ignore_errors), int32_t>::value, "");
+static_assert(std::is_same<decltype(hipacm_mode_config::fail_fast), int32_t>::value, "");
+static_assert(std::is_same<decltype(hipacm_mode_config::arch), const char*>::value, "");
+static_assert(std::is_same<decltype(hipacm_request::finalize), hipacm_finalize_fn>::value, "");
+static_assert(std::is_same<decltype(hipacm_request::cleanup), hipacm_cleanup_fn>::value, "");
+static_assert(std::is_same<decltype(hipacm_kernel::compile_seconds), double>::value, "");
+static_assert(std::is_same<decltype(hipacm_backend_info::available), int32_t>::value, "");
+static_assert(std::is_same<decltype(hipacm_provider::abi_version), uint32_t>::value, "");
+static_assert(std::is_same<decltype(hipacm_provider::future_wait),
+                           hipacm_status (*)(hipacm_future*, int64_t)>::value,
+              "");
+
+// Where version 1 (ABI 1.0) of each struct ends: a 1.0 host passes exactly this struct_size.
+#define HIPACM_FIELD_END(type, field) (offsetof(type, field) + sizeof(type::field))
+constexpr size_t kModeConfigV1Size = HIPACM_FIELD_END(hipacm_mode_config, arch);
+constexpr size_t kRequestV1Size = HIPACM_FIELD_END(hipacm_request, user_data);
+constexpr size_t kKernelV1Size = HIPACM_FIELD_END(hipacm_kernel, compile_seconds);
+constexpr size_t kBackendInfoV1Size = HIPACM_FIELD_END(hipacm_backend_info, default_arch);
+constexpr size_t kProviderV1Size = HIPACM_FIELD_END(hipacm_provider, get_backend_info);
+static_assert(sizeof(hipacm_mode_config) >= kModeConfigV1Size, "fields are only appended");
+static_assert(sizeof(hipacm_request) >= kRequestV1Size, "fields are only appended");
+static_assert(sizeof(hipacm_kernel) >= kKernelV1Size, "fields are only appended");
+static_assert(sizeof(hipacm_backend_info) >= kBackendInfoV1Size, "fields are only appended");
+static_assert(sizeof(hipacm_provider) >= kProviderV1Size, "fields are only appended");
+
+// Fields appended in ABI 1.1.
+static_assert(std::is_same<decltype(hipacm_mode_config::isolation), int32_t>::value, "");
+static_assert(std::is_same<decltype(hipacm_mode_config::compile_timeout_ms), uint32_t>::value, "");
+static_assert(offsetof(hipacm_mode_config, isolation) >= kModeConfigV1Size, "appended after v1");
+
+#if defined(__LP64__) || defined(_LP64)
+// The exact layouts on LP64 (x86-64, AArch64, ...). Fields are only ever appended, so these
+// offsets and the version-1 sizes can never change.
+static_assert(offsetof(hipacm_mode_config, max_workers) == 8, "");
+static_assert(offsetof(hipacm_mode_config, ignore_errors) == 12, "");
+static_assert(offsetof(hipacm_mode_config, fail_fast) == 16, "");
+static_assert(offsetof(hipacm_mode_config, arch) == 24, "");
+static_assert(kModeConfigV1Size == 32, "");
+static_assert(offsetof(hipacm_mode_config, isolation) == 32, "ABI 1.1");
+static_assert(offsetof(hipacm_mode_config, compile_timeout_ms) == 36, "ABI 1.1");
+
+static_assert(offsetof(hipacm_request, key) == 8, "");
+static_assert(offsetof(hipacm_request, source) == 16, "");
+static_assert(offsetof(hipacm_request, source_name) == 24, "");
+static_assert(offsetof(hipacm_request, options) == 32, "");
+static_assert(offsetof(hipacm_request, num_options) == 40, "");
+static_assert(offsetof(hipacm_request, header_sources) == 48, "");
+static_assert(offsetof(hipacm_request, header_names) == 56, "");
+static_assert(offsetof(hipacm_request, num_headers) == 64, "");
+static_assert(offsetof(hipacm_request, name_expressions) == 72, "");
+static_assert(offsetof(hipacm_request, num_name_expressions) == 80, "");
+static_assert(offsetof(hipacm_request, finalize) == 88, "");
+static_assert(offsetof(hipacm_request, cleanup) == 96, "");
+static_assert(offsetof(hipacm_request, user_data) == 104, "");
+static_assert(kRequestV1Size == 112, "");
+
+static_assert(offsetof(hipacm_kernel, key) == 8, "");
+static_assert(offsetof(hipacm_kernel, code) == 16, "");
+static_assert(offsetof(hipacm_kernel, code_size) == 24, "");
+static_assert(offsetof(hipacm_kernel, log) == 32, "");
+static_assert(offsetof(hipacm_kernel, arch) == 40, "");
+static_assert(offsetof(hipacm_kernel, lowered_names) == 48, "");
+static_assert(offsetof(hipacm_kernel, num_lowered_names) == 56, "");
+static_assert(offsetof(hipacm_kernel, compile_seconds) == 64, "");
+static_assert(kKernelV1Size == 72, "");
+
+static_assert(offsetof(hipacm_backend_info, available) == 8, "");
+static_assert(offsetof(hipacm_backend_info, compiler) == 16, "");
+static_assert(offsetof(hipacm_backend_info, version) == 24, "");
+static_assert(offsetof(hipacm_backend_info, library_path) == 32, "");
+static_assert(offsetof(hipacm_backend_info, default_arch) == 40, "");
+static_assert(kBackendInfoV1Size == 48, "");
+
+static_assert(offsetof(hipacm_provider, abi_version) == 8, "");
+static_assert(offsetof(hipacm_provider, name) == 16, "");
+static_assert(offsetof(hipacm_provider, version) == 24, "");
+static_assert(offsetof(hipacm_provider, mode_config_init) == 32, "");
+static_assert(offsetof(hipacm_provider, mode_enter) == 40, "");
+static_assert(offsetof(hipacm_provider, mode_exit) == 48, "");
+static_assert(offsetof(hipacm_provider, active_mode) == 56, "");
+static_assert(offsetof(hipacm_provider, submit) == 64, "");
+static_assert(offsetof(hipacm_provider, compile) == 72, "");
+static_assert(offsetof(hipacm_provider, future_wait) == 80, "");
+static_assert(offsetof(hipacm_provider, future_status) == 88, "");
+static_assert(offsetof(hipacm_provider, future_result) == 96, "");
+static_assert(offsetof(hipacm_provider, future_key) == 104, "");
+static_assert(offsetof(hipacm_provider, future_log) == 112, "");
+static_assert(offsetof(hipacm_provider, future_error_message) == 120, "");
+static_assert(offsetof(hipacm_provider, future_retain) == 128, "");
+static_assert(offsetof(hipacm_provider, future_release) == 136, "");
+static_assert(offsetof(hipacm_provider, status_string) == 144, "");
+static_assert(offsetof(hipacm_provider, last_error_message) == 152, "");
+static_assert(offsetof(hipacm_provider, get_backend_info) == 160, "");
+static_assert(kProviderV1Size == 168, "");
+#endif
+
+constexpr const char* kVectorAdd =
+    "extern \"C\" __global__ void vector_add(const float* a, const float* b, float* c, int n) {\n"
+    "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n) c[i] = a[i] + b[i];\n"
+    "}\n";
+
+// True when a compiler backend is there; tests that compile skip otherwise.
+bool backend_available() {
+  hipacm_backend_info info{};
+  info.struct_size = sizeof(info);
+  return hipacm_get_backend_info(&info) == HIPACM_SUCCESS && info.available != 0;
+}
+
+// ---- Run-time checks against the linked libhipacm.so.1. ----
+
+TEST(HeaderCxx, StatusNumbersAreTheFixedValues) {
+  const hipacm_status all[] = {HIPACM_SUCCESS,
+                               HIPACM_ERROR_INVALID_ARGUMENT,
+                               HIPACM_ERROR_ABI_MISMATCH,
+                               HIPACM_ERROR_MODE_ALREADY_ACTIVE,
+                               HIPACM_ERROR_MODE_CLOSED,
+                               HIPACM_ERROR_COMPILATION,
+                               HIPACM_ERROR_COMPILER_CRASHED,
+                               HIPACM_ERROR_TIMEOUT,
+                               HIPACM_ERROR_CANCELLED,
+                               HIPACM_ERROR_BACKEND_UNAVAILABLE,
+                               HIPACM_ERROR_FINALIZE_FAILED,
+                               HIPACM_ERROR_NOT_READY,
+                               HIPACM_ERROR_OUT_OF_MEMORY,
+                               HIPACM_ERROR_INTERNAL};
+  ASSERT_EQ(sizeof(all) / sizeof(all[0]), 14u);
+  for (int i = 0; i < 14; ++i) EXPECT_EQ(static_cast<int>(all[i]), i);
+}
+
+TEST(HeaderCxx, EveryStatusHasItsOwnStaticString) {
+  std::set<std::string> seen;
+  for (int i = 0; i <= 13; ++i) {
+    const auto status = static_cast<hipacm_status>(i);
+    const char* s = hipacm_status_string(status);
+    ASSERT_NE(s, nullptr) << "status " << i;
+    EXPECT_STRNE(s, "") << "status " << i;
+    EXPECT_EQ(s, hipacm_status_string(status)) << "status strings are static";
+    EXPECT_TRUE(seen.insert(s).second) << "status " << i << " shares the string '" << s << "'";
+  }
+  EXPECT_NE(std::string(hipacm_status_string(HIPACM_SUCCESS)).find("SUCCESS"), std::string::npos);
+}
+
+TEST(HeaderCxx, StatusStringIsNeverNullForUnknownValues) {
+  std::set<std::string> known;
+  for (int i = 0; i <= 13; ++i) known.insert(hipacm_status_string(static_cast<hipacm_status>(i)));
+  for (int value : {-1, 14, 1000, -2147483647 - 1, 2147483647}) {
+    const char* s = hipacm_abi_probe_status_string(value);
+    ASSERT_NE(s, nullptr) << "value " << value;
+    EXPECT_STRNE(s, "") << "value " << value;
+    EXPECT_EQ(known.count(s), 0u) << "unknown value " << value << " reads as '" << s << "'";
+  }
+}
+
+TEST(HeaderCxx, LastErrorMessageIsNeverNullAndThreadLocal) {
+  // A thread that has made no failing call.
+  const char* fresh = reinterpret_cast<const char*>(1);
+  std::thread([&] { fresh = hipacm_last_error_message(); }).join();
+  EXPECT_NE(fresh, nullptr);
+
+  EXPECT_NE(hipacm_last_error_message(), nullptr);
+  ASSERT_EQ(hipacm_mode_enter(nullptr, nullptr), HIPACM_ERROR_INVALID_ARGUMENT);
+  const char* message = hipacm_last_error_message();
+  ASSERT_NE(message, nullptr);
+  EXPECT_STRNE(message, "");
+  const std::string main_message = message;
+
+  // The message belongs to the failing thread only.
+  std::string other_message = "unset";
+  std::thread([&] {
+    const char* m = hipacm_last_error_message();
+    other_message = m == nullptr ? "NULL" : m;
+  }).join();
+  EXPECT_NE(other_message, "NULL");
+  EXPECT_NE(other_message, main_message);
+
+  ASSERT_EQ(hipacm_future_retain(nullptr), HIPACM_ERROR_INVALID_ARGUMENT);
+  ASSERT_NE(hipacm_last_error_message(), nullptr);
+  EXPECT_STRNE(hipacm_last_error_message(), "");
+}
+
+TEST(HeaderCxx, ProviderTableMatchesTheHeader) {
+  const hipacm_provider* p = hipacm_get_provider(HIPACM_ABI_VERSION);
+  ASSERT_NE(p, nullptr);
+  EXPECT_GE(p->struct_size, sizeof(hipacm_provider));
+  EXPECT_EQ(p->abi_version, static_cast<uint32_t>(HIPACM_ABI_VERSION));
+  ASSERT_NE(p->name, nullptr);
+  EXPECT_STREQ(p->name, "hipacm");
+  ASSERT_NE(p->version, nullptr);
+  EXPECT_STREQ(p->version, HIPACM_VERSION_STRING);
+  EXPECT_EQ(hipacm_get_provider(HIPACM_ABI_VERSION), p) << "the table is static";
+  EXPECT_EQ(hipacm_get_provider(0), nullptr);
+  EXPECT_EQ(hipacm_get_provider(HIPACM_ABI_VERSION + 1), nullptr);
+  EXPECT_EQ(hipacm_get_provider(UINT32_MAX), nullptr);
+  ASSERT_NE(p->status_string, nullptr);
+  EXPECT_STREQ(p->status_string(HIPACM_ERROR_TIMEOUT), hipacm_status_string(HIPACM_ERROR_TIMEOUT));
+}
+
+TEST(HeaderCxx, AbiOneZeroInitWritesOnlyVersionOne) {
+  // The exported 1.0 entry point, as a binary built against the 1.0 header
+  // calls it: it must not touch the fields appended in 1.1.
+  hipacm_mode_config cfg;
+  std::memset(&cfg, 0xA5, sizeof(cfg));
+  (hipacm_mode_config_init)(&cfg);
+  EXPECT_EQ(cfg.struct_size, kModeConfigV1Size);
+  const auto* bytes = reinterpret_cast<const unsigned char*>(&cfg);
+  for (size_t i = kModeConfigV1Size; i < sizeof(cfg); ++i)
+    EXPECT_EQ(bytes[i], 0xA5) << "byte " << i << " past version 1 was written";
+}
+
+TEST(HeaderCxx, ModeConfigInitSetsStructSizeAndIgnoresNull) {
+  (hipacm_mode_config_init)(nullptr);
+  hipacm_mode_config_init_sized(nullptr, sizeof(hipacm_mode_config));
+  hipacm_mode_config cfg;
+  std::memset(&cfg, 0xA5, sizeof(cfg));
+  hipacm_mode_config_init(&cfg);
+  EXPECT_EQ(cfg.struct_size, sizeof(hipacm_mode_config));
+  EXPECT_EQ(cfg.arch, nullptr) << "the default arch is NULL ($HIPACM_ARCH, then the device)";
+  EXPECT_EQ(cfg.isolation, HIPACM_ISOLATION_AUTO) << "AUTO is the documented default";
+}
+
+TEST(HeaderCxx, TooSmallStructSizesAreAbiMismatch) {
+  EXPECT_EQ(hipacm_active_mode(), nullptr);
+
+  hipacm_mode_config cfg;
+  hipacm_mode_config_init(&cfg);
+  cfg.arch = "gfx90a";
+  for (size_t size : {size_t{0}, size_t{1}, kModeConfigV1Size - 1}) {
+    cfg.struct_size = size;
+    hipacm_mode* mode = reinterpret_cast<hipacm_mode*>(1);
+    EXPECT_EQ(hipacm_mode_enter(&cfg, &mode), HIPACM_ERROR_ABI_MISMATCH) << "size " << size;
+    EXPECT_EQ(hipacm_active_mode(), nullptr);
+    EXPECT_STRNE(hipacm_last_error_message(), "");
+  }
+
+  hipacm_request req{};
+  req.source = kVectorAdd;
+  for (size_t size : {size_t{0}, kRequestV1Size - 1}) {
+    req.struct_size = size;
+    hipacm_future* f = nullptr;
+    EXPECT_EQ(hipacm_compile(&req, "gfx90a", &f), HIPACM_ERROR_ABI_MISMATCH) << "size " << size;
+    if (f != nullptr) hipacm_future_release(f);
+  }
+
+  hipacm_backend_info info;
+  std::memset(&info, 0, sizeof(info));
+  info.struct_size = kBackendInfoV1Size - 1;
+  EXPECT_EQ(hipacm_get_backend_info(&info), HIPACM_ERROR_ABI_MISMATCH);
+}
+
+TEST(HeaderCxx, BackendInfoStringsAreNeverNull) {
+  hipacm_backend_info info;
+  std::memset(&info, 0, sizeof(info));
+  info.struct_size = sizeof(info);
+  const hipacm_status status = hipacm_get_backend_info(&info);
+  EXPECT_TRUE(status == HIPACM_SUCCESS || status == HIPACM_ERROR_BACKEND_UNAVAILABLE)
+      << hipacm_status_string(status);
+  EXPECT_EQ(status == HIPACM_SUCCESS, info.available != 0);
+  EXPECT_NE(info.compiler, nullptr);
+  EXPECT_NE(info.version, nullptr);
+  EXPECT_NE(info.library_path, nullptr);
+  EXPECT_NE(info.default_arch, nullptr);
+}
+
+TEST(HeaderCxx, BadHandlesGiveInvalidArgumentAndEmptyStrings) {
+  EXPECT_EQ(hipacm_future_retain(nullptr), HIPACM_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(hipacm_future_release(nullptr), HIPACM_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(hipacm_future_wait(nullptr, 0), HIPACM_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(hipacm_future_status(nullptr), HIPACM_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(hipacm_future_result(nullptr, nullptr), HIPACM_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(hipacm_future_key(nullptr), "");
+  EXPECT_STREQ(hipacm_future_log(nullptr), "");
+  EXPECT_STREQ(hipacm_future_error_message(nullptr), "");
+  EXPECT_EQ(hipacm_mode_exit(nullptr, nullptr), HIPACM_ERROR_INVALID_ARGUMENT);
+  hipacm_future* first_failure = reinterpret_cast<hipacm_future*>(1);
+  EXPECT_EQ(hipacm_mode_exit(nullptr, &first_failure), HIPACM_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(first_failure, nullptr);
+  EXPECT_EQ(hipacm_submit(nullptr, nullptr, nullptr), HIPACM_ERROR_INVALID_ARGUMENT);
+}
+
+// A caller built against a newer header passes bigger structs; v1 ignores the unknown tail.
+struct RequestV2 {
+  hipacm_request v1;
+  unsigned char future_fields[64];
+};
+struct ModeConfigV2 {
+  hipacm_mode_config v1;
+  unsigned char future_fields[64];
+};
+
+int count_call(void* user_data, hipacm_future*) {
+  ++*static_cast<int*>(user_data);
+  return 0;
+}
+
+TEST(HeaderCxx, LargerStructSizesAreAccepted) {
+  if (!backend_available()) GTEST_SKIP() << "no compiler backend";
+
+  RequestV2 req;
+  std::memset(&req, 0xA5, sizeof(req));  // the tail is garbage to a v1 plugin
+  req.v1 = hipacm_request{};
+  req.v1.struct_size = sizeof(req);
+  req.v1.source = kVectorAdd;
+  int finalized = 0;
+  req.v1.finalize = count_call;
+  req.v1.user_data = &finalized;
+
+  hipacm_future* f = nullptr;
+  ASSERT_EQ(hipacm_compile(&req.v1, "gfx90a", &f), HIPACM_SUCCESS) << hipacm_last_error_message();
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(finalized, 0) << "hipacm_compile runs the callbacks at hipacm_future_result";
+  const hipacm_kernel* kernel = nullptr;
+  ASSERT_EQ(hipacm_future_result(f, &kernel), HIPACM_SUCCESS);
+  EXPECT_EQ(finalized, 1);
+  ASSERT_NE(kernel, nullptr);
+  EXPECT_GE(kernel->struct_size, sizeof(hipacm_kernel));
+  EXPECT_GT(kernel->code_size, 0u);
+  EXPECT_EQ(hipacm_future_result(f, nullptr), HIPACM_SUCCESS);
+  EXPECT_EQ(finalized, 1) << "finalize runs exactly once";
+  EXPECT_EQ(hipacm_future_release(f), HIPACM_SUCCESS);
+
+  ModeConfigV2 cfg;
+  std::memset(&cfg, 0xA5, sizeof(cfg));
+  hipacm_mode_config_init(&cfg.v1);
+  cfg.v1.struct_size = sizeof(cfg);
+  cfg.v1.arch = "gfx90a";
+  hipacm_mode* mode = nullptr;
+  ASSERT_EQ(hipacm_mode_enter(&cfg.v1, &mode), HIPACM_SUCCESS) << hipacm_last_error_message();
+  EXPECT_EQ(hipacm_active_mode(), mode);
+  EXPECT_EQ(hipacm_mode_exit(mode, nullptr), HIPACM_SUCCESS);
+  EXPECT_EQ(hipacm_active_mode(), nullptr);
+}
+
+// A host built against ABI 1.0 passes the version-1 struct_size: whatever lies past it is not
+// the host's (here: garbage) and must be ignored, with those fields taking their defaults.
+TEST(HeaderCxx, VersionOneSizedModeConfigIsAcceptedAndTheTailIgnored) {
+  if (!backend_available()) GTEST_SKIP() << "no compiler backend";
+  hipacm_mode_config cfg;
+  std::memset(&cfg, 0xA5, sizeof(cfg));
+  cfg.struct_size = kModeConfigV1Size;
+  cfg.max_workers = 1;
+  cfg.ignore_errors = 0;
+  cfg.fail_fast = 0;
+  cfg.arch = "gfx90a";
+  hipacm_mode* mode = nullptr;
+  ASSERT_EQ(hipacm_mode_enter(&cfg, &mode), HIPACM_SUCCESS) << hipacm_last_error_message();
+  EXPECT_EQ(hipacm_active_mode(), mode);
+  EXPECT_EQ(hipacm_mode_exit(mode, nullptr), HIPACM_SUCCESS);
+  EXPECT_EQ(hipacm_active_mode(), nullptr);
+}
+
+}  // namespace

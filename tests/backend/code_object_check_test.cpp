@@ -1,0 +1,73 @@
+// code_object_check_test.cpp - the success criterion on real and damaged code objects.
+#include "hip_backend/code_object_check.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+
+#include "test_support.h"
+
+namespace hipacm::backend {
+namespace {
+
+const std::vector<std::uint8_t>& code() { return testing::sample_gfx90a().code; }
+std::string lowered() {
+  const auto& names = testing::sample_gfx90a().lowered_names;
+  return names.empty() ? std::string("?") : names[0];
+}
+
+TEST(CodeObjectCheck, AcceptsTheRealCodeObject) {
+  std::string error;
+  EXPECT_TRUE(check_amdgpu_code_object(code(), "gfx90a", {"vadd", lowered()}, &error)) << error;
+  EXPECT_TRUE(check_amdgpu_code_object(code(), "gfx90a", {}, &error)) << error;
+  // Only the processor part of the arch has to match.
+  EXPECT_TRUE(check_amdgpu_code_object(code(), "gfx90a:sramecc+:xnack-", {"vadd"}, &error))
+      << error;
+}
+
+TEST(CodeObjectCheck, RejectsAnotherProcessor) {
+  std::string error;
+  EXPECT_FALSE(check_amdgpu_code_object(code(), "gfx1030", {"vadd"}, &error));
+  EXPECT_NE(error.find("'gfx90a'"), std::string::npos) << error;
+  EXPECT_NE(error.find("'gfx1030'"), std::string::npos) << error;
+}
+
+TEST(CodeObjectCheck, NamesMissingKernels) {
+  std::string error;
+  EXPECT_FALSE(
+      check_amdgpu_code_object(code(), "gfx90a", {"vadd", "ghost", "ghost", "other"}, &error));
+  EXPECT_NE(error.find("ghost.kd, other.kd"), std::string::npos) << error;
+  EXPECT_EQ(error.find("ghost.kd, ghost.kd"), std::string::npos) << error;
+  EXPECT_NE(error.find("kernels present: "), std::string::npos) << error;
+  EXPECT_NE(error.find("vadd"), std::string::npos) << error;
+}
+
+TEST(CodeObjectCheck, RejectsGarbageAndEmptyInput) {
+  std::string error;
+  EXPECT_FALSE(check_amdgpu_code_object({}, "gfx90a", {}, &error));
+  EXPECT_NE(error.find("unreadable"), std::string::npos) << error;
+  EXPECT_FALSE(check_amdgpu_code_object({1, 2, 3, 4, 5}, "gfx90a", {}, &error));
+  EXPECT_NE(error.find("unreadable"), std::string::npos) << error;
+}
+
+TEST(CodeObjectCheck, RejectsAHostElf) {
+  std::ifstream self("/proc/self/exe", std::ios::binary);
+  const std::vector<std::uint8_t> host((std::istreambuf_iterator<char>(self)),
+                                       std::istreambuf_iterator<char>());
+  ASSERT_GT(host.size(), 64u);
+  std::string error;
+  EXPECT_FALSE(check_amdgpu_code_object(host, "gfx90a", {}, &error));
+  EXPECT_NE(error.find("e_machine"), std::string::npos) << error;
+}
+
+TEST(CodeObjectCheck, RejectsAnUnknownProcessorInFlags) {
+  std::vector<std::uint8_t> patched = code();
+  patched[48] = 0x27;  // a reserved EF_AMDGPU_MACH value
+  std::string error;
+  EXPECT_FALSE(check_amdgpu_code_object(patched, "gfx90a", {}, &error));
+  EXPECT_NE(error.find("unknown"), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace hipacm::backend

@@ -1,0 +1,37 @@
+// test_support.h - shared fixtures for the backend tests: sample sources, a real code object, env
+// guards.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hip_backend/compiler.h"
+
+namespace hipacm::backend::testing {
+
+/// An extern "C" vector add `vadd` and a template `scale<T>(T*, T)`.
+extern const char* const kSampleSource;
+
+/// kSampleSource for `arch`, with the name expression "scale<float>".
+CompileRequest sample_request(const std::string& arch);
+
+/// The sample compiled once per process for gfx90a (fails the test if it
+/// cannot be compiled).
+const CompileResult& sample_gfx90a();
+
+/// Sets (or, with nullopt, unsets) an environment variable for one scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::optional<std::string>& value);
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+  ~ScopedEnv();
+
+ private:
+  std::string name_;
+  std::optional<std::string> previous_;
+};
+
+}  // namespace hipacm::backend::testing
