@@ -1,4 +1,5 @@
-// compile_bench.cpp - wall time of one kernel set compiled four ways: serial hipRTC, hipcc, hipacm in-process, hipacm workers.
+// compile_bench.cpp - wall time of one kernel set compiled four ways: serial hipRTC, hipcc, hipacm
+// in-process, hipacm workers.
 #include <hipacm/hipacm.h>
 
 #include <dirent.h>
@@ -77,8 +78,8 @@ double run_hipcc(const std::vector<KernelSource>& set, const Options& o, unsigne
     std::vector<std::string> argv = {"hipcc", "--genco", "--offload-arch=" + o.arch};
     for (const auto& opt : set[i].options) argv.push_back(opt);
     for (const auto& inc : set[i].header_dirs) argv.push_back("-I" + inc);
-    argv.insert(argv.end(), {"-o", (dir / ("k" + std::to_string(i) + ".co")).string(),
-                             src.string()});
+    argv.insert(argv.end(),
+                {"-o", (dir / ("k" + std::to_string(i) + ".co")).string(), src.string()});
     commands.push_back(std::move(argv));
   }
   const auto start = Clock::now();
@@ -189,13 +190,20 @@ Options parse(int argc, char** argv) {
       if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--kernels-dir") o.kernels_dir = value();
-    else if (a == "--arch") o.arch = value();
-    else if (a == "--count") o.count = std::stoul(value());
-    else if (a == "--workers") o.workers = static_cast<unsigned>(std::stoul(value()));
-    else if (a == "--rounds") o.rounds = std::stoi(value());
-    else if (a == "--no-hipcc") o.hipcc = false;
-    else if (a == "--json") o.json_path = value();
+    if (a == "--kernels-dir")
+      o.kernels_dir = value();
+    else if (a == "--arch")
+      o.arch = value();
+    else if (a == "--count")
+      o.count = std::stoul(value());
+    else if (a == "--workers")
+      o.workers = static_cast<unsigned>(std::stoul(value()));
+    else if (a == "--rounds")
+      o.rounds = std::stoi(value());
+    else if (a == "--no-hipcc")
+      o.hipcc = false;
+    else if (a == "--json")
+      o.json_path = value();
     else if (a == "--help" || a == "-h") {
       std::puts(
           "usage: hipacm-compile-bench [--count N] [--rounds R] [--workers W] [--arch gfx90a]\n"
@@ -212,10 +220,12 @@ Options parse(int argc, char** argv) {
 
 int run(int argc, char** argv) {
   const Options o = parse(argc, argv);
-  const unsigned jobs = o.workers ? o.workers : std::max(1u, (unsigned)sysconf(_SC_NPROCESSORS_ONLN));
+  const unsigned jobs =
+      o.workers ? o.workers : std::max(1u, (unsigned)sysconf(_SC_NPROCESSORS_ONLN));
   const auto set = make_distinct_set(load_example_kernels(o.kernels_dir), o.count);
-  std::printf("hipacm compile benchmark: %zu distinct kernels, arch %s, %u-way parallel, %d rounds\n",
-              set.size(), o.arch.c_str(), jobs, o.rounds);
+  std::printf(
+      "hipacm compile benchmark: %zu distinct kernels, arch %s, %u-way parallel, %d rounds\n",
+      set.size(), o.arch.c_str(), jobs, o.rounds);
 
   struct Variant {
     std::string id, label;
@@ -224,12 +234,18 @@ int run(int argc, char** argv) {
   };
   std::vector<Variant> variants = {
       {"a", "serial in-process hipRTC loop", [&] { return run_serial_hiprtc(set, o); }, {}},
-      {"b", "hipcc --genco per kernel, " + std::to_string(jobs) + " at a time",
-       [&] { return run_hipcc(set, o, jobs); }, {}},
-      {"c", "hipacm in-process (serialized hipRTC)",
-       [&] { return run_hipacm(set, o, jobs, HIPACM_ISOLATION_IN_PROCESS); }, {}},
-      {"d", "hipacm, " + std::to_string(jobs) + " worker processes",
-       [&] { return run_hipacm(set, o, jobs, HIPACM_ISOLATION_PROCESS); }, {}},
+      {"b",
+       "hipcc --genco per kernel, " + std::to_string(jobs) + " at a time",
+       [&] { return run_hipcc(set, o, jobs); },
+       {}},
+      {"c",
+       "hipacm in-process (serialized hipRTC)",
+       [&] { return run_hipacm(set, o, jobs, HIPACM_ISOLATION_IN_PROCESS); },
+       {}},
+      {"d",
+       "hipacm, " + std::to_string(jobs) + " worker processes",
+       [&] { return run_hipacm(set, o, jobs, HIPACM_ISOLATION_PROCESS); },
+       {}},
   };
   if (!o.hipcc) variants.erase(variants.begin() + 1);
 
@@ -261,8 +277,8 @@ int run(int argc, char** argv) {
   for (double m : rss) max_rss = std::max(max_rss, m);
   std::printf("\n(d) first round with a cold worker pool: %.3f s (%.2fx vs (a))\n", cold_pool,
               base / cold_pool);
-  std::printf("peak RSS: host %.0f MiB; %zu warm workers, max %.0f MiB each\n",
-              self_peak_rss_mib(), rss.size(), max_rss);
+  std::printf("peak RSS: host %.0f MiB; %zu warm workers, max %.0f MiB each\n", self_peak_rss_mib(),
+              rss.size(), max_rss);
 
   if (!o.json_path.empty()) {
     std::ofstream json(o.json_path);
@@ -272,8 +288,8 @@ int run(int argc, char** argv) {
     for (std::size_t i = 0; i < variants.size(); ++i) {
       const auto& v = variants[i];
       json << "    {\"id\": \"" << v.id << "\", \"label\": \"" << v.label
-           << "\", \"median_s\": " << median(v.times) << ", \"speedup_vs_a\": "
-           << base / median(v.times) << ", \"times_s\": [";
+           << "\", \"median_s\": " << median(v.times)
+           << ", \"speedup_vs_a\": " << base / median(v.times) << ", \"times_s\": [";
       for (std::size_t t = 0; t < v.times.size(); ++t) json << (t ? ", " : "") << v.times[t];
       json << "]}" << (i + 1 < variants.size() ? "," : "") << "\n";
     }

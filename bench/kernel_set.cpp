@@ -1,4 +1,5 @@
-// kernel_set.cpp - loads the example kernels (with their "// hipacm:" directives) as benchmark requests.
+// kernel_set.cpp - loads the example kernels (with their "// hipacm:" directives) as benchmark
+// requests.
 #include "kernel_set.h"
 
 #include <algorithm>
@@ -24,7 +25,8 @@ std::string read_file(const fs::path& path) {
 std::vector<KernelSource> load_example_kernels(const std::string& dir) {
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(dir))
-    if (entry.is_regular_file() && entry.path().extension() == ".hip") files.push_back(entry.path());
+    if (entry.is_regular_file() && entry.path().extension() == ".hip")
+      files.push_back(entry.path());
   std::sort(files.begin(), files.end());
   if (files.empty()) throw std::runtime_error("no .hip files in " + dir);
 

@@ -1,4 +1,5 @@
-// kernel_set.h - loads the example kernels (with their "// hipacm:" directives) as benchmark requests.
+// kernel_set.h - loads the example kernels (with their "// hipacm:" directives) as benchmark
+// requests.
 #pragma once
 
 #include <string>

@@ -27,7 +27,6 @@ const char* intern(const std::string& value) {
   return strings.insert(value).first->c_str();
 }
 
-
 }  // namespace
 
 extern "C" HIPACM_API hipacm_status hipacm_get_backend_info(hipacm_backend_info* out) {

@@ -40,7 +40,8 @@ HIPACM_API void hipacm_mode_config_init_sized(hipacm_mode_config* cfg, size_t st
   // ours, and a newer host's tail (fields we do not know) is zeroed.
   const size_t known = struct_size < sizeof defaults ? struct_size : sizeof defaults;
   std::memcpy(cfg, &defaults, known);
-  if (struct_size > known) std::memset(reinterpret_cast<char*>(cfg) + known, 0, struct_size - known);
+  if (struct_size > known)
+    std::memset(reinterpret_cast<char*>(cfg) + known, 0, struct_size - known);
 }
 
 HIPACM_API void(hipacm_mode_config_init)(hipacm_mode_config* cfg) {

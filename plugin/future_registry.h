@@ -51,8 +51,6 @@ std::size_t live_future_count() noexcept;
 void future_registry_prepare_fork() noexcept;
 void future_registry_after_fork() noexcept;
 
-inline hipacm_future* to_handle(Future* f) noexcept {
-  return reinterpret_cast<hipacm_future*>(f);
-}
+inline hipacm_future* to_handle(Future* f) noexcept { return reinterpret_cast<hipacm_future*>(f); }
 
 }  // namespace hipacm

@@ -8,10 +8,10 @@
 
 #include <atomic>
 #include <cstdint>
-#include <vector>
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "hip_backend/compiler.h"
 #include "plugin/future_registry.h"

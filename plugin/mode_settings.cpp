@@ -1,4 +1,5 @@
-// mode_settings.cpp - a mode's resolved configuration, read from hipacm_mode_config and the environment.
+// mode_settings.cpp - a mode's resolved configuration, read from hipacm_mode_config and the
+// environment.
 #include "plugin/mode_settings.h"
 
 #include <boost/thread/thread.hpp>
@@ -80,10 +81,9 @@ ModeSettings resolve_mode_settings(const hipacm_mode_config* cfg, const std::str
                     std::to_string(kMaxWorkersLimit));
   s.ignore_errors = cfg->ignore_errors != 0;
   s.fail_fast = cfg->fail_fast != 0;
-  s.isolation = resolve_isolation(field_or(cfg, &hipacm_mode_config::isolation,
-                                           std::int32_t{HIPACM_ISOLATION_AUTO}));
-  s.compile_timeout_ms =
-      field_or(cfg, &hipacm_mode_config::compile_timeout_ms, std::uint32_t{0});
+  s.isolation = resolve_isolation(
+      field_or(cfg, &hipacm_mode_config::isolation, std::int32_t{HIPACM_ISOLATION_AUTO}));
+  s.compile_timeout_ms = field_or(cfg, &hipacm_mode_config::compile_timeout_ms, std::uint32_t{0});
   s.arch = arch.empty() ? resolve_arch(cfg->arch) : arch;
   return s;
 }

@@ -1,4 +1,5 @@
-// mode_settings.h - a mode's resolved configuration, read from hipacm_mode_config and the environment.
+// mode_settings.h - a mode's resolved configuration, read from hipacm_mode_config and the
+// environment.
 #pragma once
 
 #include <hipacm/hipacm.h>

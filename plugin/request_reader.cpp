@@ -25,8 +25,7 @@ std::string bounded_string(const char* s, const std::string& what) {
   return std::string(s, n);
 }
 
-std::vector<std::string> read_list(const char* const* items, std::size_t count,
-                                   const char* what) {
+std::vector<std::string> read_list(const char* const* items, std::size_t count, const char* what) {
   std::vector<std::string> out;
   if (count == 0) return out;
   if (count > kMaxListEntries)
@@ -36,8 +35,7 @@ std::vector<std::string> read_list(const char* const* items, std::size_t count,
     invalid(std::string(what) + " is NULL but its count is " + std::to_string(count));
   out.reserve(count);
   for (std::size_t i = 0; i < count; ++i) {
-    if (items[i] == nullptr)
-      invalid(std::string(what) + "[" + std::to_string(i) + "] is NULL");
+    if (items[i] == nullptr) invalid(std::string(what) + "[" + std::to_string(i) + "] is NULL");
     out.push_back(bounded_string(items[i], std::string(what) + "[" + std::to_string(i) + "]"));
   }
   return out;

@@ -120,7 +120,9 @@ TEST(ExternCScan, StaysLinearOnLargeAndAdversarialSources) {
   EXPECT_EQ(extern_c_kernel_names(many_kernels).size(), 20000u);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_LT(seconds, 10.0);
+  // About 2 s optimized and 15 s under ASan; a quadratic scan of these inputs
+  // would take hours, so the bound only has to separate those.
+  EXPECT_LT(seconds, 60.0);
 }
 
 }  // namespace

@@ -40,8 +40,7 @@ TEST(ExitRace, EverySuccessfulSubmitIsCollectedExactlyOnce) {
             if (fresh) accepted.fetch_add(1);
             hipacm_future_release(f);
           } else {
-            (s == HIPACM_ERROR_MODE_CLOSED ? closed : other)
-                .fetch_add(1);
+            (s == HIPACM_ERROR_MODE_CLOSED ? closed : other).fetch_add(1);
             return;  // the mode is gone; later submits must fail the same way
           }
         }
@@ -88,8 +87,14 @@ TEST(ExitRace, TwoThreadsExitOneModeExactlyOneWins) {
     ASSERT_EQ(hipacm_submit(mode, r.get(), f.out()), HIPACM_SUCCESS);
     hipacm_status a = HIPACM_ERROR_INTERNAL, b = HIPACM_ERROR_INTERNAL;
     boost::barrier start(2);
-    boost::thread t1([&] { start.wait(); a = hipacm_mode_exit(mode, nullptr); });
-    boost::thread t2([&] { start.wait(); b = hipacm_mode_exit(mode, nullptr); });
+    boost::thread t1([&] {
+      start.wait();
+      a = hipacm_mode_exit(mode, nullptr);
+    });
+    boost::thread t2([&] {
+      start.wait();
+      b = hipacm_mode_exit(mode, nullptr);
+    });
     t1.join();
     t2.join();
     EXPECT_TRUE((a == HIPACM_SUCCESS) != (b == HIPACM_SUCCESS)) << a << " " << b;

@@ -130,6 +130,12 @@ TEST(Future, BackendInfoReportsHipRtc) {
 }
 
 TEST(Fork, ChildSeesNoActiveModeAndCanEnterItsOwn) {
+#if defined(__SANITIZE_THREAD__)
+  // TSan cannot follow a threaded parent's fork: the child's new pool thread
+  // reuses a pthread id that TSan still holds for a parent thread, and TSan
+  // aborts ("dup thread with used id"). The release and ASan runs cover this.
+  GTEST_SKIP() << "ThreadSanitizer does not support threads after a multi-threaded fork";
+#endif
   auto fake = std::make_shared<FakeCompiler>();
   fake->delay_ms = 50;
   ScopedFakeCompiler scoped(fake);

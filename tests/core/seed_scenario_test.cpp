@@ -38,7 +38,8 @@ TEST(SeedScenario, FailingCompileResetsSlotAndNextModeCompiles) {
   FutureHandle ok;
   ASSERT_EQ(hipacm_submit(mode, good.get(), ok.out()), HIPACM_SUCCESS);
   const hipacm_kernel* kernel = nullptr;
-  ASSERT_EQ(hipacm_future_result(ok.f, &kernel), HIPACM_SUCCESS) << hipacm_future_error_message(ok.f);
+  ASSERT_EQ(hipacm_future_result(ok.f, &kernel), HIPACM_SUCCESS)
+      << hipacm_future_error_message(ok.f);
   std::string error;
   EXPECT_TRUE(code_object_ok(kernel, {"vadd"}, &error)) << error;
   EXPECT_EQ(hipacm_mode_exit(mode, nullptr), HIPACM_SUCCESS);

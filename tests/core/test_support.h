@@ -49,7 +49,8 @@ struct Request {
   std::vector<const char*> name_ptrs;
   hipacm_request req{};
 
-  explicit Request(std::string src, std::string k = "") : source(std::move(src)), key(std::move(k)) {
+  explicit Request(std::string src, std::string k = "")
+      : source(std::move(src)), key(std::move(k)) {
     req.struct_size = sizeof(hipacm_request);
     refresh();
   }

@@ -34,7 +34,7 @@ bool kill_worker(pid_t pid) {
 TEST(WorkerStress, ThousandCompilesWhileWorkersAreKilled) {
   // TIMING FAKE: the transport is under test here, not hipRTC; a real compile
   // is ~0.15 s, which would make 1,000 of them take minutes on 2 cores.
-  FaultScope echo("echo=1");
+  FaultScope echo("echo=3");
   const int fds_before = open_fd_count();
   backend::WorkerCompiler compiler(kWorkerPath, 2, 20000);
 

@@ -4,6 +4,7 @@
 
 #include <boost/chrono.hpp>
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ struct FaultCase {
   hipacm_status status;
   std::vector<std::string> message_parts;
 };
+
+// Names the case in test listings (ctest shows GetParam() otherwise as raw bytes).
+void PrintTo(const FaultCase& fault, std::ostream* os) { *os << fault.name; }
 
 class WorkerFaults : public ::testing::TestWithParam<FaultCase> {};
 

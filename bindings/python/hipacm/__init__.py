@@ -1,0 +1,68 @@
+"""Python bindings for hipacm, the asynchronous HIP kernel-compile plugin.
+
+The API mirrors Triton's ``triton.runtime._async_compile``::
+
+    import hipacm
+
+    with hipacm.AsyncCompileMode(arch="gfx90a") as mode:
+        future = mode.submit("vadd", SOURCE, finalize=lambda kernel: ...)
+    kernel = future.result()          # a hipacm.Kernel; kernel.code is an AMDGPU ELF
+
+The bindings are pure Python (ctypes). Importing the package loads
+``libhipacm.so.1`` from ``$HIPACM_LIBRARY``, from beside the package, from the
+repository's build tree, or through the system loader, and raises
+:class:`ImportError` when none is found or its ABI does not match.
+"""
+
+from ._errors import (
+    AbiMismatchError,
+    BackendUnavailableError,
+    CompilationError,
+    HipacmError,
+    InternalError,
+    InvalidArgumentError,
+    ModeAlreadyActiveError,
+    ModeClosedError,
+    OutOfMemoryError,
+    Status,
+)
+from ._core import (
+    AsyncCompileMode,
+    BackendInfo,
+    FutureKernel,
+    Kernel,
+    active_mode,
+    backend_info,
+    compile,
+    library_path,
+    plugin_version,
+    status_string,
+)
+from ._ffi import ABI_VERSION_MAJOR, ABI_VERSION_MINOR
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ABI_VERSION_MAJOR",
+    "ABI_VERSION_MINOR",
+    "AbiMismatchError",
+    "AsyncCompileMode",
+    "BackendInfo",
+    "BackendUnavailableError",
+    "CompilationError",
+    "FutureKernel",
+    "HipacmError",
+    "InternalError",
+    "InvalidArgumentError",
+    "Kernel",
+    "ModeAlreadyActiveError",
+    "ModeClosedError",
+    "OutOfMemoryError",
+    "Status",
+    "active_mode",
+    "backend_info",
+    "compile",
+    "library_path",
+    "plugin_version",
+    "status_string",
+]

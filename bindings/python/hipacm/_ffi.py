@@ -1,0 +1,308 @@
+"""ctypes mirror of ``include/hipacm/hipacm.h`` and the loader for ``libhipacm.so.1``.
+
+Everything in this module is private. The structs below mirror the C header
+field by field (ABI 1.1); ``tests/test_abi_layout.py`` checks their sizes and
+offsets against a C compiler. Only ``hipacm_get_provider`` is looked up with
+``dlsym``; every other call goes through the provider table, whose function
+pointers are ``CFUNCTYPE`` prototypes, so ctypes releases the GIL for the
+duration of each call and plugin threads never wait on the interpreter.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+from ctypes import (
+    CFUNCTYPE,
+    POINTER,
+    Structure,
+    c_char_p,
+    c_double,
+    c_int,
+    c_int32,
+    c_int64,
+    c_size_t,
+    c_uint32,
+    c_void_p,
+)
+from pathlib import Path
+from typing import List, Optional, Tuple
+
+#: The ABI major version these bindings implement (``HIPACM_ABI_VERSION``).
+ABI_VERSION_MAJOR = 1
+#: The ABI minor version whose structs are mirrored here.
+ABI_VERSION_MINOR = 1
+
+SONAME = "libhipacm.so.1"
+
+ISOLATION_AUTO = 0
+ISOLATION_IN_PROCESS = 1
+ISOLATION_PROCESS = 2
+
+# hipacm_status is a C enum: passed and returned as int.
+c_status = c_int
+
+# Handles are opaque pointers; ctypes gives them to Python as int or None.
+c_mode_p = c_void_p
+c_future_p = c_void_p
+
+# typedef int (*hipacm_finalize_fn)(void* user_data, hipacm_future* f);
+FINALIZE_FN = CFUNCTYPE(c_int, c_void_p, c_void_p)
+# typedef void (*hipacm_cleanup_fn)(void* user_data, hipacm_future* f);
+CLEANUP_FN = CFUNCTYPE(None, c_void_p, c_void_p)
+
+
+class ModeConfig(Structure):
+    """``hipacm_mode_config`` (version 2, ABI 1.1)."""
+
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("max_workers", c_uint32),
+        ("ignore_errors", c_int32),
+        ("fail_fast", c_int32),
+        ("arch", c_char_p),
+        # ---- end of version 1 (ABI 1.0) ----
+        ("isolation", c_int32),
+        ("compile_timeout_ms", c_uint32),
+        # ---- end of version 2 (ABI 1.1) ----
+    ]
+
+
+class Request(Structure):
+    """``hipacm_request`` (version 1, ABI 1.0)."""
+
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("key", c_char_p),
+        ("source", c_char_p),
+        ("source_name", c_char_p),
+        ("options", POINTER(c_char_p)),
+        ("num_options", c_size_t),
+        ("header_sources", POINTER(c_char_p)),
+        ("header_names", POINTER(c_char_p)),
+        ("num_headers", c_size_t),
+        ("name_expressions", POINTER(c_char_p)),
+        ("num_name_expressions", c_size_t),
+        ("finalize", FINALIZE_FN),
+        ("cleanup", CLEANUP_FN),
+        ("user_data", c_void_p),
+        # ---- end of version 1 (ABI 1.0) ----
+    ]
+
+
+class Kernel(Structure):
+    """``hipacm_kernel`` (version 1, ABI 1.0). Filled in by the plugin."""
+
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("key", c_char_p),
+        ("code", c_void_p),
+        ("code_size", c_size_t),
+        ("log", c_char_p),
+        ("arch", c_char_p),
+        ("lowered_names", POINTER(c_char_p)),
+        ("num_lowered_names", c_size_t),
+        ("compile_seconds", c_double),
+        # ---- end of version 1 (ABI 1.0) ----
+    ]
+
+
+class KernelWithCache(Structure):
+    """The layout we expect once the persistent cache appends ``from_cache``.
+
+    The field is not in the header yet. It is read only when the plugin's
+    ``hipacm_kernel.struct_size`` says it filled it in, so a plugin without it
+    reads as ``from_cache = False``. The assumption is that it is appended
+    directly after ``compile_seconds`` as an ``int32_t`` flag, like every other
+    boolean of this ABI; adjust this struct when the header gains the field.
+    """
+
+    _fields_ = Kernel._fields_ + [("from_cache", c_int32)]
+
+
+KERNEL_FROM_CACHE_END = KernelWithCache.from_cache.offset + ctypes.sizeof(c_int32)
+
+
+class BackendInfo(Structure):
+    """``hipacm_backend_info`` (version 1, ABI 1.0)."""
+
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("available", c_int32),
+        ("compiler", c_char_p),
+        ("version", c_char_p),
+        ("library_path", c_char_p),
+        ("default_arch", c_char_p),
+        # ---- end of version 1 (ABI 1.0) ----
+    ]
+
+
+class Provider(Structure):
+    """``hipacm_provider`` (version 2, ABI 1.1), including ``mode_config_init_sized``."""
+
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("abi_version", c_uint32),
+        ("name", c_char_p),
+        ("version", c_char_p),
+        ("mode_config_init", CFUNCTYPE(None, POINTER(ModeConfig))),
+        ("mode_enter", CFUNCTYPE(c_status, POINTER(ModeConfig), POINTER(c_mode_p))),
+        ("mode_exit", CFUNCTYPE(c_status, c_mode_p, POINTER(c_future_p))),
+        ("active_mode", CFUNCTYPE(c_mode_p)),
+        ("submit", CFUNCTYPE(c_status, c_mode_p, POINTER(Request), POINTER(c_future_p))),
+        ("compile", CFUNCTYPE(c_status, POINTER(Request), c_char_p, POINTER(c_future_p))),
+        ("future_wait", CFUNCTYPE(c_status, c_future_p, c_int64)),
+        ("future_status", CFUNCTYPE(c_status, c_future_p)),
+        ("future_result", CFUNCTYPE(c_status, c_future_p, POINTER(POINTER(Kernel)))),
+        ("future_key", CFUNCTYPE(c_char_p, c_future_p)),
+        ("future_log", CFUNCTYPE(c_char_p, c_future_p)),
+        ("future_error_message", CFUNCTYPE(c_char_p, c_future_p)),
+        ("future_retain", CFUNCTYPE(c_status, c_future_p)),
+        ("future_release", CFUNCTYPE(c_status, c_future_p)),
+        ("status_string", CFUNCTYPE(c_char_p, c_status)),
+        ("last_error_message", CFUNCTYPE(c_char_p)),
+        ("get_backend_info", CFUNCTYPE(c_status, POINTER(BackendInfo))),
+        # ---- end of version 1 (ABI 1.0) ----
+        ("mode_config_init_sized", CFUNCTYPE(None, POINTER(ModeConfig), c_size_t)),
+        # ---- end of version 2 (ABI 1.1) ----
+    ]
+
+
+PROVIDER_V1_SIZE = Provider.mode_config_init_sized.offset
+
+GET_PROVIDER_FN = CFUNCTYPE(c_void_p, c_uint32)
+
+
+def _is_sanitized(path: Path) -> bool:
+    """True for an ASan/TSan build, which cannot be loaded into a plain interpreter.
+
+    Loading one would not fail politely: the sanitizer runtime aborts the
+    process when it is not first in the initial library list.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return False
+    return b"libasan.so" in data or b"libtsan.so" in data
+
+
+def _repo_build_candidates(start: Path) -> List[Path]:
+    """``libhipacm.so.1`` files in the build tree of the repository holding ``start``."""
+    for parent in [start, *start.parents]:
+        if not (parent / "include" / "hipacm" / "hipacm.h").is_file():
+            continue
+        build = parent / "build"
+        preferred = [build / "release" / SONAME, build / "dev" / SONAME]
+        others = sorted(
+            (p for p in build.glob("*/" + SONAME) if p not in preferred),
+            key=lambda p: p.stat().st_mtime if p.exists() else 0.0,
+            reverse=True,  # the most recently built first
+        )
+        return [p for p in preferred + others if p.is_file() and not _is_sanitized(p)]
+    return []
+
+
+def library_candidates() -> List[Tuple[str, str]]:
+    """The places searched for the plugin, in order, as ``(how, path)`` pairs."""
+    package_dir = Path(__file__).resolve().parent
+    found: List[Tuple[str, str]] = []
+    beside = package_dir / SONAME
+    if beside.is_file():
+        found.append(("beside the package", str(beside)))
+    for path in _repo_build_candidates(package_dir):
+        found.append(("build tree", str(path)))
+    system = ctypes.util.find_library("hipacm")
+    found.append(("system loader", system or SONAME))
+    return found
+
+
+class LoadedPlugin:
+    """The loaded library and its provider table (a private singleton)."""
+
+    def __init__(self, cdll: ctypes.CDLL, path: str, provider: Provider) -> None:
+        self.cdll = cdll  # keeps the library referenced; it is -z nodelete anyway
+        self.path = path
+        self.provider = provider
+        self.name = (provider.name or b"").decode()
+        self.version = (provider.version or b"").decode()
+        self.struct_size = provider.struct_size
+
+
+def _open_provider(path: str) -> LoadedPlugin:
+    """dlopens ``path`` and validates its provider table; raises ImportError."""
+    try:
+        cdll = ctypes.CDLL(path, mode=os.RTLD_NOW | os.RTLD_LOCAL)
+    except OSError as exc:
+        raise ImportError(f"hipacm: cannot load {path}: {exc}") from exc
+    try:
+        raw = cdll["hipacm_get_provider"]
+    except AttributeError as exc:
+        raise ImportError(
+            f"hipacm: {path} does not export hipacm_get_provider; it is not the hipacm plugin"
+        ) from exc
+    get_provider = GET_PROVIDER_FN(ctypes.cast(raw, c_void_p).value)
+    address = get_provider(ABI_VERSION_MAJOR)
+    if not address:
+        raise ImportError(
+            f"hipacm: {path} does not implement ABI major version {ABI_VERSION_MAJOR} "
+            "(hipacm_get_provider returned NULL)"
+        )
+    size = c_size_t.from_address(address).value
+    if size < PROVIDER_V1_SIZE:
+        raise ImportError(
+            f"hipacm: {path} has a provider table of {size} bytes, smaller than ABI 1.0's "
+            f"{PROVIDER_V1_SIZE}; the library is corrupt or not the hipacm plugin"
+        )
+    abi = c_uint32.from_address(address + Provider.abi_version.offset).value
+    if abi != ABI_VERSION_MAJOR:
+        raise ImportError(
+            f"hipacm: {path} reports ABI version {abi}, these bindings need {ABI_VERSION_MAJOR}"
+        )
+    if size < ctypes.sizeof(Provider):
+        raise ImportError(
+            f"hipacm: {path} implements ABI {ABI_VERSION_MAJOR}.0 (provider table of {size} "
+            f"bytes); these bindings need ABI {ABI_VERSION_MAJOR}.{ABI_VERSION_MINOR} "
+            f"({ctypes.sizeof(Provider)} bytes, with mode_config_init_sized). "
+            "Rebuild or upgrade libhipacm."
+        )
+    provider = Provider.from_address(address)  # static, owned by the plugin
+    missing = [name for name, _ in Provider._fields_[4:] if not getattr(provider, name)]
+    if missing:
+        raise ImportError(f"hipacm: {path}'s provider table has NULL entries: {missing}")
+    return LoadedPlugin(cdll, path, provider)
+
+
+def load_plugin() -> LoadedPlugin:
+    """Finds and loads ``libhipacm.so.1``.
+
+    Search order: ``$HIPACM_LIBRARY``; ``libhipacm.so.1`` beside this package;
+    the repository's ``build/release``, ``build/dev`` and other ``build/*``
+    directories (sanitizer builds skipped); the system loader.
+
+    Raises:
+        ImportError: nothing loadable was found, or the library found does not
+            provide ABI 1.1 or newer of major version 1.
+    """
+    explicit = os.environ.get("HIPACM_LIBRARY")
+    if explicit:
+        # An explicit choice is never silently replaced by another library.
+        return _open_provider(explicit)
+    errors: List[str] = []
+    for how, path in library_candidates():
+        try:
+            return _open_provider(path)
+        except ImportError as exc:
+            errors.append(f"  {how}: {exc}")
+    raise ImportError(
+        "hipacm: cannot find a usable libhipacm.so.1. Set HIPACM_LIBRARY to its path, "
+        "copy it beside the hipacm package, or build it (cmake --build build/release).\n"
+        + "\n".join(errors)
+    )
+
+
+def optional_str(value: Optional[bytes]) -> str:
+    """Decodes a C string returned by the plugin (NULL becomes "")."""
+    if not value:
+        return ""
+    return value.decode("utf-8", errors="replace")

@@ -1,0 +1,106 @@
+"""Finding and validating libhipacm.so.1 (each case imports hipacm in a fresh interpreter)."""
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import hipacm
+
+PACKAGE = Path(hipacm.__file__).resolve().parent
+CC = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+
+
+def import_hipacm(pythonpath, env_library=None, cwd=None):
+    env = {k: v for k, v in os.environ.items() if k != "HIPACM_LIBRARY"}
+    if env_library is not None:
+        env["HIPACM_LIBRARY"] = str(env_library)
+    env["PYTHONPATH"] = str(pythonpath)
+    code = "import hipacm; print(hipacm.library_path)"
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          cwd=cwd or "/")
+
+
+def test_explicit_library_that_does_not_exist_is_a_clear_import_error(tmp_path):
+    proc = import_hipacm(PACKAGE.parent, tmp_path / "nope" / "libhipacm.so.1")
+    assert proc.returncode != 0
+    assert "ImportError: hipacm: cannot load" in proc.stderr, proc.stderr
+
+
+def test_a_library_without_the_provider_symbol_is_rejected():
+    libc = "libc.so.6"
+    proc = import_hipacm(PACKAGE.parent, libc)
+    assert proc.returncode != 0
+    assert "does not export hipacm_get_provider" in proc.stderr, proc.stderr
+
+
+FAKE_PROVIDER = r"""
+#include <hipacm/hipacm.h>
+#include <stddef.h>
+static hipacm_provider table;
+const hipacm_provider* hipacm_get_provider(uint32_t abi) {
+  if (FAKE_NULL || abi != 1) return NULL;
+  table.struct_size = FAKE_SIZE;
+  table.abi_version = FAKE_ABI;
+  return &table;
+}
+"""
+
+
+@pytest.mark.skipif(CC is None, reason="no C compiler")
+@pytest.mark.parametrize("null, size, abi, message", [
+    (1, "sizeof(hipacm_provider)", 1, "does not implement ABI major version 1"),
+    (0, "offsetof(hipacm_provider, mode_config_init_sized)", 1, "implements ABI 1.0"),
+    (0, "sizeof(hipacm_provider)", 2, "reports ABI version 2"),
+    (0, "sizeof(size_t)", 1, "smaller than ABI 1.0"),
+])
+def test_mismatched_provider_tables_are_import_errors(tmp_path, null, size, abi, message):
+    src = tmp_path / "fake.c"
+    src.write_text(FAKE_PROVIDER)
+    lib = tmp_path / "libhipacm.so.1"
+    include = Path(__file__).resolve().parents[3] / "include"
+    subprocess.run([CC, "-shared", "-fPIC", f"-I{include}", f"-DFAKE_NULL={null}",
+                    f"-DFAKE_SIZE={size}", f"-DFAKE_ABI={abi}", str(src), "-o", str(lib)],
+                   check=True)
+    proc = import_hipacm(PACKAGE.parent, lib)
+    assert proc.returncode != 0
+    assert "ImportError" in proc.stderr and message in proc.stderr, proc.stderr
+
+
+def copy_package(dest: Path) -> Path:
+    shutil.copytree(PACKAGE, dest / "hipacm", ignore=shutil.ignore_patterns("__pycache__", "*.so*"))
+    return dest / "hipacm"
+
+
+def test_library_beside_the_package_is_found(tmp_path):
+    pkg = copy_package(tmp_path)
+    os.symlink(hipacm.library_path, pkg / "libhipacm.so.1")
+    proc = import_hipacm(tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == str(pkg / "libhipacm.so.1")
+
+
+def test_build_tree_is_searched_and_sanitizer_builds_are_skipped(tmp_path):
+    (tmp_path / "include" / "hipacm").mkdir(parents=True)
+    (tmp_path / "include" / "hipacm" / "hipacm.h").write_text("/* marker */\n")
+    bindings = tmp_path / "bindings" / "python"
+    bindings.mkdir(parents=True)
+    copy_package(bindings)
+    other = tmp_path / "build" / "mine"
+    other.mkdir(parents=True)
+    os.symlink(hipacm.library_path, other / "libhipacm.so.1")
+    # A loadable stand-in for an ASan build, newer than "mine" so that it would
+    # be tried first. (A real one would abort the interpreter when loaded.)
+    asan = tmp_path / "build" / "asan"
+    asan.mkdir()
+    with open(hipacm.library_path, "rb") as real:
+        (asan / "libhipacm.so.1").write_bytes(real.read() + b"\0libasan.so.8\0")
+    os.utime(asan / "libhipacm.so.1", (2**31, 2**31))
+    proc = import_hipacm(bindings)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == str(other / "libhipacm.so.1")
+    assert not (tmp_path / "build" / "release").exists()

@@ -1,0 +1,25 @@
+"""The README's usage example, run in CI so the README cannot rot."""
+
+
+def test_readme_example(capsys):
+    # README-EXAMPLE-BEGIN
+    import hipacm
+
+    SOURCE = """
+    template <typename T> __global__ void scale(T* x, T a, int n) {
+      int i = blockIdx.x * blockDim.x + threadIdx.x;
+      if (i < n) x[i] *= a;
+    }"""
+
+    ready = []
+    with hipacm.AsyncCompileMode(arch="gfx90a") as mode:  # compiles in the background
+        future = mode.submit(None, SOURCE, name_expressions=["scale<float>"],
+                             finalize=ready.append)  # runs once, on the collecting thread
+        ...  # the JIT keeps warming up meanwhile
+    kernel = future.result()  # exiting the mode collected it; a failure would have raised
+    assert kernel.code[:4] == b"\x7fELF"
+    print(kernel.lowered_names["scale<float>"])  # _Z5scaleIfEvPT_S0_i
+    # README-EXAMPLE-END
+
+    assert ready == [kernel]
+    assert capsys.readouterr().out == "_Z5scaleIfEvPT_S0_i\n"

@@ -1,0 +1,259 @@
+//! Statuses and errors.
+
+use std::fmt;
+
+use crate::ffi;
+use crate::future::Future;
+use crate::util::{cstr_lossy, last_error_message};
+
+/// `hipacm_status`: the numbers are part of the ABI and never change.
+#[repr(i32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    Success = 0,
+    InvalidArgument = 1,
+    AbiMismatch = 2,
+    ModeAlreadyActive = 3,
+    ModeClosed = 4,
+    Compilation = 5,
+    CompilerCrashed = 6,
+    Timeout = 7,
+    Cancelled = 8,
+    BackendUnavailable = 9,
+    FinalizeFailed = 10,
+    NotReady = 11,
+    OutOfMemory = 12,
+    Internal = 13,
+}
+
+impl Status {
+    /// Every status, in numeric order.
+    pub const ALL: [Status; 14] = [
+        Status::Success,
+        Status::InvalidArgument,
+        Status::AbiMismatch,
+        Status::ModeAlreadyActive,
+        Status::ModeClosed,
+        Status::Compilation,
+        Status::CompilerCrashed,
+        Status::Timeout,
+        Status::Cancelled,
+        Status::BackendUnavailable,
+        Status::FinalizeFailed,
+        Status::NotReady,
+        Status::OutOfMemory,
+        Status::Internal,
+    ];
+
+    /// The status for a raw number, or `None` for a number this crate does not know.
+    pub fn from_raw(raw: i32) -> Option<Status> {
+        if (0..Status::ALL.len() as i32).contains(&raw) {
+            Some(Status::ALL[raw as usize])
+        } else {
+            None
+        }
+    }
+
+    /// The fixed ABI number.
+    pub fn raw(self) -> i32 {
+        self as i32
+    }
+
+    /// The C name, as `hipacm_status_string` spells it (e.g. `HIPACM_ERROR_COMPILATION`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Success => "HIPACM_SUCCESS",
+            Status::InvalidArgument => "HIPACM_ERROR_INVALID_ARGUMENT",
+            Status::AbiMismatch => "HIPACM_ERROR_ABI_MISMATCH",
+            Status::ModeAlreadyActive => "HIPACM_ERROR_MODE_ALREADY_ACTIVE",
+            Status::ModeClosed => "HIPACM_ERROR_MODE_CLOSED",
+            Status::Compilation => "HIPACM_ERROR_COMPILATION",
+            Status::CompilerCrashed => "HIPACM_ERROR_COMPILER_CRASHED",
+            Status::Timeout => "HIPACM_ERROR_TIMEOUT",
+            Status::Cancelled => "HIPACM_ERROR_CANCELLED",
+            Status::BackendUnavailable => "HIPACM_ERROR_BACKEND_UNAVAILABLE",
+            Status::FinalizeFailed => "HIPACM_ERROR_FINALIZE_FAILED",
+            Status::NotReady => "HIPACM_ERROR_NOT_READY",
+            Status::OutOfMemory => "HIPACM_ERROR_OUT_OF_MEMORY",
+            Status::Internal => "HIPACM_ERROR_INTERNAL",
+        }
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A failed hipacm call or compile: the status, the message, and for a
+/// compile, its key and compiler log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    status: Status,
+    raw_status: i32,
+    message: String,
+    key: Option<String>,
+    log: Option<String>,
+}
+
+impl Error {
+    pub(crate) fn new(raw_status: ffi::hipacm_status, message: impl Into<String>) -> Error {
+        Error {
+            // A number from a newer plugin that this crate does not know.
+            status: Status::from_raw(raw_status).unwrap_or(Status::Internal),
+            raw_status,
+            message: message.into(),
+            key: None,
+            log: None,
+        }
+    }
+
+    /// An error for a call that just failed on this thread: the message is
+    /// `hipacm_last_error_message()`. Call it before any other hipacm call.
+    pub(crate) fn last(raw_status: ffi::hipacm_status) -> Error {
+        Error::new(raw_status, last_error_message())
+    }
+
+    /// Adds the key and log of `f` (a live handle).
+    pub(crate) unsafe fn with_future(mut self, f: *mut ffi::hipacm_future) -> Error {
+        self.key = Some(cstr_lossy(ffi::hipacm_future_key(f)).into_owned());
+        self.log = Some(cstr_lossy(ffi::hipacm_future_log(f)).into_owned());
+        self
+    }
+
+    /// The status; an unknown number from a newer plugin reads as `Internal`
+    /// (see [`Error::raw_status`]).
+    pub fn status(&self) -> Status {
+        self.status
+    }
+
+    /// The number the plugin returned.
+    pub fn raw_status(&self) -> i32 {
+        self.raw_status
+    }
+
+    /// The plugin's message (`hipacm_last_error_message` or
+    /// `hipacm_future_error_message`), or this crate's for a request it rejected.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The key of the compile that failed, when the error belongs to one.
+    pub fn key(&self) -> Option<&str> {
+        self.key.as_deref()
+    }
+
+    /// The compiler log of the compile that failed, when the error belongs to one.
+    pub fn log(&self) -> Option<&str> {
+        self.log.as_deref()
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.message, self.status)?;
+        if let Some(key) = &self.key {
+            if !self.message.contains(key.as_str()) {
+                write!(f, " [key '{}']", key)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// What [`Mode::exit`](crate::Mode::exit) returns when a compile in the mode
+/// failed: the first failure in completion order, with its future.
+///
+/// The mode slot is already free when you get this.
+#[derive(Debug)]
+pub struct CompileError {
+    error: Error,
+    first_failure: Option<Future>,
+}
+
+impl CompileError {
+    pub(crate) fn new(error: Error, first_failure: Option<Future>) -> CompileError {
+        CompileError {
+            error,
+            first_failure,
+        }
+    }
+
+    pub fn status(&self) -> Status {
+        self.error.status()
+    }
+
+    /// The key of the first failed compile.
+    pub fn key(&self) -> Option<&str> {
+        self.error.key()
+    }
+
+    /// The compiler log of the first failed compile.
+    pub fn log(&self) -> Option<&str> {
+        self.error.log()
+    }
+
+    pub fn message(&self) -> &str {
+        self.error.message()
+    }
+
+    pub fn error(&self) -> &Error {
+        &self.error
+    }
+
+    /// The future of the first failed compile (`None` only when the exit
+    /// call itself failed, e.g. with `Internal`).
+    pub fn first_failure(&self) -> Option<&Future> {
+        self.first_failure.as_ref()
+    }
+
+    pub fn into_error(self) -> Error {
+        self.error
+    }
+}
+
+impl fmt::Display for CompileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl std::error::Error for CompileError {}
+
+impl From<CompileError> for Error {
+    fn from(e: CompileError) -> Error {
+        e.error
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::CStr;
+
+    #[test]
+    fn status_numbers_and_names_match_the_plugin() {
+        for (i, status) in Status::ALL.iter().enumerate() {
+            assert_eq!(status.raw(), i as i32);
+            assert_eq!(Status::from_raw(i as i32), Some(*status));
+            // SAFETY: static strings, never NULL.
+            let c = unsafe { CStr::from_ptr(ffi::hipacm_status_string(status.raw())) };
+            assert_eq!(c.to_str().unwrap(), status.name());
+        }
+        assert_eq!(Status::from_raw(14), None);
+        assert_eq!(Status::from_raw(-1), None);
+        assert_eq!(Status::Compilation.raw(), ffi::HIPACM_ERROR_COMPILATION);
+        assert_eq!(Status::Internal.raw(), ffi::HIPACM_ERROR_INTERNAL);
+    }
+
+    #[test]
+    fn unknown_status_reads_as_internal() {
+        let e = Error::new(99, "from the future");
+        assert_eq!(e.status(), Status::Internal);
+        assert_eq!(e.raw_status(), 99);
+        assert_eq!(e.to_string(), "from the future (HIPACM_ERROR_INTERNAL)");
+    }
+}

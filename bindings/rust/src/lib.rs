@@ -1,0 +1,182 @@
+//! Safe Rust bindings to **libhipacm**, the asynchronous HIP kernel-compile
+//! plugin (`include/hipacm/hipacm.h`).
+//!
+//! Enter the process-wide async compile [`Mode`], [`submit`](Mode::submit)
+//! [`Request`]s while your program warms up, and collect [`Future`]s. The
+//! mode is a guard: dropping it (also while a panic unwinds) exits the mode,
+//! so the slot can never stay set.
+//!
+//! ```no_run
+//! use hipacm::{Config, Mode, Request};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let mode = Mode::enter(Config::new().arch("gfx90a"))?;
+//! let f = mode.submit(&Request::new("extern \"C\" __global__ void k(int* p) { *p = 1; }"))?;
+//! mode.exit()?; // the first compile failure, if any
+//! assert!(f.result()?.code().starts_with(b"\x7fELF"));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Finalize and cleanup closures are `FnOnce + Send + 'static`: they run once,
+//! on whichever thread collects the future, and a panic inside one is caught
+//! at the C boundary (a finalize panic becomes
+//! [`Status::FinalizeFailed`]). Every closure is dropped exactly once, also
+//! when the plugin never attached it because the submit was a dedup hit.
+//!
+//! Linking: `build.rs` finds libhipacm through `HIPACM_LIB_DIR` or this
+//! repository's CMake build tree, and gives this crate's tests and examples
+//! an rpath to it.
+
+mod callbacks;
+mod error;
+pub mod ffi;
+mod future;
+mod mode;
+mod request;
+mod util;
+
+use std::mem::size_of;
+use std::ptr;
+
+pub use crate::error::{CompileError, Error, Status};
+pub use crate::future::{Future, Kernel};
+pub use crate::mode::{Config, Isolation, Mode};
+pub use crate::request::Request;
+
+use crate::callbacks::{FinalizeErrors, Slot};
+use crate::util::{c_string, cstr_lossy};
+
+/// Compiles synchronously, without a mode, on the calling thread.
+///
+/// `arch`: `None` means `$HIPACM_ARCH`, otherwise the device's. Returns a
+/// finished future whenever the plugin accepted the request, **also when the
+/// compile failed**: [`Future::result`] then returns the failure, and that is
+/// also when the request's finalize or cleanup closure runs. `Err` means the
+/// request itself was rejected (bad arguments, unknown arch, no backend).
+pub fn compile(request: &Request, arch: Option<&str>) -> Result<Future, Error> {
+    let c_request = request.to_c()?;
+    let arch = match arch {
+        Some(a) => Some(c_string(a, "arch")?),
+        None => None,
+    };
+    let mut req = c_request.raw();
+    let errors = std::sync::Arc::new(FinalizeErrors::default());
+    let slot = request
+        .take_callbacks()
+        .map(|callbacks| Slot::new(callbacks, errors.clone()));
+    if let Some(slot) = &slot {
+        slot.attach(&mut req);
+    }
+    let mut out: *mut ffi::hipacm_future = ptr::null_mut();
+    // SAFETY: req, arch and the slot outlive the call.
+    let status = unsafe {
+        ffi::hipacm_compile(
+            &req,
+            arch.as_ref().map_or(ptr::null(), |a| a.as_ptr()),
+            &mut out,
+        )
+    };
+    if out.is_null() {
+        let mut error = Error::last(status);
+        if status == ffi::HIPACM_SUCCESS {
+            error = Error::new(
+                ffi::HIPACM_ERROR_INTERNAL,
+                "hipacm_compile returned no future",
+            );
+        }
+        if let Some(slot) = slot {
+            slot.discard();
+        }
+        return Err(error);
+    }
+    // The future's callbacks run at its first result(); the slot lives until
+    // the last clone of the future has released its handle.
+    Ok(Future::from_raw(out, Some(errors), slot).expect("non-NULL future"))
+}
+
+/// True while some mode is active in this process (`hipacm_active_mode() != NULL`).
+pub fn active_mode_is_set() -> bool {
+    // SAFETY: no arguments; an acquire load.
+    unsafe { !ffi::hipacm_active_mode().is_null() }
+}
+
+/// What the plugin found: the compiler, its version and library, the default arch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BackendInfo {
+    /// True when hipRTC could be loaded.
+    pub available: bool,
+    /// e.g. "hiprtc".
+    pub compiler: String,
+    /// e.g. "9.0"; empty when unavailable.
+    pub version: String,
+    /// The library that was loaded.
+    pub library_path: String,
+    /// `$HIPACM_ARCH` or the device's; empty if none.
+    pub default_arch: String,
+    /// Why the backend is unavailable (`hipacm_last_error_message`), if it is.
+    pub error: Option<String>,
+}
+
+/// Asks the plugin which compiler it can load. Never fails: an unavailable
+/// backend is `available == false` with the reason in `error`.
+pub fn backend_info() -> BackendInfo {
+    let mut info = ffi::hipacm_backend_info {
+        struct_size: size_of::<ffi::hipacm_backend_info>(),
+        available: 0,
+        compiler: ptr::null(),
+        version: ptr::null(),
+        library_path: ptr::null(),
+        default_arch: ptr::null(),
+    };
+    // SAFETY: struct_size is set; the strings live until the plugin is unloaded.
+    let status = unsafe { ffi::hipacm_get_backend_info(&mut info) };
+    let error = if status == ffi::HIPACM_SUCCESS {
+        None
+    } else {
+        Some(Error::last(status).message().to_string())
+    };
+    // SAFETY: as above (NULL reads as "").
+    unsafe {
+        BackendInfo {
+            available: info.available != 0,
+            compiler: cstr_lossy(info.compiler).into_owned(),
+            version: cstr_lossy(info.version).into_owned(),
+            library_path: cstr_lossy(info.library_path).into_owned(),
+            default_arch: cstr_lossy(info.default_arch).into_owned(),
+            error,
+        }
+    }
+}
+
+/// The loaded plugin's release version (`hipacm_provider.version`), e.g. "0.1.0".
+pub fn plugin_version() -> String {
+    // SAFETY: a static table owned by the plugin, or NULL.
+    unsafe {
+        match ffi::hipacm_get_provider(ffi::HIPACM_ABI_VERSION).as_ref() {
+            Some(p) => cstr_lossy(p.version).into_owned(),
+            None => String::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn version_and_backend_info() {
+        assert_eq!(super::plugin_version(), "0.1.0");
+        let info = super::backend_info();
+        assert_eq!(info.compiler, "hiprtc");
+        assert_eq!(info.available, info.error.is_none());
+    }
+
+    #[test]
+    fn api_types_are_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<super::Mode>();
+        check::<super::Future>();
+        check::<super::Request>();
+        check::<super::Error>();
+        check::<super::CompileError>();
+    }
+}

@@ -1,0 +1,281 @@
+//! The async compile mode: config, the RAII guard, submits.
+
+use std::mem::{size_of, MaybeUninit};
+use std::ptr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::callbacks::{lock, FinalizeErrors, Slot};
+use crate::error::{CompileError, Error};
+use crate::ffi;
+use crate::future::Future;
+use crate::request::Request;
+use crate::util::c_string;
+
+/// Where compiles run (`hipacm_mode_config.isolation`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Isolation {
+    /// `$HIPACM_ISOLATION` when set; otherwise worker processes when the
+    /// `hipacm-worker` binary is found, else the serialized in-process path.
+    #[default]
+    Auto,
+    /// In this process, one compile at a time.
+    InProcess,
+    /// In `hipacm-worker` processes; entering fails with
+    /// `BackendUnavailable` when no worker binary can be found.
+    Process,
+}
+
+impl Isolation {
+    fn raw(self) -> i32 {
+        match self {
+            Isolation::Auto => ffi::HIPACM_ISOLATION_AUTO,
+            Isolation::InProcess => ffi::HIPACM_ISOLATION_IN_PROCESS,
+            Isolation::Process => ffi::HIPACM_ISOLATION_PROCESS,
+        }
+    }
+}
+
+/// Options for [`Mode::enter`]; the defaults are the plugin's.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Config {
+    max_workers: u32,
+    ignore_errors: bool,
+    fail_fast: bool,
+    arch: Option<String>,
+    isolation: Isolation,
+    compile_timeout: Option<Duration>,
+}
+
+impl Config {
+    pub fn new() -> Config {
+        Config::default()
+    }
+
+    /// Pool size; 0 (the default) means the hardware concurrency.
+    pub fn max_workers(mut self, n: u32) -> Config {
+        self.max_workers = n;
+        self
+    }
+
+    /// When set, exiting succeeds even if compiles failed.
+    pub fn ignore_errors(mut self, yes: bool) -> Config {
+        self.ignore_errors = yes;
+        self
+    }
+
+    /// When set, the first failure cancels the queued compiles.
+    pub fn fail_fast(mut self, yes: bool) -> Config {
+        self.fail_fast = yes;
+        self
+    }
+
+    /// The target, e.g. "gfx90a" or "gfx90a:xnack-". Default: `$HIPACM_ARCH`,
+    /// otherwise the current device's arch.
+    pub fn arch(mut self, arch: impl Into<String>) -> Config {
+        self.arch = Some(arch.into());
+        self
+    }
+
+    pub fn isolation(mut self, isolation: Isolation) -> Config {
+        self.isolation = isolation;
+        self
+    }
+
+    /// Per-compile limit in worker processes (rounded up to whole
+    /// milliseconds; zero means none). In-process compiles ignore it.
+    pub fn compile_timeout(mut self, timeout: Duration) -> Config {
+        self.compile_timeout = if timeout == Duration::from_secs(0) {
+            None
+        } else {
+            Some(timeout)
+        };
+        self
+    }
+
+    fn timeout_ms(&self) -> u32 {
+        match self.compile_timeout {
+            None => 0,
+            Some(d) => {
+                let ms = d.as_millis() + u128::from(d.subsec_nanos() % 1_000_000 != 0);
+                ms.min(u128::from(u32::MAX)) as u32
+            }
+        }
+    }
+}
+
+/// The process-wide async compile mode, as a guard.
+///
+/// [`Mode::enter`] claims the single mode slot; dropping the guard exits the
+/// mode (collecting every compile, running finalize/cleanup exactly once),
+/// and logs a compile failure to stderr instead of panicking, so the slot is
+/// freed even while a panic unwinds. Call [`Mode::exit`] to get the first
+/// failure as a [`CompileError`] instead.
+///
+/// `Mode` is `Send + Sync`: share `&Mode` with threads that submit.
+pub struct Mode {
+    raw: *mut ffi::hipacm_mode,
+    /// Every callback slot handed to the plugin by this mode; freed at exit.
+    slots: Mutex<Vec<Arc<Slot>>>,
+    errors: Arc<FinalizeErrors>,
+}
+
+// SAFETY: the mode handle is only passed to thread-safe hipacm functions,
+// and exit needs `self` by value (or `&mut` in Drop), so it cannot race a
+// submit through this guard.
+unsafe impl Send for Mode {}
+unsafe impl Sync for Mode {}
+
+impl Mode {
+    /// Claims the mode slot. Fails with
+    /// [`Status::ModeAlreadyActive`](crate::Status::ModeAlreadyActive) if
+    /// another mode is active in the process, `InvalidArgument` for an
+    /// unknown arch, `BackendUnavailable` without hipRTC.
+    pub fn enter(config: Config) -> Result<Mode, Error> {
+        let arch = match &config.arch {
+            Some(a) => Some(c_string(a, "config.arch")?),
+            None => None,
+        };
+        let mut cfg = MaybeUninit::<ffi::hipacm_mode_config>::uninit();
+        // SAFETY: the plugin fills exactly size_of::<hipacm_mode_config>() bytes.
+        let mut cfg = unsafe {
+            ffi::hipacm_mode_config_init_sized(
+                cfg.as_mut_ptr(),
+                size_of::<ffi::hipacm_mode_config>(),
+            );
+            cfg.assume_init()
+        };
+        cfg.max_workers = config.max_workers;
+        cfg.ignore_errors = i32::from(config.ignore_errors);
+        cfg.fail_fast = i32::from(config.fail_fast);
+        cfg.arch = arch.as_ref().map_or(ptr::null(), |a| a.as_ptr());
+        cfg.isolation = config.isolation.raw();
+        cfg.compile_timeout_ms = config.timeout_ms();
+
+        let mut raw: *mut ffi::hipacm_mode = ptr::null_mut();
+        // SAFETY: cfg and arch live across the call; the plugin copies them.
+        let status = unsafe { ffi::hipacm_mode_enter(&cfg, &mut raw) };
+        if status != ffi::HIPACM_SUCCESS || raw.is_null() {
+            return Err(Error::last(status));
+        }
+        Ok(Mode {
+            raw,
+            slots: Mutex::new(Vec::new()),
+            errors: Arc::new(FinalizeErrors::default()),
+        })
+    }
+
+    /// Schedules a compile and returns at once. Submitting a key that is
+    /// already in the mode returns the same future (a dedup hit): its
+    /// callbacks are the first submit's, and this request's closures are
+    /// dropped unrun when the mode exits.
+    pub fn submit(&self, request: &Request) -> Result<Future, Error> {
+        let c_request = request.to_c()?;
+        let mut req = c_request.raw();
+        let slot = request
+            .take_callbacks()
+            .map(|callbacks| Slot::new(callbacks, self.errors.clone()));
+        if let Some(slot) = &slot {
+            slot.attach(&mut req);
+        }
+        let mut out: *mut ffi::hipacm_future = ptr::null_mut();
+        // SAFETY: req points into c_request, alive across the call; the slot
+        // is kept alive by `slot` now and by self.slots until exit.
+        let status = unsafe { ffi::hipacm_submit(self.raw, &req, &mut out) };
+        if status != ffi::HIPACM_SUCCESS || out.is_null() {
+            let error = Error::last(status);
+            // A rejected submit attaches nothing: drop the closures unrun.
+            if let Some(slot) = slot {
+                slot.discard();
+            }
+            return Err(error);
+        }
+        if let Some(slot) = &slot {
+            lock(&self.slots).push(slot.clone());
+        }
+        Ok(Future::from_raw(out, Some(self.errors.clone()), None).expect("non-NULL future"))
+    }
+
+    /// The raw mode handle, valid until the mode exits.
+    pub fn as_ptr(&self) -> *mut ffi::hipacm_mode {
+        self.raw
+    }
+
+    /// Leaves the mode: frees the slot first, then collects every compile in
+    /// completion order (running finalize or cleanup exactly once each).
+    /// Returns the first failure unless the config set `ignore_errors`.
+    pub fn exit(mut self) -> Result<(), CompileError> {
+        self.exit_impl()
+    }
+
+    fn exit_impl(&mut self) -> Result<(), CompileError> {
+        let raw = std::mem::replace(&mut self.raw, ptr::null_mut());
+        if raw.is_null() {
+            return Ok(());
+        }
+        let mut first: *mut ffi::hipacm_future = ptr::null_mut();
+        // SAFETY: a live mode that only this guard can exit.
+        let status = unsafe { ffi::hipacm_mode_exit(raw, &mut first) };
+        // Read the message before anything else can call into hipacm.
+        let error = if status == ffi::HIPACM_SUCCESS {
+            None
+        } else if first.is_null() {
+            Some(Error::last(status))
+        } else {
+            // SAFETY: first is a reference we now own.
+            Some(unsafe { Error::last(status).with_future(first) })
+        };
+        let first = Future::from_raw(first, Some(self.errors.clone()), None);
+
+        let slots = std::mem::take(&mut *lock(&self.slots));
+        if status == ffi::HIPACM_SUCCESS || first.is_some() {
+            // Every future of the mode was collected: no callback of ours can
+            // run any more. Closures still in a slot were never attached
+            // (dedup hits) or never run; drop them now, exactly once.
+            for slot in slots {
+                if let Some(message) = slot.discard() {
+                    eprintln!(
+                        "hipacm: a request closure's destructor panicked: {}",
+                        message
+                    );
+                }
+            }
+        } else {
+            // The exit call itself failed (not a compile failure): we cannot
+            // prove that the plugin will never call these callbacks, so the
+            // slots are leaked rather than freed under it.
+            eprintln!(
+                "hipacm: hipacm_mode_exit failed; leaking {} callback slot(s)",
+                slots.len()
+            );
+            std::mem::forget(slots);
+        }
+        match error {
+            None => Ok(()),
+            Some(error) => Err(CompileError::new(error, first)),
+        }
+    }
+}
+
+impl Drop for Mode {
+    fn drop(&mut self) {
+        if let Err(e) = self.exit_impl() {
+            eprintln!("hipacm: mode exit: {}", e);
+            if let Some(log) = e.log() {
+                if !log.is_empty() {
+                    eprintln!(
+                        "hipacm: compiler log of '{}':\n{}",
+                        e.key().unwrap_or(""),
+                        log
+                    );
+                }
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mode").field("handle", &self.raw).finish()
+    }
+}

@@ -1,0 +1,245 @@
+//! Compile requests.
+
+use std::ffi::CString;
+use std::fmt;
+use std::mem::size_of;
+use std::os::raw::c_char;
+use std::ptr;
+use std::sync::Mutex;
+
+use crate::callbacks::{lock, Callbacks};
+use crate::error::Error;
+use crate::ffi;
+use crate::future::Kernel;
+use crate::util::c_string;
+
+/// One compile request, built with chained calls:
+///
+/// ```no_run
+/// # use hipacm::Request;
+/// let req = Request::new("extern \"C\" __global__ void k(int* p) { *p = 1; }")
+///     .key("k")
+///     .option("-O3")
+///     .finalize(|kernel| { println!("{} bytes", kernel.code().len()); Ok(()) });
+/// ```
+///
+/// The finalize and cleanup closures are handed to the plugin by the first
+/// [`Mode::submit`](crate::Mode::submit) or [`compile`](crate::compile) that
+/// takes this request; a later submit of the same `Request` value carries
+/// none. Each closure is dropped exactly once: after it ran, or unrun when
+/// the plugin never attached it (a dedup hit, a rejected request) or the
+/// compile took the other path.
+pub struct Request {
+    source: String,
+    key: Option<String>,
+    name: Option<String>,
+    options: Vec<String>,
+    headers: Vec<(String, String)>,
+    name_expressions: Vec<String>,
+    callbacks: Mutex<Callbacks>,
+}
+
+impl Request {
+    /// A request for `source` (required, non-empty).
+    pub fn new(source: impl Into<String>) -> Request {
+        Request {
+            source: source.into(),
+            key: None,
+            name: None,
+            options: Vec::new(),
+            headers: Vec::new(),
+            name_expressions: Vec::new(),
+            callbacks: Mutex::new(Callbacks::default()),
+        }
+    }
+
+    /// The dedup key (default: a SHA-256 digest of everything that affects the output).
+    pub fn key(mut self, key: impl Into<String>) -> Request {
+        self.key = Some(key.into());
+        self
+    }
+
+    /// The source's file name (default "kernel.hip").
+    pub fn name(mut self, name: impl Into<String>) -> Request {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Appends one compiler option, e.g. "-O3".
+    pub fn option(mut self, option: impl Into<String>) -> Request {
+        self.options.push(option.into());
+        self
+    }
+
+    /// Appends compiler options.
+    pub fn options<I, S>(mut self, options: I) -> Request
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.options.extend(options.into_iter().map(Into::into));
+        self
+    }
+
+    /// Adds a header that the source can `#include "name"`.
+    pub fn header(mut self, name: impl Into<String>, source: impl Into<String>) -> Request {
+        self.headers.push((name.into(), source.into()));
+        self
+    }
+
+    /// Appends one name expression to lower, e.g. "scale<float>".
+    pub fn name_expression(mut self, expression: impl Into<String>) -> Request {
+        self.name_expressions.push(expression.into());
+        self
+    }
+
+    /// Appends name expressions.
+    pub fn name_expressions<I, S>(mut self, expressions: I) -> Request
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.name_expressions
+            .extend(expressions.into_iter().map(Into::into));
+        self
+    }
+
+    /// Runs once, on the collecting thread, after a successful compile. An
+    /// `Err` (or a panic, which is caught) marks the future
+    /// [`Status::FinalizeFailed`](crate::Status::FinalizeFailed), and cleanup then runs.
+    pub fn finalize<F>(self, finalize: F) -> Request
+    where
+        F: FnOnce(&Kernel<'_>) -> Result<(), String> + Send + 'static,
+    {
+        lock(&self.callbacks).finalize = Some(Box::new(finalize));
+        self
+    }
+
+    /// Runs once, on the collecting thread, after a failed, cancelled or
+    /// finalize-failed compile, with the failure. A panic in it is caught
+    /// and logged to stderr.
+    pub fn cleanup<F>(self, cleanup: F) -> Request
+    where
+        F: FnOnce(&Error) + Send + 'static,
+    {
+        lock(&self.callbacks).cleanup = Some(Box::new(cleanup));
+        self
+    }
+
+    /// The closures, moved out (the first submit gets them).
+    pub(crate) fn take_callbacks(&self) -> Option<Callbacks> {
+        let callbacks = std::mem::take(&mut *lock(&self.callbacks));
+        if callbacks.is_empty() {
+            None
+        } else {
+            Some(callbacks)
+        }
+    }
+
+    /// The request as C strings, kept alive by the returned value.
+    pub(crate) fn to_c(&self) -> Result<CRequest, Error> {
+        let strings = |items: &[String], what: &str| -> Result<Vec<CString>, Error> {
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, s)| c_string(s, &format!("{}[{}]", what, i)))
+                .collect()
+        };
+        let header_names: Vec<String> = self.headers.iter().map(|h| h.0.clone()).collect();
+        let header_sources: Vec<String> = self.headers.iter().map(|h| h.1.clone()).collect();
+        let optional = |s: &Option<String>, what: &str| -> Result<Option<CString>, Error> {
+            s.as_deref().map(|s| c_string(s, what)).transpose()
+        };
+        Ok(CRequest {
+            source: c_string(&self.source, "request.source")?,
+            key: optional(&self.key, "request.key")?,
+            name: optional(&self.name, "request.source_name")?,
+            options: strings(&self.options, "request.options")?,
+            header_names: strings(&header_names, "request.header_names")?,
+            header_sources: strings(&header_sources, "request.header_sources")?,
+            name_expressions: strings(&self.name_expressions, "request.name_expressions")?,
+            pointers: Vec::new(),
+        }
+        .with_pointers())
+    }
+}
+
+impl fmt::Debug for Request {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let callbacks = lock(&self.callbacks);
+        f.debug_struct("Request")
+            .field("key", &self.key)
+            .field("name", &self.name)
+            .field("source_len", &self.source.len())
+            .field("options", &self.options)
+            .field(
+                "headers",
+                &self.headers.iter().map(|h| &h.0).collect::<Vec<_>>(),
+            )
+            .field("name_expressions", &self.name_expressions)
+            .field("finalize", &callbacks.finalize.is_some())
+            .field("cleanup", &callbacks.cleanup.is_some())
+            .finish()
+    }
+}
+
+/// A request's C strings and pointer arrays, alive for one call.
+pub(crate) struct CRequest {
+    source: CString,
+    key: Option<CString>,
+    name: Option<CString>,
+    options: Vec<CString>,
+    header_names: Vec<CString>,
+    header_sources: Vec<CString>,
+    name_expressions: Vec<CString>,
+    /// options, then header sources, header names, name expressions.
+    pointers: Vec<*const c_char>,
+}
+
+impl CRequest {
+    fn with_pointers(mut self) -> CRequest {
+        let lists = [
+            &self.options,
+            &self.header_sources,
+            &self.header_names,
+            &self.name_expressions,
+        ];
+        self.pointers = lists
+            .iter()
+            .flat_map(|list| list.iter().map(|s| s.as_ptr()))
+            .collect();
+        self
+    }
+
+    /// The C struct, pointing into `self`; callbacks unset.
+    pub(crate) fn raw(&self) -> ffi::hipacm_request {
+        let base = self.pointers.as_ptr();
+        let no = self.options.len();
+        let nh = self.header_names.len();
+        let nn = self.name_expressions.len();
+        let at = |offset: usize, count: usize| -> *const *const c_char {
+            if count == 0 {
+                ptr::null()
+            } else {
+                // SAFETY: offset + count <= pointers.len().
+                unsafe { base.add(offset) }
+            }
+        };
+        ffi::hipacm_request {
+            struct_size: size_of::<ffi::hipacm_request>(),
+            key: self.key.as_ref().map_or(ptr::null(), |s| s.as_ptr()),
+            source: self.source.as_ptr(),
+            source_name: self.name.as_ref().map_or(ptr::null(), |s| s.as_ptr()),
+            options: at(0, no),
+            num_options: no,
+            header_sources: at(no, nh),
+            header_names: at(no + nh, nh),
+            num_headers: nh,
+            name_expressions: at(no + 2 * nh, nn),
+            num_name_expressions: nn,
+            finalize: None,
+            cleanup: None,
+            user_data: ptr::null_mut(),
+        }
+    }
+}

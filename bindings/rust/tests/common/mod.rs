@@ -1,0 +1,79 @@
+//! Shared by the integration tests. Each tests/*.rs file is its own process,
+//! and the tests inside one run on parallel threads; the plugin has one
+//! process-wide mode slot, so every test that touches it holds `serial()`.
+#![allow(dead_code)]
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use hipacm::Config;
+
+pub const ARCH: &str = "gfx90a";
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Serializes the tests of one binary (a panicking test poisons nothing).
+pub fn serial() -> MutexGuard<'static, ()> {
+    let guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    assert!(
+        !hipacm::active_mode_is_set(),
+        "a previous test left the mode slot set"
+    );
+    guard
+}
+
+pub fn config() -> Config {
+    Config::new().arch(ARCH).max_workers(2)
+}
+
+pub fn vadd_source(name: &str) -> String {
+    format!(
+        "extern \"C\" __global__ void {}(float* a, const float* b, int n) {{\n\
+         \x20 int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+         \x20 if (i < n) a[i] += b[i];\n\
+         }}\n",
+        name
+    )
+}
+
+/// Triton's seed scenario: a compile-time assertion that fails.
+pub const STATIC_ASSERT_SOURCE: &str =
+    "template <int X> struct check { static_assert(X == 2, \"hipacm seed: X must be 2\"); };\n\
+     extern \"C\" __global__ void seed(int* p) { check<1> c; (void)c; p[0] = 1; }\n";
+
+pub const TEMPLATED_SOURCE: &str =
+    "template <typename T> __global__ void scale(T* x, T a, int n) {\n\
+     \x20 int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+     \x20 if (i < n) x[i] *= a;\n\
+     }\n";
+
+/// An AMDGPU ELF: magic, 64-bit, little-endian, e_machine EM_AMDGPU (224).
+pub fn assert_amdgpu_elf(code: &[u8]) {
+    assert!(
+        code.len() > 64,
+        "code object too small: {} bytes",
+        code.len()
+    );
+    assert_eq!(&code[..4], b"\x7fELF");
+    assert_eq!(code[4], 2, "ELFCLASS64");
+    assert_eq!(code[5], 1, "little-endian");
+    let e_machine = u16::from_le_bytes([code[18], code[19]]);
+    assert_eq!(e_machine, 224, "EM_AMDGPU");
+}
+
+/// Counts drops of a value captured by a closure.
+pub struct DropCounter(pub Arc<AtomicUsize>);
+
+impl Drop for DropCounter {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+pub fn counter() -> Arc<AtomicUsize> {
+    Arc::new(AtomicUsize::new(0))
+}
+
+pub fn count(c: &AtomicUsize) -> usize {
+    c.load(Ordering::SeqCst)
+}
