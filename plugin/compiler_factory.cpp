@@ -41,7 +41,7 @@ std::shared_ptr<backend::Compiler> make_compiler(const ModeSettings& settings) {
                                                      settings.compile_timeout_ms);
   if (settings.isolation == HIPACM_ISOLATION_PROCESS)
     throw Error(HIPACM_ERROR_BACKEND_UNAVAILABLE,
-                "isolation is PROCESS but no hipacm-worker was found: " + why +);
+                "isolation is PROCESS but no hipacm-worker was found: " + why);
   // AUTO degrades to correct-but-serial rather than failing the host.
   backend::log_once(backend::LogLevel::kWarning, "no-worker",
                     "hipacm-worker not found, compiling in-process and serially: " + why);

@@ -28,6 +28,7 @@
 
 #include <hipacm/hipacm.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -98,7 +99,9 @@ class Mode;
 
 namespace detail {
 
-inline std::string to_string(const char* s) { return s != nullptr ? std::string(s) : std::string(); }
+inline std::string to_string(const char* s) {
+  return s != nullptr ? std::string(s) : std::string();
+}
 
 /// An error from the call that just failed on this thread.
 inline Error last_error(hipacm_status status) {
@@ -246,8 +249,7 @@ class Future {
   Future() noexcept = default;
 
   /// Adopts one reference (e.g. from hipacm_submit).
-  explicit Future(hipacm_future* owned,
-                  std::shared_ptr<detail::FinalizeErrors> errors = nullptr,
+  explicit Future(hipacm_future* owned, std::shared_ptr<detail::FinalizeErrors> errors = nullptr,
                   std::shared_ptr<detail::Slot> slot = nullptr) noexcept
       : raw_(owned), errors_(std::move(errors)), slot_(std::move(slot)) {}
 
@@ -356,17 +358,34 @@ enum class Isolation : int32_t {
 /// Options for Mode; the defaults are the plugin's.
 class Config {
  public:
-  Config& max_workers(uint32_t n) { max_workers_ = n; return *this; }
-  Config& ignore_errors(bool yes = true) { ignore_errors_ = yes; return *this; }
-  Config& fail_fast(bool yes = true) { fail_fast_ = yes; return *this; }
+  Config& max_workers(uint32_t n) {
+    max_workers_ = n;
+    return *this;
+  }
+  Config& ignore_errors(bool yes = true) {
+    ignore_errors_ = yes;
+    return *this;
+  }
+  Config& fail_fast(bool yes = true) {
+    fail_fast_ = yes;
+    return *this;
+  }
   /// e.g. "gfx90a"; default: $HIPACM_ARCH, otherwise the device's.
-  Config& arch(std::string a) { arch_ = std::move(a); return *this; }
-  Config& isolation(Isolation i) { isolation_ = i; return *this; }
+  Config& arch(std::string a) {
+    arch_ = std::move(a);
+    return *this;
+  }
+  Config& isolation(Isolation i) {
+    isolation_ = i;
+    return *this;
+  }
   /// Per-compile limit in worker processes (rounded up to ms); zero = none.
   template <class Rep, class Period>
   Config& compile_timeout(std::chrono::duration<Rep, Period> d) {
     auto ms = std::chrono::ceil<std::chrono::milliseconds>(d).count();
-    compile_timeout_ms_ = ms <= 0 ? 0u : ms > int64_t{UINT32_MAX} ? UINT32_MAX : static_cast<uint32_t>(ms);
+    compile_timeout_ms_ = ms <= 0                    ? 0u
+                          : ms > int64_t{UINT32_MAX} ? UINT32_MAX
+                                                     : static_cast<uint32_t>(ms);
     return *this;
   }
 
@@ -398,10 +417,19 @@ class Request {
   explicit Request(std::string source) : source_(std::move(source)) {}
 
   /// Dedup key (default: a SHA-256 content digest).
-  Request& key(std::string k) { key_ = std::move(k); return *this; }
+  Request& key(std::string k) {
+    key_ = std::move(k);
+    return *this;
+  }
   /// Source file name (default "kernel.hip").
-  Request& name(std::string n) { name_ = std::move(n); return *this; }
-  Request& option(std::string o) { options_.push_back(std::move(o)); return *this; }
+  Request& name(std::string n) {
+    name_ = std::move(n);
+    return *this;
+  }
+  Request& option(std::string o) {
+    options_.push_back(std::move(o));
+    return *this;
+  }
   Request& options(std::vector<std::string> o) {
     for (auto& s : o) options_.push_back(std::move(s));
     return *this;
@@ -413,13 +441,22 @@ class Request {
     return *this;
   }
   /// e.g. "scale<float>"; see hipacm::lowered_names().
-  Request& name_expression(std::string e) { name_expressions_.push_back(std::move(e)); return *this; }
+  Request& name_expression(std::string e) {
+    name_expressions_.push_back(std::move(e));
+    return *this;
+  }
   /// Runs once on the collecting thread after a successful compile; throwing
   /// marks the future FINALIZE_FAILED (what() becomes the message) and runs cleanup.
-  Request& finalize(std::function<void(const hipacm_kernel&)> f) { finalize_ = std::move(f); return *this; }
+  Request& finalize(std::function<void(const hipacm_kernel&)> f) {
+    finalize_ = std::move(f);
+    return *this;
+  }
   /// Runs once on the collecting thread after a failed, cancelled or
   /// finalize-failed compile. Exceptions from it are logged and dropped.
-  Request& cleanup(std::function<void(const Error&)> c) { cleanup_ = std::move(c); return *this; }
+  Request& cleanup(std::function<void(const Error&)> c) {
+    cleanup_ = std::move(c);
+    return *this;
+  }
 
  private:
   friend class Mode;
@@ -437,7 +474,9 @@ class Request {
     for (auto& s : header_names_) ptrs.push_back(s.c_str());
     const size_t ne = ptrs.size();
     for (auto& s : name_expressions_) ptrs.push_back(s.c_str());
-    auto at = [&](size_t offset, size_t count) { return count == 0 ? nullptr : ptrs.data() + offset; };
+    auto at = [&](size_t offset, size_t count) {
+      return count == 0 ? nullptr : ptrs.data() + offset;
+    };
 
     hipacm_request req{};
     req.struct_size = sizeof(hipacm_request);
@@ -485,8 +524,10 @@ class Mode {
  public:
   explicit Mode(const Config& config = Config()) : state_(std::make_unique<State>()) {
     const hipacm_mode_config cfg = config.to_c();
-    const hipacm_status status = hipacm_mode_enter(&cfg, &state_->raw);
+    hipacm_mode* raw = nullptr;
+    const hipacm_status status = hipacm_mode_enter(&cfg, &raw);
     if (status != HIPACM_SUCCESS) throw detail::last_error(status);
+    state_->raw.store(raw);
   }
   Mode(const Mode&) = delete;
   Mode& operator=(const Mode&) = delete;
@@ -504,7 +545,9 @@ class Mode {
   /// returns the same future (a dedup hit) and attaches no callables: this
   /// submit's copies are destroyed unrun when the mode exits.
   Future submit(const Request& request) {
-    if (!active()) throw Error(Status::ModeClosed, "hipacm::Mode::submit: the mode has exited");
+    hipacm_mode* raw = get();
+    if (raw == nullptr)
+      throw Error(Status::ModeClosed, "hipacm::Mode::submit: the mode has exited");
     std::vector<const char*> ptrs;
     hipacm_request req = request.to_c(ptrs);
     auto slot = request.make_slot(state_->errors);
@@ -516,7 +559,7 @@ class Mode {
       state_->slots.push_back(slot);
     }
     hipacm_future* out = nullptr;
-    const hipacm_status status = hipacm_submit(state_->raw, &req, &out);
+    const hipacm_status status = hipacm_submit(raw, &req, &out);
     if (status != HIPACM_SUCCESS || out == nullptr) {
       Error error = detail::last_error(status);
       if (slot) {
@@ -547,12 +590,15 @@ class Mode {
     if (failure) throw std::move(*failure);
   }
 
-  bool active() const noexcept { return state_ && state_->raw != nullptr; }
-  hipacm_mode* get() const noexcept { return state_ ? state_->raw : nullptr; }
+  bool active() const noexcept { return get() != nullptr; }
+  /// The raw handle; NULL once the mode has exited.
+  hipacm_mode* get() const noexcept { return state_ ? state_->raw.load() : nullptr; }
 
  private:
   struct State {
-    hipacm_mode* raw = nullptr;
+    // Atomic: a submit() racing exit() sees the mode or NULL (the plugin then
+    // answers MODE_CLOSED), never a torn pointer.
+    std::atomic<hipacm_mode*> raw{nullptr};
     std::mutex mutex;
     std::vector<std::shared_ptr<detail::Slot>> slots;
     std::shared_ptr<detail::FinalizeErrors> errors = std::make_shared<detail::FinalizeErrors>();
@@ -563,10 +609,9 @@ class Mode {
       std::optional<CompileError> failure = exit_impl();
       if (failure) {
         detail::log_line("mode exit: ", failure->what());
-        if (!failure->log().empty()) {
-          detail::log_line("compiler log of ", failure->key().c_str());
-          std::fprintf(stderr, "%s\n", failure->log().c_str());
-        }
+        if (!failure->log().empty())
+          std::fprintf(stderr, "hipacm: compiler log of '%s':\n%s\n", failure->key().c_str(),
+                       failure->log().c_str());
       }
     } catch (const std::exception& e) {
       detail::log_line("mode exit: ", e.what());
@@ -576,12 +621,14 @@ class Mode {
   }
 
   std::optional<CompileError> exit_impl() {
-    if (!active()) return std::nullopt;
-    hipacm_mode* raw = std::exchange(state_->raw, nullptr);
+    if (!state_) return std::nullopt;
+    hipacm_mode* raw = state_->raw.exchange(nullptr);
+    if (raw == nullptr) return std::nullopt;
     hipacm_future* first = nullptr;
     const hipacm_status status = hipacm_mode_exit(raw, &first);
     Future first_failure(first, state_->errors);  // owns the reference from here on
-    std::string message = status == HIPACM_SUCCESS ? std::string() : detail::to_string(hipacm_last_error_message());
+    std::string message =
+        status == HIPACM_SUCCESS ? std::string() : detail::to_string(hipacm_last_error_message());
 
     std::vector<std::shared_ptr<detail::Slot>> slots;
     {
@@ -602,8 +649,9 @@ class Mode {
     if (status == HIPACM_SUCCESS) return std::nullopt;
     std::string key = first ? detail::to_string(hipacm_future_key(first)) : std::string();
     std::string log = first ? detail::to_string(hipacm_future_log(first)) : std::string();
-    return CompileError(Error(static_cast<Status>(status), std::move(message), std::move(key), std::move(log)),
-                        std::move(first_failure));
+    return CompileError(
+        Error(static_cast<Status>(status), std::move(message), std::move(key), std::move(log)),
+        std::move(first_failure));
   }
 
   std::unique_ptr<State> state_;

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -42,9 +43,14 @@ hipacm::Config config() { return hipacm::Config().arch(kArch).max_workers(2); }
   const auto* code = static_cast<const unsigned char*>(k.code);
   if (code == nullptr || k.code_size < 64)
     return ::testing::AssertionFailure() << "code object of " << k.code_size << " bytes";
-  if (std::memcmp(code, "\x7f" "ELF", 4) != 0) return ::testing::AssertionFailure() << "no ELF magic";
+  if (std::memcmp(code,
+                  "\x7f"
+                  "ELF",
+                  4) != 0)
+    return ::testing::AssertionFailure() << "no ELF magic";
   if (code[4] != 2 || code[5] != 1) return ::testing::AssertionFailure() << "not ELF64 LE";
-  const unsigned machine = code[18] | (code[19] << 8);
+  const unsigned machine =
+      static_cast<unsigned>(code[18]) | (static_cast<unsigned>(code[19]) << 8u);
   if (machine != 224) return ::testing::AssertionFailure() << "e_machine " << machine;
   return ::testing::AssertionSuccess();
 }
@@ -109,7 +115,7 @@ TEST_F(HppTest, DedupAcrossThreadsRunsFinalizeOnce) {
   std::weak_ptr<int> watch = token;
   std::vector<hipacm::Future> futures(8);
   std::vector<std::thread> threads;
-  for (int i = 0; i < 8; ++i) {
+  for (std::size_t i = 0; i < futures.size(); ++i) {
     threads.emplace_back([&, i, token] {
       hipacm::Request req(vadd_source("dedup8"));
       req.key("dedup-8-threads").finalize([&finalized, token](const hipacm_kernel& k) {
@@ -202,9 +208,10 @@ TEST_F(HppTest, RaiiExitWhileAnExceptionUnwinds) {
   std::atomic<int> cleaned{0};
   try {
     hipacm::Mode mode(config());
-    hipacm::Future f = mode.submit(hipacm::Request(kStaticAssertSource)
-                                       .key("unwind-bad")
-                                       .cleanup([&](const hipacm::Error&) { ++cleaned; }));
+    hipacm::Future f = mode.submit(
+        hipacm::Request(kStaticAssertSource).key("unwind-bad").cleanup([&](const hipacm::Error&) {
+          ++cleaned;
+        }));
     EXPECT_TRUE(hipacm::active_mode_is_set());
     throw std::runtime_error("the host JIT failed mid-warmup");
   } catch (const std::runtime_error& e) {
@@ -245,7 +252,8 @@ TEST_F(HppTest, FuturesOutliveTheMode) {
 
   const auto names = hipacm::lowered_names(scale.result());
   ASSERT_EQ(names.size(), 2u);
-  for (auto n : names) EXPECT_TRUE(n.substr(0, 2) == "_Z" && contains(std::string(n), "scale")) << n;
+  for (auto n : names)
+    EXPECT_TRUE(n.substr(0, 2) == "_Z" && contains(std::string(n), "scale")) << n;
   EXPECT_NE(names[0], names[1]);
   std::thread t([f = scale] { EXPECT_TRUE(IsAmdgpuElf(f.result())); });
   t.join();
@@ -255,14 +263,14 @@ TEST_F(HppTest, CompileErrorsCarryKeyLogAndStatus) {
   hipacm::Mode mode(config());
   std::atomic<int> finalize_failures{0};
   hipacm::Future bad = mode.submit(hipacm::Request(kStaticAssertSource).key("carry-bad"));
-  hipacm::Future refused =
-      mode.submit(hipacm::Request(vadd_source("refused"))
-                      .finalize([](const hipacm_kernel&) { throw std::runtime_error("cannot load it"); })
-                      .cleanup([&](const hipacm::Error& e) {
-                        EXPECT_EQ(e.status(), hipacm::Status::FinalizeFailed);
-                        EXPECT_TRUE(contains(e.message(), "cannot load it")) << e.message();
-                        ++finalize_failures;
-                      }));
+  hipacm::Future refused = mode.submit(
+      hipacm::Request(vadd_source("refused"))
+          .finalize([](const hipacm_kernel&) { throw std::runtime_error("cannot load it"); })
+          .cleanup([&](const hipacm::Error& e) {
+            EXPECT_EQ(e.status(), hipacm::Status::FinalizeFailed);
+            EXPECT_TRUE(contains(e.message(), "cannot load it")) << e.message();
+            ++finalize_failures;
+          }));
   hipacm::Future cleanup_throws = mode.submit(
       hipacm::Request(kStaticAssertSource).key("cleanup-throws").cleanup([](const hipacm::Error&) {
         throw std::logic_error("cleanup went wrong");  // logged, never reaches C
@@ -355,9 +363,11 @@ TEST_F(HppTest, SynchronousCompile) {
 }
 
 TEST_F(HppTest, ConfigOptionsAndMoves) {
-  hipacm::Mode mode(config().isolation(hipacm::Isolation::Process).compile_timeout(std::chrono::minutes(2)));
+  hipacm::Mode mode(
+      config().isolation(hipacm::Isolation::Process).compile_timeout(std::chrono::minutes(2)));
   hipacm::Future f = mode.submit(
-      hipacm::Request("#include \"twice.h\"\nextern \"C\" __global__ void hdr(int* p) { p[0] = TWICE(21); }\n")
+      hipacm::Request(
+          "#include \"twice.h\"\nextern \"C\" __global__ void hdr(int* p) { p[0] = TWICE(21); }\n")
           .header("twice.h", "#define TWICE(x) ((x) * 2)\n")
           .option("-O2"));
   hipacm::Mode moved(std::move(mode));

@@ -142,34 +142,5 @@ TEST(WorkerCompiler, IdleWorkersRetireAndLeaveNothingBehind) {
 }
 
 // Timings for the report; run with HIPACM_WORKER_BENCH=1.
-TEST(WorkerCompilerBench, SixteenKernelsInProcessVersusWorkers) {
-  if (!std::getenv("HIPACM_WORKER_BENCH")) GTEST_SKIP() << "set HIPACM_WORKER_BENCH=1";
-  std::vector<CompileRequest> requests;
-  for (int i = 0; i < 16; ++i) requests.push_back(make_request(kernel_source(100 + i)));
-  auto run = [&](backend::Compiler& compiler, int threads) {
-    const auto start = Clock::now();
-    for (const CompileResult& r : compile_all(compiler, requests, threads)) {
-      EXPECT_EQ(r.status, HIPACM_SUCCESS) << r.error_message;
-    }
-    return seconds_since(start);
-  };
-  for (unsigned n : {1u, 2u}) {
-    WorkerPool::instance().shutdown();
-    WorkerCompiler compiler(kWorkerPath, n, 60000);
-    const double cold = run(compiler, static_cast<int>(n));
-    const double warm = run(compiler, static_cast<int>(n));
-    long hwm = 0;
-    for (pid_t pid : worker_children(false)) hwm = std::max(hwm, vm_hwm_kib(pid));
-    std::printf(
-        "[bench] 16 kernels, %u worker(s): cold %.2f s, warm %.2f s; worker VmHWM %ld KiB\n", n,
-        cold, warm, hwm);
-  }
-  backend::InProcessCompiler in_process;
-  const double first = run(in_process, 1);
-  const double again = run(in_process, 1);
-  std::printf("[bench] 16 kernels in process: first %.2f s, again %.2f s\n", first, again);
-  WorkerPool::instance().shutdown();
-}
-
 }  // namespace
 }  // namespace hipacm::test

@@ -27,6 +27,7 @@ from __future__ import annotations
 import ctypes
 import itertools
 import math
+import os
 import threading
 import weakref
 from ctypes import POINTER, byref, c_char_p, c_void_p
@@ -394,7 +395,7 @@ class FutureKernel:
         self = object.__new__(cls)
         self._state = state
         self._kernel: Optional[Kernel] = None
-        self._release = weakref.finalize(self, _api.future_release, state.handle)
+        self._release = weakref.finalize(self, int, state.handle)
         return self
 
     @property
@@ -791,6 +792,24 @@ def active_mode() -> Optional[AsyncCompileMode]:
     if mode is not None and mode._handle == handle:
         return mode
     return None
+
+
+def _after_fork_in_child() -> None:
+    """The plugin closes the parent's modes in a forked child (its slot is empty
+    there); mirror that, and replace locks another thread may have held."""
+    global _registry_lock, _exc_lock, _current_lock, _current_mode
+    _registry_lock = threading.Lock()
+    _exc_lock = threading.Lock()
+    _current_lock = threading.Lock()
+    mode = _current_mode
+    _current_mode = None
+    if mode is not None:
+        mode._lock = threading.Lock()
+        mode._handle = None  # submit: ModeClosedError; __exit__: nothing to do
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 # --------------------------------------------------------------------------

@@ -45,7 +45,10 @@ class HipacmError(RuntimeError):
     def __init__(self, message: str, status: "Status | int" = Status.INTERNAL) -> None:
         super().__init__(message)
         self.message = message
-        self.status = status
+        self.status = to_status(int(status))
+
+    def __reduce__(self):  # keep the status when pickled (e.g. across processes)
+        return (type(self), (self.message, int(self.status)))
 
 
 class InvalidArgumentError(HipacmError, ValueError):

@@ -23,3 +23,15 @@ def test_readme_example(capsys):
 
     assert ready == [kernel]
     assert capsys.readouterr().out == "_Z5scaleIfEvPT_S0_i\n"
+
+
+def test_package_readme_shows_exactly_this_example():
+    import textwrap
+    from pathlib import Path
+
+    here = Path(__file__).read_text()
+    begin = here.index("# README-EXAMPLE-BEGIN\n") + len("# README-EXAMPLE-BEGIN\n")
+    end = here.rindex("\n", 0, here.index("# README-EXAMPLE-END"))
+    example = textwrap.dedent(here[begin:end]).strip("\n")
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    assert "```python\n" + example + "\n```" in readme
