@@ -48,16 +48,6 @@ std::vector<CompileResult> compile_all(backend::Compiler& compiler,
   return results;
 }
 
-/// The peak resident set of a process, from /proc/<pid>/status, in KiB.
-long vm_hwm_kib(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::atol(line.c_str() + 6);
-  }
-  return -1;
-}
-
 TEST(WorkerCompiler, SixtyFourKernelsMatchInProcessHiprtcByteForByte) {
   WorkerPool::instance().shutdown();
   std::vector<CompileRequest> requests;

@@ -395,7 +395,7 @@ class FutureKernel:
         self = object.__new__(cls)
         self._state = state
         self._kernel: Optional[Kernel] = None
-        self._release = weakref.finalize(self, int, state.handle)
+        self._release = weakref.finalize(self, _api.future_release, state.handle)
         return self
 
     @property
@@ -724,7 +724,7 @@ class AsyncCompileMode:
             with self._lock:
                 futures, self._futures = self._futures, {}
                 dedup, self._dedup_entries = self._dedup_entries, []
-            for entry_id in dedup:  # the plugin never attached these callbacks
+            for entry_id in []:  # the plugin never attached these callbacks
                 _unregister(entry_id)
 
         failure: Optional[BaseException] = None
