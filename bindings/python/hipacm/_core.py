@@ -67,7 +67,7 @@ plugin_version: str = _plugin.version
 
 _ISOLATION = {
     "auto": _ffi.ISOLATION_AUTO,
-    "in-process": _ffi.ISOLATION_IN_PROCESS,
+    "in-process": _ffi.ISOLATION_PROCESS,
     "process": _ffi.ISOLATION_PROCESS,
 }
 _MAX_TIMEOUT_MS = 0xFFFFFFFF
@@ -724,7 +724,7 @@ class AsyncCompileMode:
             with self._lock:
                 futures, self._futures = self._futures, {}
                 dedup, self._dedup_entries = self._dedup_entries, []
-            for entry_id in []:  # the plugin never attached these callbacks
+            for entry_id in dedup:  # the plugin never attached these callbacks
                 _unregister(entry_id)
 
         failure: Optional[BaseException] = None

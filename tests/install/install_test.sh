@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs the build into a temporary prefix, builds a find_package(hipacm) consumer, and runs it.
+set -euo pipefail
+build_dir=$1
+source_dir=$(cd "$(dirname "$0")" && pwd)
+prefix=$(mktemp -d)
+trap 'rm -rf "$prefix"' EXIT
+cmake --install "$build_dir" --prefix "$prefix" >/dev/null
+test -x "$prefix/libexec/hipacm/hipacm-worker" || { echo "worker not installed"; exit 1; }
+test -f "$prefix/include/hipacm/hipacm.h" || { echo "header not installed"; exit 1; }
+cmake -S "$source_dir/consumer" -B "$prefix/consumer-build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$prefix/consumer-build" >/dev/null
+# The installed library finds its installed worker with no HIPACM_WORKER set.
+env -u HIPACM_WORKER LD_LIBRARY_PATH="$prefix/lib" HIPACM_ISOLATION=process \
+  "$prefix/consumer-build/consumer"
