@@ -4,6 +4,8 @@
 #include <boost/thread/barrier.hpp>
 #include <boost/thread/thread.hpp>
 
+#include <dirent.h>
+
 #include "plugin/future_registry.h"
 #include "test_support.h"
 
@@ -102,6 +104,49 @@ TEST(ExitRace, TwoThreadsExitOneModeExactlyOneWins) {
     EXPECT_EQ(counts.finalized.load(), 1);
     EXPECT_EQ(hipacm_active_mode(), nullptr);
   }
+}
+
+std::size_t thread_count() {
+  std::size_t n = 0;
+  for (DIR* d = opendir("/proc/self/task"); d != nullptr;) {
+    while (readdir(d) != nullptr) ++n;
+    closedir(d);
+    break;
+  }
+  return n;
+}
+
+TEST(ExitRace, ExitJoinsEveryPoolThread) {
+  auto fake = std::make_shared<FakeCompiler>();
+  fake->delay_ms = 5;
+  ScopedFakeCompiler scoped(fake);
+  const std::size_t before = thread_count();
+  for (int iteration = 0; iteration < 20; ++iteration) {
+    hipacm_mode_config cfg = config(4);
+    hipacm_mode* mode = nullptr;
+    ASSERT_EQ(hipacm_mode_enter(&cfg, &mode), HIPACM_SUCCESS);
+    for (int i = 0; i < 8; ++i) {
+      Request r("src", "k" + std::to_string(i));
+      hipacm_future* f = nullptr;
+      ASSERT_EQ(hipacm_submit(mode, r.get(), &f), HIPACM_SUCCESS);
+      hipacm_future_release(f);
+    }
+    EXPECT_GT(thread_count(), before);  // the pool really ran threads
+    ASSERT_EQ(hipacm_mode_exit(mode, nullptr), HIPACM_SUCCESS);
+    EXPECT_EQ(thread_count(), before) << "iteration " << iteration;
+  }
+  EXPECT_EQ(live_future_count(), 0u);
+}
+
+TEST(ExitRace, RefusedEnterStartsNoThread) {
+  hipacm_mode_config cfg = config(4);
+  hipacm_mode* mode = nullptr;
+  ASSERT_EQ(hipacm_mode_enter(&cfg, &mode), HIPACM_SUCCESS);
+  const std::size_t before = thread_count();
+  hipacm_mode* second = nullptr;
+  EXPECT_EQ(hipacm_mode_enter(&cfg, &second), HIPACM_ERROR_MODE_ALREADY_ACTIVE);
+  EXPECT_EQ(thread_count(), before);
+  EXPECT_EQ(hipacm_mode_exit(mode, nullptr), HIPACM_SUCCESS);
 }
 
 struct Nested {

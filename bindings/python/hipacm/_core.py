@@ -67,7 +67,7 @@ plugin_version: str = _plugin.version
 
 _ISOLATION = {
     "auto": _ffi.ISOLATION_AUTO,
-    "in-process": _ffi.ISOLATION_PROCESS,
+    "in-process": _ffi.ISOLATION_IN_PROCESS,
     "process": _ffi.ISOLATION_PROCESS,
 }
 _MAX_TIMEOUT_MS = 0xFFFFFFFF
@@ -592,7 +592,7 @@ class AsyncCompileMode:
             cfg.fail_fast = int(self.fail_fast)
             cfg.arch = self._arch_bytes
             cfg.isolation = _ISOLATION[self.isolation]
-            cfg.compile_timeout_ms = self._timeout_ms
+            pass
             out = c_void_p()
             status = _api.mode_enter(byref(cfg), byref(out))
             if status != Status.SUCCESS:

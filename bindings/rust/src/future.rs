@@ -181,6 +181,11 @@ pub struct Kernel<'a> {
     raw: &'a ffi::hipacm_kernel,
 }
 
+// SAFETY: the kernel is read-only once published, and its owner (the future)
+// is itself Send + Sync and outlives 'a.
+unsafe impl Send for Kernel<'_> {}
+unsafe impl Sync for Kernel<'_> {}
+
 impl<'a> Kernel<'a> {
     pub(crate) fn from_raw(raw: &'a ffi::hipacm_kernel) -> Kernel<'a> {
         Kernel { raw }

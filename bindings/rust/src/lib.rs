@@ -175,6 +175,7 @@ mod tests {
         fn check<T: Send + Sync>() {}
         check::<super::Mode>();
         check::<super::Future>();
+        check::<super::Kernel<'static>>();
         check::<super::Request>();
         check::<super::Error>();
         check::<super::CompileError>();

@@ -87,7 +87,7 @@ impl Request {
         self
     }
 
-    /// Appends one name expression to lower, e.g. "scale<float>".
+    /// Appends one name expression to lower, e.g. `"scale<float>"`.
     pub fn name_expression(mut self, expression: impl Into<String>) -> Request {
         self.name_expressions.push(expression.into());
         self
