@@ -1,5 +1,6 @@
 // log.cpp - hipacm's only path to the host's stderr: leveled, prefixed, and quiet on request.
 #include "hip_backend/log.h"
+#include "hip_backend/no_destructor.h"
 
 #include <unistd.h>
 
@@ -59,11 +60,11 @@ void log(LogLevel level, std::string_view message) noexcept {
 
 void log_once(LogLevel level, std::string_view topic, std::string_view message) noexcept {
   try {
-    static boost::mutex mutex;
-    static std::set<std::string, std::less<>> seen;
+    static NoDestructor<boost::mutex> mutex;
+    static NoDestructor<std::set<std::string, std::less<>>> seen;
     {
-      boost::lock_guard<boost::mutex> lock(mutex);
-      if (!seen.emplace(topic).second) return;
+      boost::lock_guard<boost::mutex> lock(*mutex);
+      if (!seen->emplace(topic).second) return;
     }
     log(level, message);
   } catch (...) {

@@ -9,6 +9,7 @@
 
 #include "hip_backend/device_arch.h"
 #include "hip_backend/hiprtc_api.h"
+#include "hip_backend/no_destructor.h"
 #include "plugin/entry_guard.h"
 #include "plugin/struct_fields.h"
 #include "plugin/struct_versions.h"
@@ -21,16 +22,17 @@ namespace {
 // with the environment; interned strings are never freed, and a process
 // sees only a handful of distinct values.
 const char* intern(const std::string& value) {
-  static boost::mutex mutex;
-  static std::set<std::string> strings;
-  boost::lock_guard<boost::mutex> lock(mutex);
-  return strings.insert(value).first->c_str();
+  static backend::NoDestructor<boost::mutex> mutex;
+  static backend::NoDestructor<std::set<std::string>> strings;
+  boost::lock_guard<boost::mutex> lock(*mutex);
+  return strings->insert(value).first->c_str();
 }
 
 }  // namespace
 
 extern "C" HIPACM_API hipacm_status hipacm_get_backend_info(hipacm_backend_info* out) {
-  return guarded(__func__, [&] {
+  const char* const function = __func__;  // __func__ in the lambda would be "operator()"
+  return guarded(function, [&] {
     if (out == nullptr) throw Error(HIPACM_ERROR_INVALID_ARGUMENT, "out is NULL");
     require_struct_size(out, kBackendInfoV1Size, "hipacm_backend_info");
     out->available = 0;
@@ -44,7 +46,7 @@ extern "C" HIPACM_API hipacm_status hipacm_get_backend_info(hipacm_backend_info*
 
     std::string error;
     const backend::HiprtcApi* api = backend::load_hiprtc(&error);
-    if (api == nullptr) return report(HIPACM_ERROR_BACKEND_UNAVAILABLE, __func__, error);
+    if (api == nullptr) return report(HIPACM_ERROR_BACKEND_UNAVAILABLE, function, error);
     out->available = 1;
     out->version = intern(api->version);
     out->library_path = intern(api->library_path);

@@ -81,7 +81,8 @@ HIPACM_API hipacm_status hipacm_submit(hipacm_mode* mode, const hipacm_request* 
 
 HIPACM_API hipacm_status hipacm_mode_exit(hipacm_mode* mode, hipacm_future** first_failure) {
   if (first_failure != nullptr) *first_failure = nullptr;
-  return guarded(__func__, [&] {
+  const char* const function = __func__;  // __func__ in the lambda would be "operator()"
+  return guarded(function, [&] {
     auto exiting = begin_exit(mode);
     ExitOutcome outcome;
     try {
@@ -95,13 +96,14 @@ HIPACM_API hipacm_status hipacm_mode_exit(hipacm_mode* mode, hipacm_future** fir
     const std::string message = "compile of '" + outcome.first_failure->key() +
                                 "' failed: " + outcome.first_failure->error_message();
     if (first_failure != nullptr) *first_failure = to_handle(outcome.first_failure.release());
-    return report(outcome.status, __func__, message);
+    return report(outcome.status, function, message);
   });
 }
 
 HIPACM_API hipacm_status hipacm_compile(const hipacm_request* req, const char* arch,
                                         hipacm_future** out) {
-  return guarded(__func__, [&] {
+  const char* const function = __func__;  // __func__ in the lambda would be "operator()"
+  return guarded(function, [&] {
     require_out(out, "out");
     *out = nullptr;
     install_fork_handlers();
@@ -113,7 +115,7 @@ HIPACM_API hipacm_status hipacm_compile(const hipacm_request* req, const char* a
     const hipacm_status status = future->status();
     const std::string message = future->error_message();
     *out = to_handle(future.release());
-    return report(status, __func__, message);
+    return report(status, function, message);
   });
 }
 
@@ -132,10 +134,11 @@ HIPACM_API hipacm_status hipacm_future_release(hipacm_future* f) {
 }
 
 HIPACM_API hipacm_status hipacm_future_wait(hipacm_future* f, int64_t timeout_ms) {
-  return guarded(__func__, [&] {
+  const char* const function = __func__;  // __func__ in the lambda would be "operator()"
+  return guarded(function, [&] {
     FutureRef future = acquire_future(f);
     if (future->wait_for(timeout_ms)) return HIPACM_SUCCESS;
-    return report(HIPACM_ERROR_NOT_READY, __func__, "the compile is still running");
+    return report(HIPACM_ERROR_NOT_READY, function, "the compile is still running");
   });
 }
 
@@ -148,14 +151,15 @@ HIPACM_API hipacm_status hipacm_future_status(hipacm_future* f) {
 
 HIPACM_API hipacm_status hipacm_future_result(hipacm_future* f, const hipacm_kernel** out) {
   if (out != nullptr) *out = nullptr;
-  return guarded(__func__, [&] {
+  const char* const function = __func__;  // __func__ in the lambda would be "operator()"
+  return guarded(function, [&] {
     FutureRef future = acquire_future(f);
     const hipacm_status status = future->collect();
     if (status == HIPACM_SUCCESS) {
       if (out != nullptr) *out = future->kernel();
       return HIPACM_SUCCESS;
     }
-    return report(status, __func__,
+    return report(status, function,
                   "compile of '" + future->key() + "' failed: " + future->error_message());
   });
 }

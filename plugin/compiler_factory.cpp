@@ -1,5 +1,6 @@
 // compiler_factory.cpp - picks the compile step (in-process or worker processes) for a mode.
 #include "plugin/compiler_factory.h"
+#include "hip_backend/no_destructor.h"
 
 #include <boost/thread/lock_guard.hpp>
 #include <boost/thread/mutex.hpp>
@@ -19,8 +20,8 @@ struct Override {
 };
 
 Override& override_slot() {
-  static Override instance;
-  return instance;
+  static backend::NoDestructor<Override> instance;
+  return *instance;
 }
 
 }  // namespace

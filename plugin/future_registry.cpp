@@ -1,5 +1,6 @@
 // future_registry.cpp - the live hipacm_future handles, their reference counts and ownership.
 #include "plugin/future_registry.h"
+#include "hip_backend/no_destructor.h"
 
 #include <boost/thread/lock_guard.hpp>
 #include <boost/thread/mutex.hpp>
@@ -19,9 +20,11 @@ struct Registry {
   std::unordered_map<const Future*, std::unique_ptr<Future>> futures;
 };
 
+// Never destroyed: futures may be released by threads still running while
+// exit() runs static destructors.
 Registry& registry() {
-  static Registry instance;
-  return instance;
+  static backend::NoDestructor<Registry> instance;
+  return *instance;
 }
 
 // Drops one reference; returns the future to destroy outside the lock.

@@ -1,5 +1,6 @@
 // mode_registry.cpp - the process-wide mode slot and the table of live mode handles.
 #include "plugin/mode_registry.h"
+#include "hip_backend/no_destructor.h"
 
 #include <boost/thread/lock_guard.hpp>
 #include <boost/thread/mutex.hpp>
@@ -26,9 +27,11 @@ struct Registry {
   std::deque<const Mode*> tombstones;
 };
 
+// Never destroyed: a host may return from main() with a mode still active,
+// and its pool threads (and exit-time destructors of futures) still use it.
 Registry& registry() {
-  static Registry instance;
-  return instance;
+  static backend::NoDestructor<Registry> instance;
+  return *instance;
 }
 
 Mode* from_handle(hipacm_mode* handle) { return reinterpret_cast<Mode*>(handle); }

@@ -25,6 +25,21 @@ run_config() {
 }
 
 CTEST_ARGS="" run_config release -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+echo "=== hipacm: Python binding tests ==="
+HIPACM_LIBRARY="$PWD/build/release/libhipacm.so.1" /usr/bin/python3 -m pytest bindings/python/tests -q
+
+echo "=== hipacm: Rust binding tests ==="
+(
+  cd bindings/rust
+  export HIPACM_LIB_DIR="$PWD/../../build/release"
+  cargo test --offline
+  if cargo clippy --version >/dev/null 2>&1; then
+    cargo clippy --offline --all-targets -- -D warnings
+  else
+    echo "cargo clippy is not installed here: lint step not run"
+  fi
+)
 CTEST_ARGS="" run_config asan -DCMAKE_BUILD_TYPE=Debug -DHIPACM_SANITIZE=address
 # TSan runs the concurrency suites: the core and the worker pool.
 CTEST_ARGS="-L concurrency" run_config tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHIPACM_SANITIZE=thread

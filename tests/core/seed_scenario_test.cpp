@@ -28,6 +28,8 @@ TEST(SeedScenario, FailingCompileResetsSlotAndNextModeCompiles) {
   EXPECT_NE(std::string(hipacm_future_log(failure.f)).find("X must be 2"), std::string::npos)
       << hipacm_future_log(failure.f);
   EXPECT_NE(std::string(hipacm_last_error_message()).find("seed-x1"), std::string::npos);
+  EXPECT_EQ(std::string(hipacm_last_error_message()).rfind("hipacm_mode_exit: ", 0), 0u)
+      << hipacm_last_error_message();
   EXPECT_EQ(hipacm_active_mode(), nullptr);
   EXPECT_EQ(counts.finalized.load(), 0);
   EXPECT_EQ(counts.cleaned.load(), 1);

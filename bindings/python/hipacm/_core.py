@@ -592,7 +592,7 @@ class AsyncCompileMode:
             cfg.fail_fast = int(self.fail_fast)
             cfg.arch = self._arch_bytes
             cfg.isolation = _ISOLATION[self.isolation]
-            pass
+            cfg.compile_timeout_ms = self._timeout_ms
             out = c_void_p()
             status = _api.mode_enter(byref(cfg), byref(out))
             if status != Status.SUCCESS:

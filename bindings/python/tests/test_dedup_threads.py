@@ -1,5 +1,6 @@
 """Dedup under contention, digests, and threads racing the exit."""
 
+import sys
 import threading
 import time
 
@@ -49,6 +50,51 @@ def test_threads_submitting_one_key_share_one_compile_and_one_finalize():
     assert finalized[0][1] is kernels[0]
     assert kernels[0].key == "dedup-key"
     assert kernels[0].code[:4] == b"\x7fELF"
+
+
+def test_many_keys_from_many_threads_each_get_one_future_and_one_callback():
+    keys = [f"race-{i}" for i in range(24)]
+    barrier = threading.Barrier(THREADS)
+    lock = threading.Lock()
+    calls = {key: 0 for key in keys}
+    got = [dict() for _ in range(THREADS)]
+    errors = []
+
+    def count(key):
+        def callback(_arg):
+            with lock:
+                calls[key] += 1
+        return callback
+
+    # One worker, busy with a failing compile; fail_fast then cancels whatever
+    # is queued behind it, so the race costs (almost) no compiles.
+    with pytest.raises(hipacm.CompilationError):
+        with hipacm.AsyncCompileMode(1, arch=ARCH, fail_fast=True) as mode:
+            mode.submit("race-blocker", STATIC_ASSERT_SOURCE)
+
+            def run(i):
+                try:
+                    for key in keys:
+                        barrier.wait(10)  # all threads race on every key
+                        got[i][key] = mode.submit(key, good_source(key.replace("-", "_")),
+                                                  finalize=count(key), cleanup=count(key))
+                except BaseException as exc:  # noqa: B902
+                    errors.append(exc)
+
+            threads = [threading.Thread(target=run, args=(i,)) for i in range(THREADS)]
+            interval = sys.getswitchinterval()
+            sys.setswitchinterval(1e-6)  # switch threads as often as possible
+            try:
+                for t in threads:
+                    t.start()
+                for t in threads:
+                    t.join(60)
+            finally:
+                sys.setswitchinterval(interval)
+    assert not errors, errors
+    for key in keys:
+        assert len({id(g[key]) for g in got}) == 1, key  # one FutureKernel per key
+    assert calls == {key: 1 for key in keys}  # the attached callbacks ran, once
 
 
 def test_dedup_hit_callbacks_are_never_called_and_released_at_exit():
