@@ -33,5 +33,7 @@ def test_package_readme_shows_exactly_this_example():
     begin = here.index("# README-EXAMPLE-BEGIN\n") + len("# README-EXAMPLE-BEGIN\n")
     end = here.rindex("\n", 0, here.index("# README-EXAMPLE-END"))
     example = textwrap.dedent(here[begin:end]).strip("\n")
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    assert "```python\n" + example + "\n```" in readme
+    package_readme = Path(__file__).resolve().parents[1] / "README.md"
+    project_readme = Path(__file__).resolve().parents[3] / "README.md"
+    for readme in (package_readme, project_readme):
+        assert "```python\n" + example + "\n```" in readme.read_text(), readme
