@@ -36,6 +36,9 @@ HIPACM_API void hipacm_mode_config_init_sized(hipacm_mode_config* cfg, size_t st
   defaults.arch = nullptr;
   defaults.isolation = HIPACM_ISOLATION_AUTO;
   defaults.compile_timeout_ms = 0;
+  defaults.cache_dir = nullptr;
+  defaults.cache_policy = HIPACM_CACHE_DEFAULT;
+  defaults.load_device = HIPACM_LOAD_NONE;
   // Never write past the caller's struct: an older host's is smaller than
   // ours, and a newer host's tail (fields we do not know) is zeroed.
   const size_t known = struct_size < sizeof defaults ? struct_size : sizeof defaults;

@@ -84,6 +84,20 @@ ModeSettings resolve_mode_settings(const hipacm_mode_config* cfg, const std::str
   s.isolation = resolve_isolation(
       field_or(cfg, &hipacm_mode_config::isolation, std::int32_t{HIPACM_ISOLATION_AUTO}));
   s.compile_timeout_ms = field_or(cfg, &hipacm_mode_config::compile_timeout_ms, std::uint32_t{0});
+  const char* cache_dir = field_or(cfg, &hipacm_mode_config::cache_dir,
+                                   static_cast<const char*>(nullptr));
+  if (cache_dir != nullptr) s.cache_dir = cache_dir;
+  s.cache_policy = field_or(cfg, &hipacm_mode_config::cache_policy,
+                            std::int32_t{HIPACM_CACHE_DEFAULT});
+  if (s.cache_policy < HIPACM_CACHE_DEFAULT || s.cache_policy > HIPACM_CACHE_READWRITE)
+    throw Error(HIPACM_ERROR_INVALID_ARGUMENT,
+                "cache_policy is " + std::to_string(s.cache_policy) +
+                    "; expected HIPACM_CACHE_DEFAULT (0), _OFF (1), _READ (2) or _READWRITE (3)");
+  s.load_device = field_or(cfg, &hipacm_mode_config::load_device, std::int32_t{HIPACM_LOAD_NONE});
+  if (s.load_device < HIPACM_LOAD_NONE)
+    throw Error(HIPACM_ERROR_INVALID_ARGUMENT,
+                "load_device is " + std::to_string(s.load_device) +
+                    "; expected HIPACM_LOAD_NONE (-1) or a device index");
   s.arch = arch.empty() ? resolve_arch(cfg->arch) : arch;
   return s;
 }

@@ -16,6 +16,9 @@ struct ModeSettings {
   std::string arch;  ///< validated
   std::int32_t isolation = HIPACM_ISOLATION_AUTO;
   std::uint32_t compile_timeout_ms = 0;
+  std::string cache_dir;  ///< empty: resolved from the environment by the cache
+  std::int32_t cache_policy = HIPACM_CACHE_DEFAULT;  ///< as requested; the cache resolves DEFAULT
+  std::int32_t load_device = HIPACM_LOAD_NONE;
 };
 
 /// Applies defaults, reads only the fields inside cfg->struct_size, and

@@ -37,7 +37,7 @@ extern "C" {
 
 /* The ABI version: a host checks the major number through hipacm_get_provider. */
 #define HIPACM_ABI_VERSION_MAJOR 1
-#define HIPACM_ABI_VERSION_MINOR 1
+#define HIPACM_ABI_VERSION_MINOR 2
 #define HIPACM_ABI_VERSION HIPACM_ABI_VERSION_MAJOR
 
 /* The plugin's own release version. */
@@ -87,6 +87,15 @@ typedef void (*hipacm_cleanup_fn)(void* user_data, hipacm_future* f);
 #define HIPACM_ISOLATION_IN_PROCESS 1
 #define HIPACM_ISOLATION_PROCESS 2
 
+/* Persistent-cache policies for hipacm_mode_config.cache_policy (ABI 1.2). */
+#define HIPACM_CACHE_DEFAULT 0   /* $HIPACM_CACHE (off|read|readwrite), else READWRITE */
+#define HIPACM_CACHE_OFF 1       /* never read or write the cache */
+#define HIPACM_CACHE_READ 2      /* serve hits, never write */
+#define HIPACM_CACHE_READWRITE 3 /* serve hits and store new code objects */
+
+/* hipacm_mode_config.load_device value meaning "compile only" (ABI 1.2). */
+#define HIPACM_LOAD_NONE (-1)
+
 /* Options for hipacm_mode_enter. Fill in with hipacm_mode_config_init. */
 typedef struct hipacm_mode_config {
   size_t struct_size;    /* sizeof(hipacm_mode_config) as the caller knows it */
@@ -108,6 +117,16 @@ typedef struct hipacm_mode_config {
    * In-process compiles cannot be interrupted, so they ignore it. */
   uint32_t compile_timeout_ms;
   /* ---- end of version 2 (ABI 1.1) ---- */
+  /* Read-write cache directory (ABI 1.2). NULL means $HIPACM_CACHE_DIR, else
+   * $XDG_CACHE_HOME/hipacm, else ~/.cache/hipacm. Copied by hipacm_mode_enter.
+   * $HIPACM_SYSTEM_CACHE adds a read-only layer beneath it. */
+  const char* cache_dir;
+  int32_t cache_policy; /* HIPACM_CACHE_*; default HIPACM_CACHE_DEFAULT */
+  /* Device whose primary context each code object is loaded into, with every
+   * kernel in it resolved, before the future completes (ABI 1.2).
+   * HIPACM_LOAD_NONE (-1, the default) compiles only. */
+  int32_t load_device;
+  /* ---- end of version 3 (ABI 1.2) ---- */
 } hipacm_mode_config;
 
 /* One compile request. Every pointer is borrowed for the duration of the call
@@ -146,6 +165,19 @@ typedef struct hipacm_kernel {
   size_t num_lowered_names;
   double compile_seconds; /* wall time of the compile step itself */
   /* ---- end of version 1 (ABI 1.0) ---- */
+  /* Nonzero when the code object came from the persistent cache (ABI 1.2);
+   * compile_seconds is then the lookup's time. */
+  int32_t from_cache;
+  /* With load_device >= 0: the loaded module (a CUmodule on NVIDIA targets,
+   * a hipModule_t on AMD ones), else NULL. Unloaded when the future's last
+   * reference is released; do not unload it yourself (ABI 1.2). */
+  void* module;
+  /* Every kernel in the code object, sorted by name, and with a module its
+   * resolved function (CUfunction / hipFunction_t; NULL entries otherwise). */
+  const char* const* function_names;
+  void* const* functions;
+  size_t num_functions;
+  /* ---- end of version 2 (ABI 1.2) ---- */
 } hipacm_kernel;
 
 /* What the backend found. Strings are owned by the plugin and live until the
