@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <set>
 
+#include "hip_backend/cuda_code_object.h"
 #include "hip_backend/elf_reader.h"
+#include "hip_backend/target_arch.h"
 
 namespace hipacm::backend {
 
@@ -61,6 +63,21 @@ bool check_amdgpu_code_object(const std::vector<std::uint8_t>& code, const std::
                            (info.amdgpu_kernels.empty() ? "none" : join(info.amdgpu_kernels, 8)));
   }
   return true;
+}
+
+bool check_code_object(const std::vector<std::uint8_t>& code, const std::string& arch,
+                       const std::vector<std::string>& expected_kernels, std::string* error) {
+  if (is_nvidia_arch(arch)) return check_cuda_code_object(code, arch, expected_kernels, error);
+  return check_amdgpu_code_object(code, arch, expected_kernels, error);
+}
+
+std::vector<std::string> code_object_kernels(const std::vector<std::uint8_t>& code,
+                                             const std::string& arch) {
+  if (is_ptx_arch(arch)) return ptx_entry_names(code);
+  CodeObjectInfo info;
+  std::string ignored;
+  if (!read_code_object(code.data(), code.size(), &info, &ignored)) return {};
+  return is_nvidia_arch(arch) ? info.cuda_kernels : info.amdgpu_kernels;
 }
 
 }  // namespace hipacm::backend

@@ -18,7 +18,22 @@ std::vector<std::string> extern_c_kernel_names(const std::string& source);
 /// `expected_kernels` (extern "C" kernels plus lowered names).
 /// Returns true or false with *error saying what is missing.
 bool check_amdgpu_code_object(const std::vector<std::uint8_t>& code, const std::string& arch,
-                              const std::vector<std::string>& expected_kernels,
-                              std::string* error);
+                              const std::vector<std::string>& expected_kernels, std::string* error);
+
+/// A CUBIN counts as compiled if it is an ELF with e_machine == EM_CUDA and
+/// has a FUNC symbol marked STO_CUDA_ENTRY for every expected kernel; PTX
+/// text (arch compute_XX) if it has an `.entry <name>` for each.
+bool check_cuda_code_object(const std::vector<std::uint8_t>& code, const std::string& arch,
+                            const std::vector<std::string>& expected_kernels, std::string* error);
+
+/// The one success criterion: the AMDGPU or the CUDA check, chosen by arch.
+bool check_code_object(const std::vector<std::uint8_t>& code, const std::string& arch,
+                       const std::vector<std::string>& expected_kernels, std::string* error);
+
+/// Every kernel in a code object for `arch`, sorted by name: AMDGPU kernels
+/// with descriptors, CUBIN entry functions, or PTX `.entry` names. Empty
+/// when the code object cannot be read.
+std::vector<std::string> code_object_kernels(const std::vector<std::uint8_t>& code,
+                                             const std::string& arch);
 
 }  // namespace hipacm::backend

@@ -4,11 +4,14 @@
 #include <hipacm/hipacm.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace hipacm::backend {
+
+class LoadedModule;
 
 /// Everything that determines a code object. Owned copies: a request can
 /// outlive the caller's buffers and cross a process boundary.
@@ -31,6 +34,11 @@ struct CompileResult {
   std::vector<std::uint8_t> code;
   std::vector<std::string> lowered_names;  ///< request.name_expressions order
   double compile_seconds = 0.0;
+  /// Filled in the host after the compile step (never sent to or from a
+  /// worker): every kernel in `code`, sorted, and with load_device the
+  /// module, whose last reference unloads it.
+  std::vector<std::string> function_names;
+  std::shared_ptr<const LoadedModule> module;
 };
 
 /// A compile step: request in, result out. Implementations: in-process

@@ -216,21 +216,24 @@ class Parser {
         }
         if (name.empty()) continue;
         add_symbol(name, static_cast<std::uint8_t>(info & 0xf),
-                   static_cast<std::uint8_t>(info >> 4), bytes_.read<std::uint64_t>(at + 16));
+                   static_cast<std::uint8_t>(info >> 4), bytes_.read<std::uint8_t>(at + 5),
+                   bytes_.read<std::uint64_t>(at + 16));
       }
     }
     return true;
   }
 
   void add_symbol(std::string_view name, std::uint8_t type, std::uint8_t binding,
-                  std::uint64_t size) {
+                  std::uint8_t other, std::uint64_t size) {
     if (type == kSttFunc) funcs_.emplace(name);
+    if (type == kSttFunc && (other & kStoCudaEntry) != 0) cuda_entries_.emplace(name);
     if (type == kSttObject) objects_.emplace(name);
     if (!seen_.insert(name).second) return;
     ElfSymbol symbol;
     symbol.name = std::string(name);
     symbol.type = type;
     symbol.binding = binding;
+    symbol.other = other;
     symbol.size = size;
     out_->symbols.push_back(std::move(symbol));
   }
@@ -243,6 +246,7 @@ class Parser {
       if (funcs_.count(kernel) != 0) out_->amdgpu_kernels.emplace_back(kernel);
     }
     // objects_ is ordered, so the list is already sorted.
+    out_->cuda_kernels.assign(cuda_entries_.begin(), cuda_entries_.end());
     return true;
   }
 
@@ -258,6 +262,7 @@ class Parser {
   std::unordered_set<std::string_view> seen_;
   std::set<std::string_view> funcs_;
   std::set<std::string_view> objects_;
+  std::set<std::string_view> cuda_entries_;
 };
 
 // EF_AMDGPU_MACH values (LLVM's BinaryFormat/ELF.h and AMDGPUUsage); R600

@@ -10,29 +10,32 @@ namespace hipacm::backend {
 
 inline constexpr std::uint16_t kElfMachineAmdgpu = 224;  // EM_AMDGPU
 inline constexpr std::uint16_t kElfMachineCuda = 190;    // EM_CUDA
+inline constexpr std::uint8_t kStoCudaEntry = 0x10;      // st_other bit of a CUDA kernel
 
 struct ElfSymbol {
   std::string name;
   std::uint8_t type = 0;     ///< STT_* (1 = OBJECT, 2 = FUNC)
   std::uint8_t binding = 0;  ///< STB_* (0 = LOCAL, 1 = GLOBAL, 2 = WEAK)
+  std::uint8_t other = 0;    ///< st_other (STO_CUDA_ENTRY marks CUDA kernels)
   std::uint64_t size = 0;
 };
 
 /// What a code object holds, as far as hipacm cares.
 struct CodeObjectInfo {
-  std::uint16_t machine = 0;  ///< e_machine
-  std::uint16_t type = 0;     ///< e_type (3 = DYN)
-  std::uint32_t flags = 0;    ///< e_flags (the AMDGPU processor lives here)
+  std::uint16_t machine = 0;       ///< e_machine
+  std::uint16_t type = 0;          ///< e_type (3 = DYN)
+  std::uint32_t flags = 0;         ///< e_flags (the AMDGPU processor lives here)
   std::vector<ElfSymbol> symbols;  ///< from .symtab and .dynsym, deduplicated by name
   /// Names X with both a FUNC symbol X and an OBJECT symbol "X.kd" (AMDGPU
   /// kernel descriptors), sorted.
   std::vector<std::string> amdgpu_kernels;
+  /// FUNC symbols marked STO_CUDA_ENTRY (kernels in a CUBIN), sorted.
+  std::vector<std::string> cuda_kernels;
 };
 
 /// Parses an ELF64 little-endian image. Never reads out of bounds: any
 /// truncated or inconsistent header/section/string table is an error.
-bool read_code_object(const void* data, std::size_t size, CodeObjectInfo* out,
-                      std::string* error);
+bool read_code_object(const void* data, std::size_t size, CodeObjectInfo* out, std::string* error);
 
 /// The AMDGPU processor name ("gfx90a") that e_flags encodes, or "" if unknown.
 std::string amdgpu_processor_from_flags(std::uint32_t e_flags);

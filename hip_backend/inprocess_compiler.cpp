@@ -258,7 +258,7 @@ CompileResult compile_request(const HiprtcApi* api, const std::string& load_erro
     }
 
     std::string check_error;
-    if (!check_amdgpu_code_object(compiled.code, request.arch,
+    if (!check_code_object(compiled.code, request.arch,
                                   expected_kernels(request, compiled.lowered_names, compiled.code),
                                   &check_error)) {
       fail(HIPACM_ERROR_COMPILATION, "hipRTC produced an unusable code object: " + check_error);
@@ -318,7 +318,7 @@ CompileResult compile_with_hiprtc(const CompileRequest& request) {
 }
 
 CompileResult InProcessCompiler::compile(const CompileRequest& request) {
-  return compile_with_hiprtc(request);
+  return compile_for_target(request);
 }
 
 }  // namespace hipacm::backend

@@ -88,7 +88,7 @@ bool load_faults(std::vector<WorkerFault>* faults) {
 CompileResult compile_safely(const CompileRequest& request) {
   CompileResult result;
   try {
-    return hipacm::backend::compile_with_hiprtc(request);
+    return hipacm::backend::compile_for_target(request);
   } catch (const std::bad_alloc&) {
     result.status = HIPACM_ERROR_OUT_OF_MEMORY;
     result.error_message = "hipacm-worker ran out of memory";

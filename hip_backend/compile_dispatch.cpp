@@ -1,0 +1,13 @@
+// compile_dispatch.cpp - the in-process compile step for any arch: NVRTC or hipRTC by prefix.
+#include "hip_backend/inprocess_compiler.h"
+#include "hip_backend/nvrtc_compiler.h"
+#include "hip_backend/target_arch.h"
+
+namespace hipacm::backend {
+
+CompileResult compile_for_target(const CompileRequest& request) {
+  if (is_nvidia_arch(request.arch)) return compile_with_nvrtc(request);
+  return compile_with_hiprtc(request);
+}
+
+}  // namespace hipacm::backend
