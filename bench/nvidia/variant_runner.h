@@ -1,0 +1,27 @@
+// variant_runner.h - runs one benchmark variant in the current process and measures it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kernel_set_dir.h"
+
+namespace hipacm::bench::nvidia {
+
+/// What one run of one variant measured.
+struct VariantRun {
+  double seconds = 0.0;  ///< wall time: first compile started .. every result collected
+  int ok = 0, failed = 0, from_cache = 0;
+  long host_peak_kib = 0;      ///< getrusage(RUSAGE_SELF).ru_maxrss
+  long worker_peak_kib = 0;    ///< largest VmHWM of one hipacm-worker child
+  long workers_total_kib = 0;  ///< largest sum of the workers' VmRSS at one sample
+  long workers_seen = 0;
+  std::string error;  ///< the first failure's message, "" if none
+};
+
+/// Variant names: "a" (serial NVRTC), "d" (hipacm in-process), "e" (hipacm worker processes),
+/// "cache" (e with a read-write cache in `cache_dir`). `threads` is the pool size.
+VariantRun run_variant(const std::string& variant, const std::vector<SetKernel>& set,
+                       const std::string& arch, unsigned threads, const std::string& cache_dir);
+
+}  // namespace hipacm::bench::nvidia

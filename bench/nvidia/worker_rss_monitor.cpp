@@ -1,0 +1,79 @@
+// worker_rss_monitor.cpp - reads Name, PPid, VmRSS and VmHWM of child processes from /proc.
+#include "worker_rss_monitor.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace hipacm::bench::nvidia {
+namespace {
+
+struct ProcStatus {
+  std::string name;
+  long ppid = -1, rss_kib = 0, hwm_kib = 0;
+};
+
+long field_value(const std::string& line) {
+  const auto at = line.find_first_of("0123456789");
+  return at == std::string::npos ? 0 : std::stol(line.substr(at));
+}
+
+ProcStatus read_status(const std::filesystem::path& dir) {
+  ProcStatus s;
+  std::ifstream in(dir / "status");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("Name:", 0) == 0) {
+      s.name = line.substr(line.find_first_not_of(" \t", 5));
+    } else if (line.rfind("PPid:", 0) == 0) {
+      s.ppid = field_value(line);
+    } else if (line.rfind("VmRSS:", 0) == 0) {
+      s.rss_kib = field_value(line);
+    } else if (line.rfind("VmHWM:", 0) == 0) {
+      s.hwm_kib = field_value(line);
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+WorkerRssMonitor::WorkerRssMonitor(unsigned period_ms)
+    : sampler_([this, period_ms](std::stop_token stop) {
+        while (!stop.stop_requested()) {
+          sample();
+          std::this_thread::sleep_for(std::chrono::milliseconds(period_ms));
+        }
+        sample();
+      }) {}
+
+WorkerRssMonitor::~WorkerRssMonitor() { stop(); }
+
+void WorkerRssMonitor::stop() {
+  if (sampler_.joinable()) {
+    sampler_.request_stop();
+    sampler_.join();
+  }
+}
+
+void WorkerRssMonitor::sample() {
+  const long self = static_cast<long>(getpid());
+  long total = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string pid = entry.path().filename().string();
+    if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    const ProcStatus s = read_status(entry.path());
+    if (s.ppid != self || s.name != "hipacm-worker") continue;
+    seen_.insert(std::stol(pid));
+    total += s.rss_kib;
+    if (s.hwm_kib > peak_kib_.load(std::memory_order_relaxed))
+      peak_kib_.store(s.hwm_kib, std::memory_order_relaxed);
+  }
+  if (total > peak_total_kib_.load(std::memory_order_relaxed))
+    peak_total_kib_.store(total, std::memory_order_relaxed);
+}
+
+}  // namespace hipacm::bench::nvidia
