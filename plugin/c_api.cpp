@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "plugin/compiler_factory.h"
+#include "plugin/device_loading.h"
 #include "plugin/entry_guard.h"
 #include "plugin/fork_generation.h"
 #include "plugin/future_registry.h"
@@ -114,7 +115,9 @@ HIPACM_API hipacm_status hipacm_compile(const hipacm_request* req, const char* a
     Submission submission = read_request(req, resolved);
     FutureRef future = make_future(submission.key, resolved, submission.callbacks);
     ModeSettings settings = resolve_mode_settings(nullptr, resolved);
-    future->complete(make_compiler(settings)->compile(submission.request));
+    backend::CompileResult result = make_compiler(settings)->compile(submission.request);
+    load_into_device(&result, settings);
+    future->complete(std::move(result));
     const hipacm_status status = future->status();
     const std::string message = future->error_message();
     *out = to_handle(future.release());

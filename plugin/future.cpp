@@ -3,6 +3,7 @@
 
 #include <boost/chrono.hpp>
 
+#include "hip_backend/module_loader.h"
 #include "plugin/fork_generation.h"
 
 namespace hipacm {
@@ -35,6 +36,12 @@ bool Future::complete(backend::CompileResult result) noexcept {
       lowered_name_ptrs_.clear();
       kernel_.lowered_names = nullptr;
       kernel_.num_lowered_names = 0;
+      function_name_ptrs_.clear();
+      function_ptrs_.clear();
+      kernel_.module = nullptr;
+      kernel_.function_names = nullptr;
+      kernel_.functions = nullptr;
+      kernel_.num_functions = 0;
     }
     final_status_ = result_.status;
     // Release pairs with the acquire in done(): readers that see done_ see
@@ -55,6 +62,20 @@ void Future::build_kernel_view() {
   for (const auto& name : result_.lowered_names) lowered_name_ptrs_.push_back(name.c_str());
   kernel_.lowered_names = lowered_name_ptrs_.empty() ? nullptr : lowered_name_ptrs_.data();
   kernel_.num_lowered_names = lowered_name_ptrs_.size();
+
+  const auto& names = result_.function_names;
+  const backend::LoadedModule* module = result_.module.get();
+  function_name_ptrs_.clear();
+  function_ptrs_.assign(names.size(), nullptr);
+  function_name_ptrs_.reserve(names.size());
+  for (const auto& name : names) function_name_ptrs_.push_back(name.c_str());
+  if (module != nullptr && module->functions().size() == names.size()) {
+    function_ptrs_ = module->functions();
+  }
+  kernel_.module = module != nullptr ? module->module() : nullptr;
+  kernel_.function_names = function_name_ptrs_.empty() ? nullptr : function_name_ptrs_.data();
+  kernel_.functions = function_ptrs_.empty() ? nullptr : function_ptrs_.data();
+  kernel_.num_functions = names.size();
 }
 
 bool Future::orphaned_by_fork() const noexcept {

@@ -84,6 +84,8 @@ class Future {
 
   hipacm_kernel kernel_{};
   std::vector<const char*> lowered_name_ptrs_;
+  std::vector<const char*> function_name_ptrs_;
+  std::vector<void*> function_ptrs_;
 };
 
 }  // namespace hipacm

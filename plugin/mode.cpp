@@ -3,6 +3,7 @@
 
 #include <boost/thread/lock_guard.hpp>
 
+#include "plugin/device_loading.h"
 #include "plugin/error.h"
 #include "plugin/fork_generation.h"
 
@@ -57,6 +58,7 @@ void Mode::run_compile(const FutureRef& future, const backend::CompileRequest& r
     result.status = HIPACM_ERROR_INTERNAL;
     result.error_message = "unknown error during the compile";
   }
+  load_into_device(&result, settings_);
   const bool failed = result.status != HIPACM_SUCCESS;
   if (future->complete(std::move(result))) on_completed(future, failed);
 }

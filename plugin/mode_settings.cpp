@@ -6,8 +6,8 @@
 
 #include <cstdlib>
 
-#include "hip_backend/comgr_isa.h"
 #include "hip_backend/device_arch.h"
+#include "hip_backend/target_arch.h"
 #include "plugin/error.h"
 #include "plugin/struct_fields.h"
 #include "plugin/struct_versions.h"
@@ -36,13 +36,8 @@ std::string resolve_arch(const char* requested) {
     if (arch.empty()) throw Error(HIPACM_ERROR_BACKEND_UNAVAILABLE, why);
   }
   std::string error;
-  if (!backend::validate_amdgpu_arch(arch, &error)) {
-    // comgr missing means no compiler at all, not a bad argument.
-    std::string ignored;
-    if (backend::supported_amdgpu_processors(&ignored).empty())
-      throw Error(HIPACM_ERROR_BACKEND_UNAVAILABLE, error);
-    throw Error(HIPACM_ERROR_INVALID_ARGUMENT, error);
-  }
+  const hipacm_status status = backend::validate_arch(arch, &error);
+  if (status != HIPACM_SUCCESS) throw Error(status, error);
   return arch;
 }
 
