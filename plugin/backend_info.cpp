@@ -8,7 +8,7 @@
 #include <string>
 
 #include "hip_backend/device_arch.h"
-#include "hip_backend/hiprtc_api.h"
+#include "hip_backend/compiler_inventory.h"
 #include "hip_backend/no_destructor.h"
 #include "plugin/entry_guard.h"
 #include "plugin/struct_fields.h"
@@ -44,12 +44,16 @@ extern "C" HIPACM_API hipacm_status hipacm_get_backend_info(hipacm_backend_info*
     std::string why_no_arch;
     out->default_arch = intern(backend::default_arch(&why_no_arch));
 
-    std::string error;
-    const backend::HiprtcApi* api = backend::load_hiprtc(&error);
-    if (api == nullptr) return report(HIPACM_ERROR_BACKEND_UNAVAILABLE, function, error);
+    // One compiler fits in the struct: the one that serves the default arch
+    // (NVRTC when $HIPACM_ARCH names an NVIDIA target, hipRTC otherwise).
+    const backend::CompilerDescription compiler =
+        backend::describe_compiler_for(out->default_arch);
+    out->compiler = compiler.name == "nvrtc" ? "nvrtc" : "hiprtc";
+    if (!compiler.available)
+      return report(HIPACM_ERROR_BACKEND_UNAVAILABLE, function, compiler.error);
     out->available = 1;
-    out->version = intern(api->version);
-    out->library_path = intern(api->library_path);
+    out->version = intern(compiler.version);
+    out->library_path = intern(compiler.library_path);
     return HIPACM_SUCCESS;
   });
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "hip_backend/code_object_check.h"
+#include "hip_backend/compiler_inventory.h"
 #include "hip_backend/elf_reader.h"
 #include "hip_backend/inprocess_compiler.h"
 #include "hip_backend/nvrtc_api.h"
@@ -38,6 +39,18 @@ TEST_F(Nvrtc, ReportsVersionAndSupportedArchs) {
   const std::string identity = nvrtc_version_string();
   EXPECT_EQ(identity.rfind("nvrtc " + api->version + " (", 0), 0u) << identity;
   EXPECT_NE(identity.find(api->library_path), std::string::npos) << identity;
+}
+
+TEST_F(Nvrtc, InventoryListsBothCompilersAndPicksByArch) {
+  const std::vector<CompilerDescription> compilers = describe_compilers();
+  ASSERT_EQ(compilers.size(), 2u);
+  EXPECT_EQ(compilers[0].name, "hiprtc");
+  EXPECT_EQ(compilers[1].name, "nvrtc");
+  EXPECT_TRUE(compilers[1].available) << compilers[1].error;
+  EXPECT_EQ(compilers[1].version, load_nvrtc(nullptr)->version);
+  EXPECT_EQ(describe_compiler_for("sm_90").name, "nvrtc");
+  EXPECT_EQ(describe_compiler_for("compute_80").platform, "nvidia");
+  EXPECT_EQ(describe_compiler_for("gfx90a").name, "hiprtc");
 }
 
 TEST_F(Nvrtc, CompilesSampleToCubinWithKernelsAndLoweredNames) {

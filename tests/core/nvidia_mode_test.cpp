@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "hip_backend/cuda_driver_api.h"
 #include "hip_backend/nvrtc_api.h"
@@ -138,6 +139,26 @@ TEST_F(NvidiaMode, LoadDeviceWithoutADriverEndsTheFutureBackendUnavailable) {
   EXPECT_NE(message.find("no CUDA driver"), std::string::npos) << message;
   EXPECT_EQ(counts.cleaned.load(), 1);
   EXPECT_EQ(hipacm_mode_exit(mode, nullptr), HIPACM_ERROR_BACKEND_UNAVAILABLE);
+}
+
+TEST_F(NvidiaMode, BackendInfoReportsNvrtcForAnNvidiaDefaultArch) {
+  const char* previous = std::getenv("HIPACM_ARCH");
+  const std::string saved = previous != nullptr ? previous : "";
+  setenv("HIPACM_ARCH", "sm_90", 1);
+  hipacm_backend_info info{};
+  info.struct_size = sizeof info;
+  const hipacm_status status = hipacm_get_backend_info(&info);
+  if (previous != nullptr) {
+    setenv("HIPACM_ARCH", saved.c_str(), 1);
+  } else {
+    unsetenv("HIPACM_ARCH");
+  }
+  ASSERT_EQ(status, HIPACM_SUCCESS) << hipacm_last_error_message();
+  EXPECT_STREQ(info.compiler, "nvrtc");
+  EXPECT_STREQ(info.default_arch, "sm_90");
+  EXPECT_EQ(info.version, backend::load_nvrtc(nullptr)->version);
+  EXPECT_NE(std::string(info.library_path).find("libnvrtc"), std::string::npos)
+      << info.library_path;
 }
 
 }  // namespace
