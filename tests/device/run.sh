@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# run.sh - the whole NVIDIA device suite in one command on a GPU machine: environment report,
+# example-kernel GPU checks, C++ and Python compile benchmarks, and the Triton slot-bug demo.
+# Needs .device-bundle/ (made by scripts/device-bundle.sh on the build machine). Every stage runs
+# under timeout(1), logs into $OUT, and a failing stage does not stop the next one.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+ROOT=$(pwd)
+OUT=${OUT:-$ROOT/device-out}
+BUNDLE=$ROOT/.device-bundle
+TOTAL_BUDGET_S=${HIPACM_DEVICE_BUDGET_S:-500}  # the whole run; each stage gets at most what is left
+mkdir -p "$OUT"
+SUMMARY=$OUT/summary.txt
+WORK=$(mktemp -d /tmp/hipacm-device.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+STARTED=$(date +%s)
+: > "$SUMMARY"
+
+note() { echo "$*" | tee -a "$SUMMARY"; }
+remaining() { echo $(( TOTAL_BUDGET_S - ($(date +%s) - STARTED) )); }
+
+# stage NAME LIMIT_S LOGFILE COMMAND...: runs COMMAND under timeout with min(LIMIT, time left),
+# appends its output to $OUT/LOGFILE and one status line to the summary.
+stage() {
+  local name=$1 limit=$2 logname=$3
+  local log=$OUT/$logname
+  shift 3
+  local left
+  left=$(remaining)
+  (( left < limit )) && limit=$left
+  if (( limit < 10 )); then
+    note "SKIPPED  $name: the ${TOTAL_BUDGET_S} s budget is used up"
+    return 0
+  fi
+  echo "===== $name (limit ${limit} s): $*" | tee -a "$log"
+  local t0=$SECONDS
+  timeout -k 10 "$limit" "$@" 2>&1 | tee -a "$log"
+  local rc=${PIPESTATUS[0]}
+  local verdict=OK
+  case $rc in
+    0) verdict=OK ;;
+    77) verdict="SKIP(77)" ;;
+    124|137) verdict="TIMEOUT" ;;
+    *) verdict="FAIL(rc=$rc)" ;;
+  esac
+  note "$(printf '%-9s %-34s %4ds  log: %s' "$verdict" "$name" $((SECONDS - t0)) "$logname")"
+  echo | tee -a "$log" >/dev/null
+  return 0
+}
+
+note "hipacm device suite, $(date -u +%FT%TZ), host $(hostname)"
+if [[ ! -x $BUNDLE/hipacm-device-check || ! -f $BUNDLE/libhipacm.so.1 ]]; then
+  note "FAIL     .device-bundle is missing or incomplete: run 'bash scripts/device-bundle.sh' on the"
+  note "         build machine and carry .device-bundle to this one."
+  exit 1
+fi
+
+# -- libraries: the bundle's copies only where this system lacks the same soname, so a newer
+#    system library (OpenSSL, say) is preferred and nothing shadows what Python and torch load.
+LIBDIR=$WORK/lib
+mkdir -p "$LIBDIR"
+for lib in "$BUNDLE"/deps/*; do
+  [[ -e $lib ]] || continue
+  soname=$(basename "$lib")
+  if ldconfig -p 2>/dev/null | grep -q "^[[:space:]]*$soname "; then
+    echo "system provides $soname"
+  else
+    ln -s "$lib" "$LIBDIR/$soname"
+    echo "bundled $soname"
+  fi
+done > "$WORK/libs.txt"
+
+# -- NVRTC: $HIPACM_NVRTC_LIBRARY, the toolkit, the pip wheel, then anywhere on the disk.
+find_nvrtc() {
+  local c
+  for c in "${HIPACM_NVRTC_LIBRARY:-}" /usr/local/cuda/lib64/libnvrtc.so.13 \
+           /usr/local/cuda/targets/x86_64-linux/lib/libnvrtc.so.13 /usr/local/cuda/lib/libnvrtc.so.13; do
+    [[ -n $c && -e $c ]] && { echo "$c"; return; }
+  done
+  c=$(python3 - 2>/dev/null <<'PY'
+import glob, os, site
+roots = site.getsitepackages() + [site.getusersitepackages()]
+for root in roots:
+    for hit in sorted(glob.glob(os.path.join(root, "nvidia", "**", "libnvrtc.so.13*"), recursive=True)):
+        if "builtins" not in hit:
+            print(hit); raise SystemExit
+PY
+)
+  [[ -n $c ]] && { echo "$c"; return; }
+  timeout 60 find / -xdev \( -path /proc -o -path /sys \) -prune -o -name 'libnvrtc.so.13*' -print 2>/dev/null |
+    grep -v builtins | head -1
+}
+NVRTC=$(find_nvrtc)
+if [[ -n $NVRTC ]]; then
+  export HIPACM_NVRTC_LIBRARY=$NVRTC
+  NVRTC_DIR=$(dirname "$NVRTC")
+else
+  NVRTC_DIR=
+fi
+export HIPACM_WORKER=$BUNDLE/hipacm-worker
+export HIPACM_LIBRARY=$BUNDLE/libhipacm.so.1
+HIPACM_LD=$LIBDIR${NVRTC_DIR:+:$NVRTC_DIR}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# Our binaries get the bundle's libraries; Python runs with the system's own loader path.
+with_bundle() { env LD_LIBRARY_PATH="$HIPACM_LD" "$@"; }
+export BUNDLE WORK NVRTC HIPACM_LD
+export -f with_bundle
+
+environment_report() {
+  echo "--- bundle"; cat "$BUNDLE/BUILD-INFO.txt"; cat "$WORK/libs.txt"
+  echo "--- NVRTC: ${NVRTC:-NOT FOUND}"
+  echo "--- GPU"; nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
+  echo "--- system"; grep PRETTY_NAME /etc/os-release; ldd --version | head -1; nproc
+  command -v nvcc >/dev/null && nvcc --version | tail -2
+  echo "--- python"; python3 - <<'PY'
+import importlib, sys
+print("python", sys.version.split()[0])
+for name in ("torch", "triton", "cupy", "cuda.bindings", "numpy"):
+    try:
+        m = importlib.import_module(name)
+        print(f"{name} {getattr(m, '__version__', '?')}")
+    except Exception as e:
+        print(f"{name} unavailable: {type(e).__name__}: {e}")
+PY
+  echo "--- libhipacm.so.1 resolves"
+  with_bundle ldd "$BUNDLE/libhipacm.so.1"
+  if with_bundle ldd "$BUNDLE/libhipacm.so.1" | grep -q "not found"; then return 1; fi
+  [[ -n $NVRTC ]]
+}
+export -f environment_report
+
+stage "environment" 60 env.log bash -c environment_report
+
+stage "device checks (worker processes)" 120 device-tests.log \
+  env LD_LIBRARY_PATH="$HIPACM_LD" "$BUNDLE/hipacm-device-check" --kernels examples/kernels --arch sm_90 --isolation process
+stage "device checks (in-process)" 90 device-tests.log \
+  env LD_LIBRARY_PATH="$HIPACM_LD" "$BUNDLE/hipacm-device-check" --kernels examples/kernels --arch sm_90 --isolation in-process
+
+SET=$WORK/kernel-set
+stage "generate the 64-kernel set" 30 bench.log \
+  env LD_LIBRARY_PATH="$HIPACM_LD" "$BUNDLE/hipacm-nvidia-bench" --generate "$SET" --examples examples/kernels --count 64
+stage "C++ bench (a, d, e1..e16, cache)" 260 bench.log \
+  env LD_LIBRARY_PATH="$HIPACM_LD" "$BUNDLE/hipacm-nvidia-bench" --set "$SET" --arch sm_90 --rounds 3 --threads 16 \
+  --scaling 1,2,4,8,16 --timeout 60 --budget 170 --json "$OUT/bench.json"
+stage "Python bench (Triton b, CuPy c)" 170 python-bench.log \
+  python3 bench/nvidia/python_bench.py --set "$SET" --arch sm_90 --threads 16 --rounds 3 \
+  --cupy-rounds 2 --timeout 60 --baseline "$OUT/bench.json" --json "$OUT/python-bench.json"
+stage "Triton slot-bug demo" 90 demo.log \
+  env LD_LIBRARY_PATH="$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" python3 examples/triton_slot_bug/demo.py --arch sm_90
+
+{
+  echo
+  echo "--- device checks"
+  grep -E "^(GPU:|FAIL|[0-9]+ passed)" "$OUT/device-tests.log" 2>/dev/null | head -40
+  echo "--- benchmark (C++ and Python rows; vs_a = serial NVRTC median / row median)"
+  sed -n '/^variant /,/^(median_s/p' "$OUT/python-bench.log" 2>/dev/null | head -30
+  grep -q "^variant " "$OUT/python-bench.log" 2>/dev/null ||
+    sed -n '/^variant /,/^(median_s/p' "$OUT/bench.log" 2>/dev/null | head -30
+  echo "--- demo"
+  grep -E "Triton slot bug|hipacm_active_mode|2nd mode|summary" "$OUT/demo.log" 2>/dev/null
+  echo "--- total $(( $(date +%s) - STARTED )) s"
+} | tee -a "$SUMMARY"
+ls -la "$OUT"
