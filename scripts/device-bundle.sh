@@ -2,7 +2,7 @@
 # device-bundle.sh - builds the NVIDIA device suite (Release) and packs it, with the shared
 # libraries a bare CUDA image may lack, into .device-bundle/ for tests/device/run.sh.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 ROOT=$(pwd)
 BUILD_DIR=${HIPACM_DEVICE_BUILD_DIR:-build/device}
 BUNDLE=$ROOT/.device-bundle
