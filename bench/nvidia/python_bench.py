@@ -250,7 +250,7 @@ def main():
             print(f"triton/cuda.bindings unavailable: {msg}", flush=True)
             b_runs.append(dict(seconds=None, error=msg))
         rows.append(summarise("b", "b", args.threads,
-                              f"Triton AsyncCompileMode, ThreadPool({args.threads}), NVRTC",
+                              f"Triton AsyncCompileMode, {args.threads} threads, NVRTC",
                               b_runs, len(kernels)))
         rows.append(summarise("b-serial", "b", 1, "cuda.bindings NVRTC, serial loop", serial_runs,
                               len(kernels)))
