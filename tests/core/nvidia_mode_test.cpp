@@ -141,6 +141,32 @@ TEST_F(NvidiaMode, LoadDeviceWithoutADriverEndsTheFutureBackendUnavailable) {
   EXPECT_EQ(hipacm_mode_exit(mode, nullptr), HIPACM_ERROR_BACKEND_UNAVAILABLE);
 }
 
+// The AMD half of load_device: same contract, through libamdhip64.
+TEST(LoadDevice, GfxWithoutADeviceEndsTheFutureBackendUnavailable) {
+  hipacm_mode_config cfg = config(1);
+  cfg.load_device = 0;
+  hipacm_mode* mode = nullptr;
+  ASSERT_EQ(hipacm_mode_enter(&cfg, &mode), HIPACM_SUCCESS) << hipacm_last_error_message();
+  Request request(vadd_source(), "gfx-load");
+  FutureHandle future;
+  ASSERT_EQ(hipacm_submit(mode, request.get(), future.out()), HIPACM_SUCCESS);
+  const hipacm_kernel* kernel = nullptr;
+  const hipacm_status status = hipacm_future_result(future.f, &kernel);
+  hipacm_mode_exit(mode, nullptr);
+  if (status == HIPACM_SUCCESS) {
+    ASSERT_NE(kernel, nullptr);
+    EXPECT_NE(kernel->module, nullptr);
+    ASSERT_EQ(kernel->num_functions, 1u);
+    EXPECT_NE(kernel->functions[0], nullptr);
+    GTEST_SKIP()
+        << "an AMD GPU is present: loaded for real; the no-device path needs a GPU-less host";
+  }
+  EXPECT_EQ(status, HIPACM_ERROR_BACKEND_UNAVAILABLE);
+  const std::string message = hipacm_future_error_message(future.f);
+  EXPECT_NE(message.find("HIP"), std::string::npos) << message;
+  EXPECT_NE(message.find("device"), std::string::npos) << message;
+}
+
 TEST_F(NvidiaMode, BackendInfoReportsNvrtcForAnNvidiaDefaultArch) {
   const char* previous = std::getenv("HIPACM_ARCH");
   const std::string saved = previous != nullptr ? previous : "";
