@@ -55,7 +55,7 @@ if [[ ! -x $BUNDLE/hipacm-device-check || ! -f $BUNDLE/libhipacm.so.1 ]]; then
   exit 1
 fi
 
-# -- libraries: the bundle's copies only where this system lacks the same soname, so a newer
+# -- libraries (the bundle itself first: its binaries carry the build tree's RUNPATH): the bundle's copies only where this system lacks the same soname, so a newer
 #    system library (OpenSSL, say) is preferred and nothing shadows what Python and torch load.
 LIBDIR=$WORK/lib
 mkdir -p "$LIBDIR"
@@ -99,7 +99,7 @@ else
 fi
 export HIPACM_WORKER=$BUNDLE/hipacm-worker
 export HIPACM_LIBRARY=$BUNDLE/libhipacm.so.1
-HIPACM_LD=$LIBDIR${NVRTC_DIR:+:$NVRTC_DIR}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+HIPACM_LD=$BUNDLE:$LIBDIR${NVRTC_DIR:+:$NVRTC_DIR}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # Our binaries get the bundle's libraries; Python runs with the system's own loader path.
 with_bundle() { env LD_LIBRARY_PATH="$HIPACM_LD" "$@"; }
 export BUNDLE WORK NVRTC HIPACM_LD
