@@ -158,6 +158,7 @@ int run_all(const std::string& self, const std::string& set_dir, const std::stri
 
   std::vector<Measure> measures = {
       {"a", "a", 1, "serial NVRTC loop (dlopen libnvrtc)"},
+      {"a-warm", "a-warm", 1, "a after one untimed compile (NVRTC initialized)"},
       {"d" + std::to_string(threads), "d", threads,
        "hipacm in-process, " + std::to_string(threads) + " pool threads"},
   };
@@ -166,6 +167,8 @@ int run_all(const std::string& self, const std::string& set_dir, const std::stri
   for (unsigned n : sizes)
     measures.push_back(
         {"e" + std::to_string(n), "e", n, "hipacm, " + std::to_string(n) + " worker processes"});
+  measures.push_back({"e" + std::to_string(threads) + "-warm", "e-warm", threads,
+                      "e" + std::to_string(threads) + " with the pool started and initialized"});
   const Measure cold{"cache-cold", "cache", threads, "e with an empty cache dir (fills it)"};
   const Measure warm{"cache-warm", "cache", threads, "e again, same cache dir (from_cache)"};
 
@@ -302,7 +305,8 @@ int main(int argc, char** argv) {
   app.add_option("--json", json_path, "write the results as JSON here");
   app.add_option("--timeout", timeout_s, "seconds one measurement may take (default 120)");
   app.add_option("--budget", budget_s, "stop starting measurements after this many seconds");
-  app.add_option("--single", single, "internal: run one variant (a, d, e, cache) and print it");
+  app.add_option("--single", single,
+                 "internal: run one variant (a, a-warm, d, e, e-warm, cache) and print it");
   app.add_option("--cache-dir", cache_dir, "internal: the cache directory of --single cache");
   CLI11_PARSE(app, argc, argv);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);

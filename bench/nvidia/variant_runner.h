@@ -19,8 +19,10 @@ struct VariantRun {
   std::string error;  ///< the first failure's message, "" if none
 };
 
-/// Variant names: "a" (serial NVRTC), "d" (hipacm in-process), "e" (hipacm worker processes),
-/// "cache" (e with a read-write cache in `cache_dir`). `threads` is the pool size.
+/// Variant names: "a" (serial NVRTC), "a-warm" (the same after one untimed compile),
+/// "d" (hipacm in-process), "e" (hipacm worker processes), "e-warm" (e after an untimed mode
+/// that started and initialized the workers), "cache" (e with a read-write cache in
+/// `cache_dir`). `threads` is the pool size.
 VariantRun run_variant(const std::string& variant, const std::vector<SetKernel>& set,
                        const std::string& arch, unsigned threads, const std::string& cache_dir);
 
