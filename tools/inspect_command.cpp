@@ -36,9 +36,8 @@ int run(const InspectOptions& options) {
     throw InputError(
         fmt::format("{}: not a code object this tool can read: {}", options.file, error));
   if (options.json) {
-    nlohmann::ordered_json document = to_json(summary);
-    document["schema"] = "hipacm-inspect-1";
-    document["source"] = options.file;
+    nlohmann::ordered_json document = {{"schema", "hipacm-inspect-1"}, {"source", options.file}};
+    document.update(to_json(summary));
     write_json(document, "-");
   } else {
     print_summary(options.file, summary);

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "tools/backend_probe.h"
+#include "tools/code_object_files.h"
 #include "tools/commands.h"
 #include "tools/exit_codes.h"
 #include "tools/json_output.h"
@@ -24,6 +25,7 @@ struct WarmupOptions {
   double timeout_seconds = 0;
   std::string json_target;
   std::string cache_dir;
+  std::string output_dir;
   bool no_cache = false;
   bool keep_going = false;
   bool quiet = false;
@@ -66,6 +68,10 @@ int run(const WarmupOptions& options) {
   if (options.verbose) print_kernel_lines(text, result);
   print_failures(stderr, result, options.log_lines);
   print_summary(text, result);
+  if (!options.output_dir.empty()) {
+    const auto files = write_code_objects(result, options.output_dir);
+    fmt::print(text, "wrote {} code objects to {}\n", files.size(), options.output_dir);
+  }
   if (!options.json_target.empty())
     write_json(warmup_report_json(result, settings), options.json_target);
   const bool any_failed = totals_of(result).failed > 0;
@@ -100,6 +106,8 @@ void add_warmup_command(CLI::App& app, AppContext& context) {
       "Cache directory (default: $HIPACM_CACHE_DIR, $XDG_CACHE_HOME/hipacm, ~/.cache/hipacm)");
   warmup->add_flag("--no-cache", options->no_cache, "Neither read nor write the cache")
       ->excludes(cache_dir);
+  warmup->add_option("-o,--output-dir", options->output_dir,
+                     "Also write each code object to DIR as <name>.<arch>.co");
   warmup->add_flag("-k,--keep-going", options->keep_going,
                    "Exit 0 even when some kernels failed (failures are still reported)");
   warmup->add_flag("-q,--quiet", options->quiet, "No progress output");

@@ -108,15 +108,20 @@ void read_outcome(hipacm_future* future, KernelOutcome* outcome) {
   outcome->compile_seconds = kernel->compile_seconds;
   outcome->from_cache = kernel_has_from_cache(*kernel) && kernel->from_cache != 0;
   const auto* bytes = static_cast<const std::uint8_t*>(kernel->code);
+  outcome->code.assign(bytes, bytes + kernel->code_size);
   CodeObjectSummary summary;
   std::string error;
-  if (summarize_code_object({bytes, bytes + kernel->code_size}, &summary, &error))
-    outcome->kernels = summary.kernels;
+  if (summarize_code_object(outcome->code, &summary, &error)) outcome->kernels = summary.kernels;
 }
 
 }  // namespace
 
 void check_archs(const WarmupSettings& settings) {
+  // Without this, every compile would fail one by one with BACKEND_UNAVAILABLE.
+  hipacm_backend_info info{};
+  info.struct_size = sizeof info;
+  if (hipacm_get_backend_info(&info) != HIPACM_SUCCESS)
+    throw BackendUnavailable(hipacm_last_error_message());
   for (const std::string& arch : settings.archs) ModeScope mode(enter_mode(settings, arch));
 }
 

@@ -33,6 +33,7 @@ struct KernelOutcome {
   std::string error;                 ///< empty on success
   std::string log;                   ///< the compiler log
   std::vector<std::string> kernels;  ///< kernels found in the code object
+  std::vector<std::uint8_t> code;    ///< the code object itself
 };
 
 struct WarmupResult {
@@ -41,9 +42,9 @@ struct WarmupResult {
   double wall_seconds = 0.0;
 };
 
-/// Enters (and at once leaves) a mode for every arch, so that an unknown arch
-/// or a missing backend is reported before anything compiles. Throws
-/// InputError (unknown arch) or BackendUnavailable.
+/// Loads the compiler, then enters (and at once leaves) a mode for every
+/// arch, so that a missing backend or an unknown arch is reported before
+/// anything compiles. Throws BackendUnavailable or InputError (unknown arch).
 void check_archs(const WarmupSettings& settings);
 
 /// One mode per arch, in order, each with every input submitted at once.
