@@ -61,8 +61,11 @@ void Progress::update(std::size_t done, std::size_t failed, const std::string& l
   done_ = std::min(done, total_);
   failed_ = failed;
   label_ = label;
-  if (style_ == ProgressStyle::kNone || done_ == last_drawn_done_) return;
+  if (style_ == ProgressStyle::kNone) return;
   const auto now = Clock::now();
+  // A bar also ticks while nothing finishes, so its elapsed time and ETA stay live.
+  const bool idle_tick = style_ == ProgressStyle::kBar && now - last_draw_ >= kLineInterval;
+  if (done_ == last_drawn_done_ && !idle_tick) return;
   if (style_ == ProgressStyle::kBar) {
     if (now - last_draw_ < kBarInterval && done_ < total_) return;
     draw_bar();

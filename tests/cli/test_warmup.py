@@ -178,3 +178,36 @@ def test_output_dir_holds_one_code_object_per_kernel_and_arch(run, backend_usabl
     assert sorted(os.listdir(out)) == ["histogram.gfx1030.co", "histogram.gfx90a.co",
                                        "saxpy.gfx1030.co", "saxpy.gfx90a.co"]
     assert (out / "saxpy.gfx90a.co").read_bytes()[:4] == b"\x7fELF"
+
+
+def test_progress_bar_when_stderr_is_a_terminal(cli_path, backend_usable, cache_dir):
+    import pty
+    import subprocess
+
+    from conftest import base_env
+
+    leader, follower = pty.openpty()
+    try:
+        completed = subprocess.run(
+            [cli_path, "warmup", str(EXAMPLES / "saxpy.hip"), "--arch", "gfx90a"],
+            stdout=subprocess.PIPE, stderr=follower, env=base_env(cache_dir), timeout=600,
+            check=False)
+        os.close(follower)
+        follower = -1
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # EIO: the terminal's other side is closed and drained
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        if follower >= 0:
+            os.close(follower)
+        os.close(leader)
+    err = b"".join(chunks).decode()
+    assert completed.returncode == 0
+    assert "\r[" in err and "] 1/1 kernels" in err and "ETA done" in err
+    assert "hipacm: warmup" not in err  # the plain lines are for pipes
