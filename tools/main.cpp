@@ -28,7 +28,8 @@ std::string version_text() {
 
 int main(int argc, char** argv) {
   using namespace hipacm::cli;
-  CLI::App app{"hipacm: warm, inspect and diagnose hipacm's asynchronous HIP kernel compiles"};
+  CLI::App app{"hipacm: warm, inspect and diagnose hipacm's asynchronous HIP kernel compiles",
+               "hipacm"};
   app.set_version_flag("--version", version_text);
   app.require_subcommand(1);
   app.footer(

@@ -36,7 +36,8 @@ WarmupTotals totals_of(const WarmupResult& result) {
   WarmupTotals totals;
   for (const KernelOutcome& outcome : result.outcomes) add(&totals, outcome);
   totals.wall_seconds = result.wall_seconds;
-  if (totals.compiled > 0 && result.wall_seconds > 0)
+  // A failed compile's time is unknown, so with failures the serial sum is too.
+  if (totals.compiled > 0 && totals.failed == 0 && result.wall_seconds > 0)
     totals.speedup = totals.compile_seconds / result.wall_seconds;
   return totals;
 }
@@ -124,6 +125,8 @@ nlohmann::ordered_json warmup_report_json(const WarmupResult& result,
           {"archs", settings.archs},
           {"jobs", settings.jobs},
           {"cache", settings.no_cache ? "off" : "default"},
+          {"cache_dir", settings.cache_dir.empty() ? nlohmann::ordered_json(nullptr)
+                                                   : nlohmann::ordered_json(settings.cache_dir)},
           {"totals",
            {{"kernels", totals.kernels},
             {"cache_hits", totals.cache_hits},

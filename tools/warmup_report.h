@@ -22,7 +22,7 @@ struct WarmupTotals {
   double compile_seconds = 0.0;  ///< summed over the compiled ones
   double wall_seconds = 0.0;
   /// compile_seconds / wall_seconds: what the parallel pool bought over one
-  /// compile at a time; unknown when nothing compiled.
+  /// compile at a time; unknown when nothing compiled or something failed.
   std::optional<double> speedup;
 };
 
