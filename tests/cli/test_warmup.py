@@ -25,6 +25,7 @@ def test_success_exits_0_with_a_versioned_report(run, backend_usable, tmp_path):
     assert doc["schema"] == "hipacm-warmup-report-1"
     assert doc["archs"] == ["gfx90a"]
     assert isinstance(doc["hipacm_version"], str)
+    assert doc["cache"] == "default" and doc["cache_dir"] is None
     for key, kind in TOTAL_KEYS.items():
         assert isinstance(doc["totals"][key], kind), key
     assert doc["totals"]["speedup"] is None or isinstance(doc["totals"]["speedup"], float)
@@ -59,6 +60,7 @@ def test_compile_failure_exits_1_and_prints_the_log(run, backend_usable, broken_
     assert broken["code_size"] == 0 and broken["kernels"] == []
     assert saxpy["status"] == "ok"
     assert doc["totals"]["failed"] == 1
+    assert doc["totals"]["speedup"] is None  # a failed compile's time is unknown
     assert "cache hits" in r.err  # the summary moved to stderr
 
 
@@ -136,10 +138,12 @@ def test_progress_lines_when_stderr_is_a_pipe(run, backend_usable):
     assert "\r" not in r.err and "\x1b[" not in r.err  # no terminal redraws on a pipe
 
 
-def test_quiet_prints_no_progress(run, backend_usable):
-    r = run("warmup", EXAMPLES / "saxpy.hip", "--arch", "gfx90a", "--quiet")
+def test_quiet_prints_no_progress(run, backend_usable, tmp_path):
+    r = run("warmup", EXAMPLES / "saxpy.hip", "--arch", "gfx90a", "--quiet", "--no-cache",
+            "--json", tmp_path / "r.json")
     assert r.rc == 0, r.err
     assert "hipacm: warmup" not in r.err
+    assert report(tmp_path, "r.json")["cache"] == "off"
 
 
 def test_arch_defaults_to_hipacm_arch(run, backend_usable):
