@@ -35,8 +35,9 @@ def cache_dir(tmp_path):
 
 def base_env(cache):
     env = dict(os.environ)
-    # Tests choose their own arch and never touch the user's cache.
-    env.pop("HIPACM_ARCH", None)
+    # Tests choose their own arch, run the build's worker, and never touch the user's cache.
+    for name in ("HIPACM_ARCH", "HIPACM_ISOLATION", "HIPACM_WORKER", "HIPACM_CACHE"):
+        env.pop(name, None)
     env["HIPACM_CACHE_DIR"] = str(cache)
     return env
 
