@@ -27,22 +27,26 @@ void print_summary(const std::string& source, const CodeObjectSummary& summary) 
   for (const std::string& kernel : summary.kernels) fmt::print("    {}\n", kernel);
 }
 
-int run(const InspectOptions& options) {
-  const std::string text = read_text_file(options.file);
-  const std::vector<std::uint8_t> bytes(text.begin(), text.end());
+// Bytes from any source (a file here; a cache entry or a compile result elsewhere) print alike.
+int report_code_object(const std::string& source, const std::vector<std::uint8_t>& bytes,
+                       bool json) {
   CodeObjectSummary summary;
   std::string error;
   if (!summarize_code_object(bytes, &summary, &error))
-    throw InputError(
-        fmt::format("{}: not a code object this tool can read: {}", options.file, error));
-  if (options.json) {
-    nlohmann::ordered_json document = {{"schema", "hipacm-inspect-1"}, {"source", options.file}};
+    throw InputError(fmt::format("{}: not a code object this tool can read: {}", source, error));
+  if (json) {
+    nlohmann::ordered_json document = {{"schema", "hipacm-inspect-1"}, {"source", source}};
     document.update(to_json(summary));
     write_json(document, "-");
   } else {
-    print_summary(options.file, summary);
+    print_summary(source, summary);
   }
   return kExitOk;
+}
+
+int run(const InspectOptions& options) {
+  const std::string text = read_text_file(options.file);
+  return report_code_object(options.file, {text.begin(), text.end()}, options.json);
 }
 
 }  // namespace

@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   add_warmup_command(app, context);
   add_inspect_command(app, context);
   add_doctor_command(app, context);
+  // The persistent cache's subcommand registers here: add_cache_command(app, context).
 
   try {
     app.parse(argc, argv);
