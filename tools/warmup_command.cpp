@@ -51,7 +51,11 @@ int run(const WarmupOptions& options) {
   WarmupSettings settings;
   settings.archs = resolve_archs(options);
   settings.jobs = options.jobs;
-  settings.timeout_ms = static_cast<std::uint32_t>(std::lround(options.timeout_seconds * 1000));
+  // 0 means "no limit" to the plugin, so a tiny positive limit must not round down to it.
+  settings.timeout_ms =
+      options.timeout_seconds > 0
+          ? static_cast<std::uint32_t>(std::max(1L, std::lround(options.timeout_seconds * 1000)))
+          : 0;
   settings.cache_dir = options.cache_dir;
   settings.no_cache = options.no_cache;
 
