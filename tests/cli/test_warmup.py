@@ -129,8 +129,13 @@ def test_bad_directive_exits_2(run, tmp_path):
 
 
 def test_progress_lines_when_stderr_is_a_pipe(run, backend_usable):
-    r = run("warmup", EXAMPLES / "saxpy.hip", EXAMPLES / "vector_add.hip", "--arch", "gfx90a")
+    r = run("warmup", EXAMPLES / "saxpy.hip", EXAMPLES / "vector_add.hip", "--arch", "gfx90a",
+            "--verbose")
     assert r.rc == 0, r.err
+    # --verbose: one line per kernel on stdout, before the summary.
+    kernel_lines = [l.split() for l in r.out.splitlines() if l.startswith("compiled ")]
+    assert [(l[1], l[-1].rsplit("/", 1)[-1]) for l in kernel_lines] == [
+        ("gfx90a", "saxpy.hip"), ("gfx90a", "vector_add.hip")]
     lines = [l for l in r.err.splitlines() if l.startswith("hipacm: warmup ")]
     assert lines[0].startswith("hipacm: warmup 0/2 kernels")
     assert lines[-1].startswith("hipacm: warmup 2/2 kernels")
@@ -161,9 +166,11 @@ def test_the_same_file_twice_is_warmed_once(run, backend_usable):
 
 def test_timeout_fails_the_compile(run, backend_usable):
     r = run("warmup", EXAMPLES / "gemm_tiled.hip", "--arch", "gfx90a", "--timeout", "0.001",
-            "--json", "-", "-q")
+            "--jobs", "1", "--json", "-", "-q")
     assert r.rc == 1
-    (kernel,) = json.loads(r.out)["kernels"]
+    doc = json.loads(r.out)
+    assert doc["jobs"] == 1
+    (kernel,) = doc["kernels"]
     assert kernel["status_code"] == "HIPACM_ERROR_TIMEOUT"
 
 
