@@ -93,3 +93,11 @@ def test_doctor_warns_when_the_worker_is_missing(run, tmp_path):
     assert worker["level"] == "warning"
     assert worker["details"]["found"] is False
     assert "HIPACM_WORKER" in worker["hint"]
+
+
+def test_doctor_warns_about_a_default_arch_that_comgr_does_not_know(run, backend_usable):
+    # An arch comgr does not list would abort hipRTC, so doctor flags it instead of passing it on.
+    arch = checks_by_name(run("doctor", "--json", env={"HIPACM_ARCH": "gfx9999"}).json())["arch"]
+    assert arch["level"] == "warning"
+    assert "gfx9999" in arch["summary"] and "not usable" in arch["summary"]
+    assert "HIPACM_ARCH" in arch["hint"]
