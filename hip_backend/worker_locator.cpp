@@ -53,15 +53,18 @@ std::string own_binary_dir() {
 }  // namespace
 
 std::string find_worker_binary(std::string* why) {
+  return find_worker_binary_beside(own_binary_dir(), why);
+}
+
+std::string find_worker_binary_beside(const std::string& binary_dir, std::string* why) {
   if (const char* env = std::getenv("HIPACM_WORKER"); env && *env) {
     const std::string problem = check_executable(env);
     if (problem.empty()) return env;
     if (why) *why = std::string("HIPACM_WORKER=") + env + " is not usable: " + problem;
     return "";
   }
-  const std::string dir = own_binary_dir();
-  const std::vector<std::string> candidates = {dir + "/" + kWorkerName,
-                                               dir + "/" + HIPACM_WORKER_INSTALL_RELPATH};
+  const std::vector<std::string> candidates = {binary_dir + "/" + kWorkerName,
+                                               binary_dir + "/" + HIPACM_WORKER_INSTALL_RELPATH};
   std::string tried;
   for (const std::string& path : candidates) {
     const std::string problem = check_executable(path);

@@ -14,4 +14,8 @@ namespace hipacm::backend {
 /// Returns "" with *why naming every place it looked when none is usable.
 std::string find_worker_binary(std::string* why);
 
+/// The same search with `binary_dir` in place of this code's own directory,
+/// for tools that report where a given libhipacm.so would find its worker.
+std::string find_worker_binary_beside(const std::string& binary_dir, std::string* why);
+
 }  // namespace hipacm::backend

@@ -13,3 +13,8 @@ cmake --build "$prefix/consumer-build" >/dev/null
 # The installed library finds its installed worker with no HIPACM_WORKER set.
 env -u HIPACM_WORKER LD_LIBRARY_PATH="$prefix/lib" HIPACM_ISOLATION=process \
   "$prefix/consumer-build/consumer"
+# The installed tool runs from bin/ (RPATH to lib/) and reports the installed worker.
+"$prefix/bin/hipacm" --version >/dev/null
+doctor=$(env -u HIPACM_WORKER "$prefix/bin/hipacm" doctor --json || true)
+grep -q 'libexec/hipacm/hipacm-worker' <<<"$doctor" ||
+  { echo "installed hipacm does not find the installed worker: $doctor"; exit 1; }

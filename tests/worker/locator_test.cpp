@@ -59,5 +59,16 @@ TEST(WorkerLocator, NoWorkerBesideTheBinaryNamesEveryPlaceTried) {
   EXPECT_NE(why.find("Set HIPACM_WORKER"), std::string::npos) << why;
 }
 
+TEST(WorkerLocator, SearchesBesideAGivenLibraryDirectory) {
+  // What `hipacm doctor` asks: where would a libhipacm.so in this directory find its worker?
+  ScopedEnv env("HIPACM_WORKER", std::nullopt);
+  const std::string worker = kWorkerPath;
+  std::string why;
+  EXPECT_EQ(backend::find_worker_binary_beside(worker.substr(0, worker.rfind('/')), &why), worker)
+      << why;
+  EXPECT_EQ(backend::find_worker_binary_beside("/nonexistent", &why), "");
+  EXPECT_NE(why.find("/nonexistent/hipacm-worker (No such file"), std::string::npos) << why;
+}
+
 }  // namespace
 }  // namespace hipacm::test

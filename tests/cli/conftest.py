@@ -1,0 +1,79 @@
+# conftest.py - runs the real hipacm binary for the CLI tests; paths come from CTest's environment.
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+CLI = os.environ.get("HIPACM_CLI", "")
+EXAMPLES = Path(os.environ.get("HIPACM_EXAMPLES_DIR",
+                               Path(__file__).resolve().parents[2] / "examples" / "kernels"))
+
+
+class Result:
+    def __init__(self, completed):
+        self.rc = completed.returncode
+        self.out = completed.stdout
+        self.err = completed.stderr
+
+    def json(self):
+        return json.loads(self.out)
+
+
+@pytest.fixture(scope="session")
+def cli_path():
+    if not CLI or not os.access(CLI, os.X_OK):
+        pytest.fail("set HIPACM_CLI to the built hipacm executable (CTest does)")
+    return CLI
+
+
+@pytest.fixture
+def cache_dir(tmp_path):
+    return tmp_path / "cache"
+
+
+def base_env(cache):
+    env = dict(os.environ)
+    # Tests choose their own arch, run the build's worker, and never touch the user's cache.
+    for name in ("HIPACM_ARCH", "HIPACM_ISOLATION", "HIPACM_WORKER", "HIPACM_CACHE"):
+        env.pop(name, None)
+    env["HIPACM_CACHE_DIR"] = str(cache)
+    return env
+
+
+@pytest.fixture
+def run(cli_path, cache_dir):
+    """run(*args, env=None) -> Result; stdout and stderr are pipes, so stderr is not a TTY."""
+
+    def _run(*args, env=None, timeout=600):
+        full_env = base_env(cache_dir)
+        full_env.update(env or {})
+        completed = subprocess.run([cli_path, *map(str, args)], capture_output=True, text=True,
+                                   env=full_env, timeout=timeout, check=False)
+        return Result(completed)
+
+    return _run
+
+
+@pytest.fixture(scope="session")
+def backend_usable(cli_path, tmp_path_factory):
+    """Compiling tests need hipRTC and comgr; `hipacm doctor` says whether they are here."""
+    env = base_env(tmp_path_factory.mktemp("cache"))
+    completed = subprocess.run([cli_path, "doctor", "--json"], capture_output=True, text=True,
+                               env=env, check=False)
+    if completed.returncode != 0:
+        pytest.skip("no compiler backend here: " + completed.stdout[-400:])
+    return True
+
+
+@pytest.fixture(scope="session")
+def manifest():
+    return json.loads((EXAMPLES / "manifest.json").read_text())
+
+
+@pytest.fixture
+def broken_kernel(tmp_path):
+    path = tmp_path / "broken.hip"
+    path.write_text('extern "C" __global__ void broken(float* x) { x[0] = undefined_name; }\n')
+    return path

@@ -1,0 +1,103 @@
+# test_doctor.py - hipacm doctor: checks, hints, exit status, JSON schema.
+import pytest
+
+NAMES = ["plugin", "hiprtc", "comgr", "worker", "cache", "arch", "devices"]
+LEVELS = {"ok", "info", "warning", "error"}
+
+
+def checks_by_name(doc):
+    return {check["name"]: check for check in doc["checks"]}
+
+
+def test_doctor_json_schema(run, backend_usable):
+    r = run("doctor", "--json", env={"HIPACM_ARCH": "gfx90a"})
+    assert r.rc == 0, r.out
+    doc = r.json()
+    assert doc["schema"] == "hipacm-doctor-1"
+    assert doc["usable"] is True
+    assert [c["name"] for c in doc["checks"]] == NAMES
+    for check in doc["checks"]:
+        assert check["level"] in LEVELS
+        assert isinstance(check["summary"], str) and check["summary"]
+        assert check["hint"] is None or isinstance(check["hint"], str)
+        assert isinstance(check["details"], dict)
+    checks = checks_by_name(doc)
+    assert checks["hiprtc"]["details"]["found"] is True
+    assert checks["hiprtc"]["details"]["path"]
+    assert "gfx90a" in checks["comgr"]["details"]["processors"]
+    assert checks["worker"]["details"]["path"].endswith("hipacm-worker")
+    assert checks["arch"]["level"] == "ok"
+    assert checks["arch"]["details"]["default_arch"] == "gfx90a"
+    assert isinstance(checks["devices"]["details"]["devices"], list)
+
+
+def test_doctor_text_reports_each_check(run, backend_usable):
+    r = run("doctor", env={"HIPACM_ARCH": "gfx1030"})
+    assert r.rc == 0, r.out
+    for name in NAMES:
+        assert f"] {name}" in r.out
+    assert "default arch gfx1030 (from HIPACM_ARCH)" in r.out
+    assert "hipacm is usable here." in r.out
+
+
+def test_doctor_cache_location_follows_the_resolution_order(run, tmp_path):
+    env = {"HIPACM_CACHE_DIR": "", "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    cache = checks_by_name(run("doctor", "--json", env=env).json())["cache"]
+    assert cache["details"]["path"] == str(tmp_path / "xdg" / "hipacm")
+    assert cache["details"]["source"] == "XDG_CACHE_HOME"
+    env = {"HIPACM_CACHE_DIR": "", "XDG_CACHE_HOME": "", "HOME": str(tmp_path)}
+    cache = checks_by_name(run("doctor", "--json", env=env).json())["cache"]
+    assert cache["details"]["path"] == str(tmp_path / ".cache" / "hipacm")
+    assert cache["details"]["source"] == "HOME"
+    env = {"HIPACM_CACHE_DIR": str(tmp_path / "explicit")}
+    cache = checks_by_name(run("doctor", "--json", env=env).json())["cache"]
+    assert cache["details"]["path"] == str(tmp_path / "explicit")
+    assert cache["level"] == "ok" and cache["details"]["writable"] is True
+
+
+def test_doctor_warns_about_an_unwritable_cache(run, tmp_path):
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("")
+    r = run("doctor", "--json", env={"HIPACM_CACHE_DIR": str(not_a_dir)})
+    cache = checks_by_name(r.json())["cache"]
+    assert cache["level"] == "warning"
+    assert cache["details"]["writable"] is False
+    assert "HIPACM_CACHE_DIR" in cache["hint"]
+
+
+def test_doctor_hints_at_hipacm_arch_when_there_is_no_default(run):
+    doc = run("doctor", "--json").json()
+    arch = checks_by_name(doc)["arch"]
+    if arch["details"]["source"] == "device":
+        pytest.skip("this machine has a GPU, so there is a default arch")
+    assert arch["level"] == "warning"
+    assert "HIPACM_ARCH" in arch["hint"]
+
+
+def test_doctor_fails_without_hiprtc_and_says_what_to_install(run, tmp_path):
+    env = {"HIPACM_HIPRTC_LIBRARY": str(tmp_path / "libmissing.so")}
+    r = run("doctor", env=env)
+    assert r.rc == 1
+    assert "[error  ] hiprtc" in r.out
+    assert "hint: install libamdhip64-dev" in r.out
+    doc = run("doctor", "--json", env=env).json()
+    assert doc["usable"] is False
+    assert checks_by_name(doc)["hiprtc"]["level"] == "error"
+    r = run("--version", env=env)
+    assert r.rc == 0 and "hipRTC not found" in r.out
+
+
+def test_doctor_warns_when_the_worker_is_missing(run, tmp_path):
+    env = {"HIPACM_WORKER": str(tmp_path / "no-worker")}
+    worker = checks_by_name(run("doctor", "--json", env=env).json())["worker"]
+    assert worker["level"] == "warning"
+    assert worker["details"]["found"] is False
+    assert "HIPACM_WORKER" in worker["hint"]
+
+
+def test_doctor_warns_about_a_default_arch_that_comgr_does_not_know(run, backend_usable):
+    # An arch comgr does not list would abort hipRTC, so doctor flags it instead of passing it on.
+    arch = checks_by_name(run("doctor", "--json", env={"HIPACM_ARCH": "gfx9999"}).json())["arch"]
+    assert arch["level"] == "warning"
+    assert "gfx9999" in arch["summary"] and "not usable" in arch["summary"]
+    assert "HIPACM_ARCH" in arch["hint"]

@@ -1,0 +1,227 @@
+# test_warmup.py - hipacm warmup: exit codes, the JSON report's schema, progress on a pipe, options.
+import json
+import os
+
+import pytest
+
+from conftest import EXAMPLES
+
+KERNEL_KEYS = {"path": str, "arch": str, "key": str, "status": str, "status_code": str,
+               "from_cache": bool, "code_size": int, "compile_seconds": float,
+               "kernels": list}
+TOTAL_KEYS = {"kernels": int, "cache_hits": int, "compiled": int, "failed": int,
+              "compile_seconds": float, "wall_seconds": float}
+
+
+def report(tmp_path, name="report.json"):
+    return json.loads((tmp_path / name).read_text())
+
+
+def test_success_exits_0_with_a_versioned_report(run, backend_usable, tmp_path):
+    r = run("warmup", EXAMPLES / "saxpy.hip", EXAMPLES / "scale.hip", "--arch", "gfx90a",
+            "--json", tmp_path / "report.json")
+    assert r.rc == 0, r.err
+    doc = report(tmp_path)
+    assert doc["schema"] == "hipacm-warmup-report-1"
+    assert doc["archs"] == ["gfx90a"]
+    assert isinstance(doc["hipacm_version"], str)
+    assert doc["cache"] == "default" and doc["cache_dir"] is None
+    for key, kind in TOTAL_KEYS.items():
+        assert isinstance(doc["totals"][key], kind), key
+    assert doc["totals"]["speedup"] is None or isinstance(doc["totals"]["speedup"], float)
+    assert doc["totals"]["kernels"] == 2 and doc["totals"]["failed"] == 0
+    assert doc["totals"]["compiled"] + doc["totals"]["cache_hits"] == 2
+    assert len(doc["kernels"]) == 2
+    for kernel in doc["kernels"]:
+        for key, kind in KERNEL_KEYS.items():
+            assert isinstance(kernel[key], kind), key
+        assert kernel["error"] is None
+        assert kernel["status"] == "ok" and kernel["status_code"] == "HIPACM_SUCCESS"
+        assert kernel["key"].startswith("sha256:")
+        assert kernel["code_size"] > 0
+    saxpy, scale = doc["kernels"]
+    assert saxpy["path"].endswith("saxpy.hip") and saxpy["kernels"] == ["saxpy"]
+    assert scale["kernels"] == ["_Z5scaleIdEvPT_S0_i", "_Z5scaleIfEvPT_S0_i"]
+    # The human summary goes to stdout.
+    assert "cache hits" in r.out and "total" in r.out
+
+
+def test_compile_failure_exits_1_and_prints_the_log(run, backend_usable, broken_kernel,
+                                                     tmp_path):
+    r = run("warmup", broken_kernel, EXAMPLES / "saxpy.hip", "--arch", "gfx90a", "--json", "-")
+    assert r.rc == 1
+    assert "FAILED" in r.err and "broken.hip" in r.err
+    assert "undeclared identifier 'undefined_name'" in r.err
+    doc = json.loads(r.out)  # with --json -, stdout holds only the report
+    broken, saxpy = doc["kernels"]
+    assert broken["status"] == "failed"
+    assert broken["status_code"] == "HIPACM_ERROR_COMPILATION"
+    assert isinstance(broken["error"], str) and broken["error"]
+    assert broken["code_size"] == 0 and broken["kernels"] == []
+    assert saxpy["status"] == "ok"
+    assert doc["totals"]["failed"] == 1
+    assert doc["totals"]["speedup"] is None  # a failed compile's time is unknown
+    assert "cache hits" in r.err  # the summary moved to stderr
+
+
+def test_keep_going_exits_0_despite_failures(run, backend_usable, broken_kernel):
+    r = run("warmup", broken_kernel, "--arch", "gfx90a", "--keep-going")
+    assert r.rc == 0
+    assert "FAILED" in r.err
+
+
+def test_long_logs_are_trimmed(run, backend_usable, tmp_path):
+    path = tmp_path / "many_errors.hip"
+    body = "\n".join(f"  x[{i}] = missing_{i};" for i in range(15))
+    path.write_text('extern "C" __global__ void k(float* x) {\n' + body + "\n}\n")
+    r = run("warmup", path, "--arch", "gfx90a", "--log-lines", "3", "-q")
+    assert r.rc == 1
+    assert "lines omitted" in r.err
+    assert "missing_0" in r.err
+
+
+@pytest.mark.parametrize("arch", ["gfx9999", "gfx1100", "sm_80", "gfx90a:bogus+"])
+def test_unknown_arch_exits_2_before_compiling(run, backend_usable, arch):
+    # gfx1100 is unknown to ROCm 5.2.3's hipRTC, which would abort the process on it.
+    doctor = {c["name"]: c for c in run("doctor", "--json").json()["checks"]}
+    if arch in doctor["comgr"]["details"]["processors"]:
+        pytest.skip(f"this comgr knows {arch}")
+    r = run("warmup", EXAMPLES / "saxpy.hip", "--arch", f"gfx90a,{arch}")
+    assert r.rc == 2
+    assert f"arch '{arch}'" in r.err
+    assert "hipacm: warmup" not in r.err  # nothing was compiled
+
+
+def test_missing_path_exits_2(run, tmp_path):
+    r = run("warmup", tmp_path / "nope.hip", "--arch", "gfx90a")
+    assert r.rc == 2
+    assert "nope.hip: no such file or directory" in r.err
+
+
+def test_directory_without_kernels_exits_2(run, tmp_path):
+    r = run("warmup", tmp_path, "--arch", "gfx90a")
+    assert r.rc == 2
+    assert "no .hip files" in r.err
+
+
+@pytest.mark.parametrize("text,message", [
+    ("{not json", "not valid JSON"),
+    ('{"schema": "other", "kernels": []}', "schema is 'other'"),
+    ('{"schema": "hipacm-examples-manifest-1", "kernels": {}}', "'kernels' must be an array"),
+    ('{"schema": "hipacm-examples-manifest-1", "kernels": [{"options": []}]}', "'source'"),
+    ('{"schema": "hipacm-examples-manifest-1", "kernels": [{"source": "absent.hip"}]}',
+     "absent.hip"),
+    ('{"schema": "hipacm-examples-manifest-1", "kernels": [{"source": "k.hip", "options": "-O3"}]}',
+     "'options' must be an array"),
+])
+def test_bad_manifest_exits_2(run, tmp_path, text, message):
+    (tmp_path / "k.hip").write_text('extern "C" __global__ void k() {}\n')
+    manifest = tmp_path / "bad.json"
+    manifest.write_text(text)
+    r = run("warmup", manifest, "--arch", "gfx90a")
+    assert r.rc == 2
+    assert message in r.err
+
+
+def test_bad_directive_exits_2(run, tmp_path):
+    path = tmp_path / "k.hip"
+    path.write_text('// hipacm: optoin=-O3\nextern "C" __global__ void k() {}\n')
+    r = run("warmup", path, "--arch", "gfx90a")
+    assert r.rc == 2
+    assert "unknown directive key 'optoin'" in r.err
+
+
+def test_progress_lines_when_stderr_is_a_pipe(run, backend_usable):
+    r = run("warmup", EXAMPLES / "saxpy.hip", EXAMPLES / "vector_add.hip", "--arch", "gfx90a",
+            "--verbose")
+    assert r.rc == 0, r.err
+    # --verbose: one line per kernel on stdout, before the summary.
+    kernel_lines = [l.split() for l in r.out.splitlines() if l.startswith("compiled ")]
+    assert [(l[1], l[-1].rsplit("/", 1)[-1]) for l in kernel_lines] == [
+        ("gfx90a", "saxpy.hip"), ("gfx90a", "vector_add.hip")]
+    lines = [l for l in r.err.splitlines() if l.startswith("hipacm: warmup ")]
+    assert lines[0].startswith("hipacm: warmup 0/2 kernels")
+    assert lines[-1].startswith("hipacm: warmup 2/2 kernels")
+    assert "ETA done" in lines[-1]
+    assert "\r" not in r.err and "\x1b[" not in r.err  # no terminal redraws on a pipe
+
+
+def test_quiet_prints_no_progress(run, backend_usable, tmp_path):
+    r = run("warmup", EXAMPLES / "saxpy.hip", "--arch", "gfx90a", "--quiet", "--no-cache",
+            "--json", tmp_path / "r.json")
+    assert r.rc == 0, r.err
+    assert "hipacm: warmup" not in r.err
+    assert report(tmp_path, "r.json")["cache"] == "off"
+
+
+def test_arch_defaults_to_hipacm_arch(run, backend_usable):
+    r = run("warmup", EXAMPLES / "saxpy.hip", "--json", "-", "-q", env={"HIPACM_ARCH": "gfx1030"})
+    assert r.rc == 0, r.err
+    assert json.loads(r.out)["archs"] == ["gfx1030"]
+
+
+def test_the_same_file_twice_is_warmed_once(run, backend_usable):
+    r = run("warmup", EXAMPLES / "saxpy.hip", EXAMPLES / "saxpy.hip", "--arch", "gfx90a",
+            "--json", "-", "-q")
+    assert r.rc == 0, r.err
+    assert json.loads(r.out)["totals"]["kernels"] == 1
+
+
+def test_timeout_fails_the_compile(run, backend_usable):
+    r = run("warmup", EXAMPLES / "gemm_tiled.hip", "--arch", "gfx90a", "--timeout", "0.001",
+            "--jobs", "1", "--json", "-", "-q")
+    assert r.rc == 1
+    doc = json.loads(r.out)
+    assert doc["jobs"] == 1
+    (kernel,) = doc["kernels"]
+    assert kernel["status_code"] == "HIPACM_ERROR_TIMEOUT"
+
+
+def test_no_compiler_backend_exits_3(run, tmp_path):
+    env = {"HIPACM_HIPRTC_LIBRARY": str(tmp_path / "libmissing.so")}
+    r = run("warmup", EXAMPLES / "saxpy.hip", "--arch", "gfx90a", env=env)
+    assert r.rc == 3
+    assert "hipacm doctor" in r.err
+
+
+def test_output_dir_holds_one_code_object_per_kernel_and_arch(run, backend_usable, tmp_path):
+    out = tmp_path / "objects"
+    r = run("warmup", EXAMPLES / "saxpy.hip", EXAMPLES / "histogram.hip",
+            "--arch", "gfx90a,gfx1030", "-o", out, "-q")
+    assert r.rc == 0, r.err
+    assert sorted(os.listdir(out)) == ["histogram.gfx1030.co", "histogram.gfx90a.co",
+                                       "saxpy.gfx1030.co", "saxpy.gfx90a.co"]
+    assert (out / "saxpy.gfx90a.co").read_bytes()[:4] == b"\x7fELF"
+
+
+def test_progress_bar_when_stderr_is_a_terminal(cli_path, backend_usable, cache_dir):
+    import pty
+    import subprocess
+
+    from conftest import base_env
+
+    leader, follower = pty.openpty()
+    try:
+        completed = subprocess.run(
+            [cli_path, "warmup", str(EXAMPLES / "saxpy.hip"), "--arch", "gfx90a"],
+            stdout=subprocess.PIPE, stderr=follower, env=base_env(cache_dir), timeout=600,
+            check=False)
+        os.close(follower)
+        follower = -1
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # EIO: the terminal's other side is closed and drained
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        if follower >= 0:
+            os.close(follower)
+        os.close(leader)
+    err = b"".join(chunks).decode()
+    assert completed.returncode == 0
+    assert "\r[" in err and "] 1/1 kernels" in err and "ETA done" in err
+    assert "hipacm: warmup" not in err  # the plain lines are for pipes

@@ -1,0 +1,22 @@
+// cache_location.h - where the persistent cache lives, by the documented resolution order.
+#pragma once
+
+#include <string>
+
+namespace hipacm::cli {
+
+struct CacheLocation {
+  std::string path;  ///< "" when nothing could be resolved (no HOME)
+  std::string
+      source;  ///< what chose it: "--cache-dir", "HIPACM_CACHE_DIR", "XDG_CACHE_HOME", "HOME"
+  bool exists = false;
+  bool writable = false;  ///< writable, or creatable under its nearest existing parent
+  std::string problem;    ///< why not writable
+};
+
+/// `explicit_dir` when non-empty, else $HIPACM_CACHE_DIR, else
+/// $XDG_CACHE_HOME/hipacm, else $HOME/.cache/hipacm (the passwd entry's home
+/// when HOME is unset), the same order as hipacm_mode_config.cache_dir.
+CacheLocation resolve_cache_location(const std::string& explicit_dir);
+
+}  // namespace hipacm::cli

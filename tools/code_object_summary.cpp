@@ -1,0 +1,81 @@
+// code_object_summary.cpp - summarises a code object through the backend's bounds-checked ELF
+// reader.
+#include "tools/code_object_summary.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "hip_backend/elf_reader.h"
+
+namespace hipacm::cli {
+namespace {
+
+constexpr std::uint8_t kSttFunc = 2;
+constexpr std::uint8_t kStbLocal = 0;
+constexpr std::uint32_t kCudaSmMask = 0xff;  // EF_CUDA_SM: the SM number in e_flags' low byte
+
+std::string machine_name(std::uint16_t machine) {
+  if (machine == backend::kElfMachineAmdgpu) return "AMDGPU";
+  if (machine == backend::kElfMachineCuda) return "CUDA";
+  return fmt::format("EM_{}", machine);
+}
+
+std::string elf_type_name(std::uint16_t type) {
+  switch (type) {
+    case 1:
+      return "REL";
+    case 2:
+      return "EXEC";
+    case 3:
+      return "DYN";
+    default:
+      return std::to_string(type);
+  }
+}
+
+// Without kernel descriptors to go by, every global function is a candidate entry point.
+std::vector<std::string> global_functions(const backend::CodeObjectInfo& info) {
+  std::vector<std::string> names;
+  for (const backend::ElfSymbol& symbol : info.symbols)
+    if (symbol.type == kSttFunc && symbol.binding != kStbLocal && !symbol.name.empty())
+      names.push_back(symbol.name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace
+
+bool summarize_code_object(const std::vector<std::uint8_t>& bytes, CodeObjectSummary* out,
+                           std::string* error) {
+  backend::CodeObjectInfo info;
+  if (!backend::read_code_object(bytes.data(), bytes.size(), &info, error)) return false;
+  out->size = bytes.size();
+  out->machine = info.machine;
+  out->machine_name = machine_name(info.machine);
+  out->elf_type = elf_type_name(info.type);
+  out->flags = info.flags;
+  out->symbol_count = info.symbols.size();
+  if (info.machine == backend::kElfMachineAmdgpu) {
+    out->arch = backend::amdgpu_processor_from_flags(info.flags);
+    out->kernels = info.amdgpu_kernels;
+  } else {
+    if (info.machine == backend::kElfMachineCuda)
+      out->arch = fmt::format("sm_{}", info.flags & kCudaSmMask);
+    out->kernels = global_functions(info);
+  }
+  return true;
+}
+
+nlohmann::ordered_json to_json(const CodeObjectSummary& summary) {
+  return {{"size", summary.size},
+          {"machine", summary.machine},
+          {"machine_name", summary.machine_name},
+          {"elf_type", summary.elf_type},
+          {"flags", summary.flags},
+          {"arch", summary.arch},
+          {"kernels", summary.kernels},
+          {"symbol_count", summary.symbol_count}};
+}
+
+}  // namespace hipacm::cli

@@ -1,0 +1,34 @@
+// code_object_summary.h - what a code object holds (machine, arch, kernels), from bytes of any
+// source.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace hipacm::cli {
+
+struct CodeObjectSummary {
+  std::size_t size = 0;
+  std::uint16_t machine = 0;  ///< e_machine
+  std::string machine_name;   ///< "AMDGPU", "CUDA" or "EM_<n>"
+  std::string elf_type;       ///< "DYN", "EXEC", "REL" or "<n>"
+  std::uint32_t flags = 0;    ///< e_flags
+  std::string arch;           ///< "gfx90a" (AMDGPU e_flags), "sm_80" (CUDA), "" if unknown
+  /// AMDGPU: names with a "<name>.kd" kernel descriptor; other machines: global
+  /// STT_FUNC symbols. Sorted.
+  std::vector<std::string> kernels;
+  std::size_t symbol_count = 0;
+};
+
+/// Reads an ELF64 code object (a file, a compile result, a cache entry: any
+/// bytes). Returns false with *error saying why when it is not one.
+bool summarize_code_object(const std::vector<std::uint8_t>& bytes, CodeObjectSummary* out,
+                           std::string* error);
+
+nlohmann::ordered_json to_json(const CodeObjectSummary& summary);
+
+}  // namespace hipacm::cli

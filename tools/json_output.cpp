@@ -1,0 +1,26 @@
+// json_output.cpp - writes a JSON document to a file or stdout.
+#include "tools/json_output.h"
+
+#include <fmt/core.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+
+#include "tools/exit_codes.h"
+
+namespace hipacm::cli {
+
+void write_json(const nlohmann::ordered_json& document, const std::string& target) {
+  const std::string text = document.dump(2) + "\n";
+  if (target == "-") {
+    std::cout << text << std::flush;
+    return;
+  }
+  std::ofstream out(target, std::ios::binary | std::ios::trunc);
+  if (!out || !(out << text) || !out.flush())
+    throw InputError(fmt::format("cannot write {}: {}", target, std::strerror(errno)));
+}
+
+}  // namespace hipacm::cli
