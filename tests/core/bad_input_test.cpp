@@ -147,7 +147,7 @@ TEST_F(BadInput, NullOptionEntryEmptySourceAndNullArrays) {
 TEST_F(BadInput, UnknownArchIsRejectedBeforeHipRtcSeesIt) {
   ASSERT_EQ(hipacm_mode_exit(mode_, nullptr), HIPACM_SUCCESS);
   mode_ = nullptr;
-  for (const char* arch : {"gfx942", "gfx1100", "gfx_bogus", "gfx90a:xnack", "sm_90 ", ""}) {
+  for (const char* arch : {"gfx942", "gfx1100", "gfx_bogus", "gfx90a:xnack", "gfx90a ", ""}) {
     hipacm_mode_config cfg = config(1);
     cfg.arch = arch;
     hipacm_mode* m = nullptr;

@@ -106,14 +106,20 @@ TEST_F(NvidiaMode, CompileErrorCarriesTheNvrtcLog) {
 }
 
 TEST_F(NvidiaMode, UnknownSmArchIsRefusedAtEnterWithTheSupportedList) {
-  hipacm_mode_config cfg = config(1);
-  cfg.arch = "sm_1";
-  hipacm_mode* mode = nullptr;
-  EXPECT_EQ(hipacm_mode_enter(&cfg, &mode), HIPACM_ERROR_INVALID_ARGUMENT);
-  EXPECT_EQ(mode, nullptr);
-  EXPECT_NE(std::string(hipacm_last_error_message()).find("sm_90"), std::string::npos)
-      << hipacm_last_error_message();
-  EXPECT_EQ(hipacm_active_mode(), nullptr);
+  for (const char* arch : {"sm_1", "sm_90 ", "sm_", "compute_9x", "sm_90:xnack-"}) {
+    hipacm_mode_config cfg = config(1);
+    cfg.arch = arch;
+    hipacm_mode* mode = nullptr;
+    EXPECT_EQ(hipacm_mode_enter(&cfg, &mode), HIPACM_ERROR_INVALID_ARGUMENT) << arch;
+    EXPECT_EQ(mode, nullptr);
+    EXPECT_NE(std::string(hipacm_last_error_message()).find("sm_90"), std::string::npos)
+        << hipacm_last_error_message();
+    EXPECT_EQ(hipacm_active_mode(), nullptr);
+    Request request(vadd_source());
+    hipacm_future* future = nullptr;
+    EXPECT_EQ(hipacm_compile(request.get(), arch, &future), HIPACM_ERROR_INVALID_ARGUMENT) << arch;
+    EXPECT_EQ(future, nullptr);
+  }
 }
 
 TEST_F(NvidiaMode, LoadDeviceWithoutADriverEndsTheFutureBackendUnavailable) {
