@@ -31,6 +31,8 @@ struct CompileResult {
   std::vector<std::uint8_t> code;
   std::vector<std::string> lowered_names;  ///< request.name_expressions order
   double compile_seconds = 0.0;
+  /// Served by the persistent cache; no compiler ran.
+  bool from_cache = false;
 };
 
 /// A compile step: request in, result out. Implementations: in-process
