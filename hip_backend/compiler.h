@@ -42,6 +42,15 @@ class Compiler {
  public:
   virtual ~Compiler() = default;
   virtual CompileResult compile(const CompileRequest& request) = 0;
+
+  /// Serves `request` without compiling when a ready result exists (the
+  /// persistent cache): true with *out filled. Must be cheap and must not
+  /// throw; the default has nothing ready.
+  virtual bool try_ready(const CompileRequest& request, CompileResult* out) noexcept {
+    (void)request;
+    (void)out;
+    return false;
+  }
 };
 
 }  // namespace hipacm::backend

@@ -48,17 +48,47 @@ std::shared_ptr<backend::Compiler> with_persistent_cache(const ModeSettings& set
 CachingCompiler::CachingCompiler(std::shared_ptr<backend::Compiler> inner, CacheSettings settings)
     : inner_(std::move(inner)), settings_(std::move(settings)) {}
 
+CachingCompiler::~CachingCompiler() {
+  if (settings_.policy != Policy::kReadWrite || settings_.user_db.empty()) return;
+  try {
+    if (auto layer = opened_store(settings_.user_db, CacheStore::Access::kReadWrite))
+      layer->flush_hits();
+  } catch (...) {
+    // Hit counts are advisory; a mode's exit never fails because of them.
+  }
+}
+
+std::string CachingCompiler::key_for(const backend::CompileRequest& request,
+                                     backend::CompilerIdentity* identity) {
+  try {
+    *identity = backend::compiler_identity(request.arch);
+    // Without an exact compiler version a key could outlive the compiler.
+    if (identity->version.empty()) return std::string();
+    return cache_key(request, *identity);
+  } catch (...) {
+    return std::string();
+  }
+}
+
+bool CachingCompiler::try_ready(const backend::CompileRequest& request,
+                                backend::CompileResult* out) noexcept {
+  try {
+    const auto start = std::chrono::steady_clock::now();
+    backend::CompilerIdentity identity;
+    const std::string key = key_for(request, &identity);
+    if (key.empty() || !serve_hit(key, request, out)) return false;
+    out->compile_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
 backend::CompileResult CachingCompiler::compile(const backend::CompileRequest& request) {
   const auto start = std::chrono::steady_clock::now();
-  std::string key;
   backend::CompilerIdentity identity;
-  try {
-    identity = backend::compiler_identity(request.arch);
-    // Without an exact compiler version a key could outlive the compiler.
-    if (!identity.version.empty()) key = cache_key(request, identity);
-  } catch (...) {
-    key.clear();
-  }
+  const std::string key = key_for(request, &identity);
   if (key.empty()) return inner_->compile(request);
 
   backend::CompileResult result;

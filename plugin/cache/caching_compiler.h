@@ -5,6 +5,7 @@
 #include <string>
 
 #include "hip_backend/compiler.h"
+#include "hip_backend/compiler_identity.h"
 #include "plugin/cache/location.h"
 #include "plugin/mode_settings.h"
 
@@ -28,9 +29,15 @@ CacheSettings resolve_cache_settings(const ModeSettings& settings);
 class CachingCompiler final : public backend::Compiler {
  public:
   CachingCompiler(std::shared_ptr<backend::Compiler> inner, CacheSettings settings);
+  /// Writes the hits this mode buffered (see CacheStore::touch).
+  ~CachingCompiler() override;
   backend::CompileResult compile(const backend::CompileRequest& request) override;
+  /// A lookup only: true with *out filled on a valid hit.
+  bool try_ready(const backend::CompileRequest& request, backend::CompileResult* out) noexcept override;
 
  private:
+  /// The key for `request`, or "" when it must not be cached.
+  std::string key_for(const backend::CompileRequest& request, backend::CompilerIdentity* identity);
   bool serve_hit(const std::string& key, const backend::CompileRequest& request,
                  backend::CompileResult* out);
   void store(const std::string& key, const backend::CompileRequest& request,

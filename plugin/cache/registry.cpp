@@ -71,6 +71,14 @@ std::shared_ptr<CacheStore> open_store(const std::string& db_path, CacheStore::A
 
 }  // namespace
 
+std::shared_ptr<CacheStore> opened_store(const std::string& db_path, CacheStore::Access access) {
+  Registry& r = registry();
+  boost::lock_guard<boost::mutex> lock(r.mutex);
+  auto it = r.slots.find({db_path, access});
+  if (it == r.slots.end() || it->second.generation != fork_generation()) return nullptr;
+  return it->second.store;
+}
+
 std::shared_ptr<CacheStore> shared_store(const std::string& db_path, CacheStore::Access access) {
   Registry& r = registry();
   const std::uint64_t generation = fork_generation();

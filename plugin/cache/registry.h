@@ -15,4 +15,7 @@ namespace hipacm::cache {
 /// opens its own connections; the parent's are abandoned, never closed.
 std::shared_ptr<CacheStore> shared_store(const std::string& db_path, CacheStore::Access access);
 
+/// The store for `db_path` if this process has already opened it, else nullptr.
+std::shared_ptr<CacheStore> opened_store(const std::string& db_path, CacheStore::Access access);
+
 }  // namespace hipacm::cache

@@ -20,6 +20,9 @@ namespace {
 // enough that a wedged lock only delays one compile.
 constexpr int kBusyTimeoutMs = 5000;
 
+// Buffered hits written per transaction (see touch()).
+constexpr std::int64_t kHitsPerFlush = 256;
+
 constexpr const char* kEntryColumns =
     "key, arch, source_name, backend, compiler_version, plugin_version, lowered_names, "
     "expected_kernels, log, size, created_us, last_used_us, hits, checksum, code";
@@ -196,16 +199,39 @@ std::optional<CacheEntry> CacheStore::find(const std::string& key) {
 
 void CacheStore::touch(const std::string& key) {
   locked([&] {
-    if (!touch_)
-      touch_.emplace(db_->handle(), "UPDATE entries SET last_used_us=?, hits=hits+1 WHERE key=?");
-    ResetOnExit reset{*touch_};
-    touch_->bind(1, now_us()).bind(2, key);
-    touch_->step();  // a single statement is its own transaction
+    PendingHit& hit = pending_hits_[key];
+    ++hit.count;
+    hit.last_used_us = now_us();
+    if (++pending_total_ >= kHitsPerFlush) flush_hits_locked();
   });
+}
+
+void CacheStore::flush_hits() {
+  locked([&] { flush_hits_locked(); });
+}
+
+void CacheStore::flush_hits_locked() {
+  if (pending_hits_.empty() || access_ != Access::kReadWrite) return;
+  // Dropped whatever happens: hit counts are advisory, and a failing write
+  // must not make every later hit retry it.
+  std::map<std::string, PendingHit> pending;
+  pending.swap(pending_hits_);
+  pending_total_ = 0;
+  if (!touch_)
+    touch_.emplace(db_->handle(),
+                   "UPDATE entries SET last_used_us=max(last_used_us, ?), hits=hits+? WHERE key=?");
+  Transaction tx(*db_);
+  for (const auto& [key, hit] : pending) {
+    ResetOnExit reset{*touch_};
+    touch_->bind(1, hit.last_used_us).bind(2, hit.count).bind(3, key);
+    touch_->step();
+  }
+  tx.commit();
 }
 
 void CacheStore::put(const CacheEntry& e) {
   locked([&] {
+    flush_hits_locked();
     if (!put_)
       put_.emplace(db_->handle(),
                    std::string("INSERT INTO entries(") + kEntryColumns +
@@ -252,6 +278,7 @@ void CacheStore::remove(const std::string& key) {
 
 std::size_t CacheStore::evict_to(std::int64_t max_bytes, const std::string& keep_key) {
   return locked([&] {
+    flush_hits_locked();
     Transaction tx(*db_);
     Statement total = db_->prepare("SELECT COALESCE(SUM(size), 0) FROM entries");
     total.step();

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,8 +53,12 @@ class CacheStore {
   bool writable() const noexcept { return access_ == Access::kReadWrite; }
 
   std::optional<CacheEntry> find(const std::string& key);
-  /// Records a hit: last use now, hit count + 1.
+  /// Records a hit: last use now, hit count + 1. Buffered in memory and
+  /// written in batches, so that a hit is a read (no write transaction, no
+  /// WAL checkpoint) almost every time.
   void touch(const std::string& key);
+  /// Writes the buffered hits now.
+  void flush_hits();
   /// Inserts or replaces the entry, in one transaction.
   void put(const CacheEntry& entry);
   void remove(const std::string& key);
@@ -78,6 +83,7 @@ class CacheStore {
  private:
   void open_locked();
   void recover_locked(const std::string& why);
+  void flush_hits_locked();
   template <typename Fn>
   auto locked(Fn&& fn) -> decltype(fn());
 
@@ -89,6 +95,12 @@ class CacheStore {
   std::optional<Statement> find_;
   std::optional<Statement> touch_;
   std::optional<Statement> put_;
+  struct PendingHit {
+    std::int64_t count = 0;
+    std::int64_t last_used_us = 0;
+  };
+  std::map<std::string, PendingHit> pending_hits_;
+  std::int64_t pending_total_ = 0;
 };
 
 /// "<path>.corrupt-<UTC timestamp>" for a file moved aside.
