@@ -30,6 +30,12 @@ CacheAdmin CacheAdmin::open(const std::string& db_path) {
   return CacheAdmin(CacheStore::open(db_path, CacheStore::Access::kReadWrite, network));
 }
 
+CacheAdmin CacheAdmin::open_read_only(const std::string& db_path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(db_path, ec)) throw std::runtime_error(db_path + " does not exist");
+  return CacheAdmin(CacheStore::open(db_path, CacheStore::Access::kReadOnly));
+}
+
 std::string CacheAdmin::default_path() {
   const std::string dir = user_cache_dir("");
   return dir.empty() ? dir : database_in(dir);

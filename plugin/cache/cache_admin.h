@@ -52,6 +52,10 @@ class CacheAdmin {
  public:
   /// Opens (creating if needed) the database file at `db_path`.
   static CacheAdmin open(const std::string& db_path);
+  /// Opens an existing database without writing to it (e.g. a system cache
+  /// or an export): stats, list, verify(false), export_to and lookup work;
+  /// the rest throw.
+  static CacheAdmin open_read_only(const std::string& db_path);
   /// Opens the default user cache: $HIPACM_CACHE_DIR, else
   /// $XDG_CACHE_HOME/hipacm, else ~/.cache/hipacm.
   static CacheAdmin open_default();

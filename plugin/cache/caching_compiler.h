@@ -33,7 +33,8 @@ class CachingCompiler final : public backend::Compiler {
   ~CachingCompiler() override;
   backend::CompileResult compile(const backend::CompileRequest& request) override;
   /// A lookup only: true with *out filled on a valid hit.
-  bool try_ready(const backend::CompileRequest& request, backend::CompileResult* out) noexcept override;
+  bool try_ready(const backend::CompileRequest& request,
+                 backend::CompileResult* out) noexcept override;
 
  private:
   /// The key for `request`, or "" when it must not be cached.

@@ -71,6 +71,10 @@ std::shared_ptr<CacheStore> open_store(const std::string& db_path, CacheStore::A
 
 }  // namespace
 
+void cache_registry_prepare_fork() noexcept { registry().mutex.lock(); }
+
+void cache_registry_after_fork() noexcept { registry().mutex.unlock(); }
+
 std::shared_ptr<CacheStore> opened_store(const std::string& db_path, CacheStore::Access access) {
   Registry& r = registry();
   boost::lock_guard<boost::mutex> lock(r.mutex);

@@ -120,34 +120,37 @@ void CacheStore::open_locked() {
   const int flags = access_ == Access::kReadWrite
                         ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
                         : SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX;
-  db_.emplace(path_, flags);
-  sqlite3_busy_timeout(db_->handle(), kBusyTimeoutMs);
+  // Kept in db_ only once fully set up: a failed open leaves no half-ready
+  // connection behind for the next call to trip over.
+  Database db(path_, flags);
+  sqlite3_busy_timeout(db.handle(), kBusyTimeoutMs);
   if (access_ == Access::kReadWrite) {
-    db_->exec(network_fs_ ? "PRAGMA journal_mode=DELETE" : "PRAGMA journal_mode=WAL");
+    db.exec(network_fs_ ? "PRAGMA journal_mode=DELETE" : "PRAGMA journal_mode=WAL");
     // In WAL mode NORMAL loses at most the last commits on power loss, never
     // consistency; a lost cache entry is only a recompile.
-    db_->exec("PRAGMA synchronous=NORMAL");
-    Transaction tx(*db_);
-    db_->exec(kCreateSchema);
-    Statement get = db_->prepare("SELECT value FROM meta WHERE name='schema_version'");
+    db.exec("PRAGMA synchronous=NORMAL");
+    Transaction tx(db);
+    db.exec(kCreateSchema);
+    Statement get = db.prepare("SELECT value FROM meta WHERE name='schema_version'");
     if (get.step()) {
       const std::string found = get.text(0);
       if (found != std::to_string(kSchemaVersion))
         throw SqliteError(SQLITE_NOTADB, "schema version " + found + ", expected " +
                                              std::to_string(kSchemaVersion));
     } else {
-      db_->prepare("INSERT INTO meta(name, value) VALUES('schema_version', ?)")
+      db.prepare("INSERT INTO meta(name, value) VALUES('schema_version', ?)")
           .bind(1, std::to_string(kSchemaVersion))
           .step();
     }
     tx.commit();
   } else {
     // Reading the version validates the file before any lookup relies on it.
-    Statement get = db_->prepare("SELECT value FROM meta WHERE name='schema_version'");
+    Statement get = db.prepare("SELECT value FROM meta WHERE name='schema_version'");
     if (!get.step() || get.text(0) != std::to_string(kSchemaVersion))
       throw SqliteError(SQLITE_NOTADB, path_ + " is not a hipacm cache of schema version " +
                                            std::to_string(kSchemaVersion));
   }
+  db_.emplace(std::move(db));
 }
 
 void CacheStore::recover_locked(const std::string& why) {
@@ -170,8 +173,8 @@ void CacheStore::recover_locked(const std::string& why) {
 template <typename Fn>
 auto CacheStore::locked(Fn&& fn) -> decltype(fn()) {
   boost::lock_guard<boost::mutex> lock(mutex_);
-  if (!db_) open_locked();
   try {
+    if (!db_) open_locked();
     return fn();
   } catch (const SqliteError& e) {
     if (e.is_corruption() && access_ == Access::kReadWrite) {

@@ -63,6 +63,11 @@ TEST_F(CacheTransfer, ExportFiltersByArch) {
   ASSERT_EQ(entries.size(), 1u);
   auto store = cache::CacheStore::open(file, cache::CacheStore::Access::kReadOnly);
   EXPECT_EQ(store->list()[0].arch, kOtherArch);
+  auto read_only = cache::CacheAdmin::open_read_only(file);
+  EXPECT_EQ(read_only.stats().entries, 1);
+  EXPECT_TRUE(read_only.verify(false).bad.empty());
+  EXPECT_THROW(read_only.clear(), std::runtime_error);
+  EXPECT_EQ(cache::CacheAdmin::open_read_only(file).stats().entries, 1);
 }
 
 TEST_F(CacheTransfer, ExportRefusesToOverwrite) {
