@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <set>
 #include <thread>
 
@@ -116,6 +117,63 @@ TEST(CacheConcurrency, PoolThreadsShareTheStore) {
     EXPECT_EQ(hits, kKernels);
   }
   expect_one_valid_entry_per_kernel(dir.db());
+}
+
+// Hits are served on the submitting threads: eight of them at once share the
+// store's connection, while misses compile and insert on the pool.
+TEST(CacheConcurrency, SubmittingThreadsHitTogether) {
+  TempDir dir;
+  int hits = 0;
+  ASSERT_TRUE(warm(dir.path(), &hits));
+  hipacm_mode_config cfg;
+  hipacm_mode_config_init(&cfg);
+  cfg.arch = kArch;
+  cfg.max_workers = 2;
+  cfg.isolation = HIPACM_ISOLATION_IN_PROCESS;
+  cfg.cache_dir = dir.path().c_str();
+  cfg.cache_policy = HIPACM_CACHE_READWRITE;
+  hipacm_mode* mode = nullptr;
+  ASSERT_EQ(hipacm_mode_enter(&cfg, &mode), HIPACM_SUCCESS);
+  constexpr int kThreads = 8;
+  constexpr int kRounds = 20;
+  std::atomic<int> from_cache{0};
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < kRounds; ++round) {
+        // Distinct host keys: every submit is a lookup, not a dedup. Thread 0
+        // also submits one new kernel per round, compiled and stored meanwhile.
+        const bool fresh = t == 0 && round % 5 == 0;
+        const std::string source =
+            fresh ? kernel_source("fresh_" + std::to_string(round)) : warm_kernel(round % kKernels);
+        std::string key =
+            std::to_string(t);  // (appending sidesteps a GCC 12 -Wrestrict false positive)
+        key += '-';
+        key += std::to_string(round);
+        hipacm_request req{};
+        req.struct_size = sizeof req;
+        req.source = source.c_str();
+        req.key = key.c_str();
+        hipacm_future* f = nullptr;
+        if (hipacm_submit(mode, &req, &f) != HIPACM_SUCCESS) {
+          failures.fetch_add(1);
+          continue;
+        }
+        const hipacm_kernel* k = nullptr;
+        if (hipacm_future_result(f, &k) != HIPACM_SUCCESS) failures.fetch_add(1);
+        if (k != nullptr && k->from_cache) from_cache.fetch_add(1);
+        hipacm_future_release(f);
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(hipacm_mode_exit(mode, nullptr), HIPACM_SUCCESS);
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(from_cache.load(), kThreads * kRounds - kRounds / 5);
+  auto admin = cache::CacheAdmin::open(dir.db());
+  EXPECT_EQ(admin.stats().entries, kKernels + kRounds / 5);
+  EXPECT_TRUE(admin.verify(false).bad.empty());
 }
 
 TEST(CacheConcurrency, ForkedChildUsesItsOwnConnection) {
