@@ -11,9 +11,9 @@ namespace {
 
 class CacheLru : public CacheEnvironment {};
 
-bool holds(const std::vector<cache::EntryInfo>& entries, const std::string& source_digest_of) {
+bool holds(const std::vector<cache::EntryInfo>& entries, const std::string& key) {
   return std::any_of(entries.begin(), entries.end(),
-                     [&](const cache::EntryInfo& e) { return e.key == source_digest_of; });
+                     [&](const cache::EntryInfo& e) { return e.key == key; });
 }
 
 TEST_F(CacheLru, EvictsLeastRecentlyUsedWithinTheBound) {
