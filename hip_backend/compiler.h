@@ -39,6 +39,8 @@ struct CompileResult {
   /// module, whose last reference unloads it.
   std::vector<std::string> function_names;
   std::shared_ptr<const LoadedModule> module;
+  /// Served by the persistent cache; no compiler ran.
+  bool from_cache = false;
 };
 
 /// A compile step: request in, result out. Implementations: in-process
@@ -48,6 +50,15 @@ class Compiler {
  public:
   virtual ~Compiler() = default;
   virtual CompileResult compile(const CompileRequest& request) = 0;
+
+  /// Serves `request` without compiling when a ready result exists (the
+  /// persistent cache): true with *out filled. Must be cheap and must not
+  /// throw; the default has nothing ready.
+  virtual bool try_ready(const CompileRequest& request, CompileResult* out) noexcept {
+    (void)request;
+    (void)out;
+    return false;
+  }
 };
 
 }  // namespace hipacm::backend

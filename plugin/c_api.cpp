@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstring>
 
+#include "plugin/cache/caching_compiler.h"
 #include "plugin/compiler_factory.h"
 #include "plugin/device_loading.h"
 #include "plugin/entry_guard.h"
@@ -62,7 +63,7 @@ HIPACM_API hipacm_status hipacm_mode_enter(const hipacm_mode_config* cfg, hipacm
       throw Error(HIPACM_ERROR_MODE_ALREADY_ACTIVE,
                   "another hipacm mode is already active in this process; exit it first");
     ModeSettings settings = resolve_mode_settings(cfg);
-    auto compiler = make_compiler(settings);
+    auto compiler = cache::with_persistent_cache(settings, make_compiler(settings));
     auto mode = std::make_shared<Mode>(std::move(settings), std::move(compiler));
     *out = claim_slot(std::move(mode));
     return HIPACM_SUCCESS;
@@ -115,7 +116,8 @@ HIPACM_API hipacm_status hipacm_compile(const hipacm_request* req, const char* a
     Submission submission = read_request(req, resolved);
     FutureRef future = make_future(submission.key, resolved, submission.callbacks);
     ModeSettings settings = resolve_mode_settings(nullptr, resolved);
-    backend::CompileResult result = make_compiler(settings)->compile(submission.request);
+    backend::CompileResult result = cache::with_persistent_cache(settings, make_compiler(settings))
+                                        ->compile(submission.request);
     load_into_device(&result, settings);
     future->complete(std::move(result));
     const hipacm_status status = future->status();

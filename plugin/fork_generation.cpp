@@ -5,6 +5,7 @@
 
 #include <atomic>
 
+#include "plugin/cache/registry.h"
 #include "plugin/future_registry.h"
 #include "plugin/mode_registry.h"
 
@@ -19,15 +20,18 @@ std::atomic<bool> g_installed{false};
 void prepare() noexcept {
   mode_registry_prepare_fork();
   future_registry_prepare_fork();
+  cache::cache_registry_prepare_fork();
 }
 
 void in_parent() noexcept {
+  cache::cache_registry_after_fork();
   future_registry_after_fork();
   mode_registry_parent_after_fork();
 }
 
 void in_child() noexcept {
   g_generation.fetch_add(1, std::memory_order_acq_rel);
+  cache::cache_registry_after_fork();
   future_registry_after_fork();
   mode_registry_child_after_fork();
 }

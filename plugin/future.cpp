@@ -57,6 +57,7 @@ void Future::build_kernel_view() {
   kernel_.code_size = result_.code.size();
   kernel_.log = result_.log.c_str();
   kernel_.compile_seconds = result_.compile_seconds;
+  kernel_.from_cache = result_.from_cache ? 1 : 0;
   lowered_name_ptrs_.clear();
   lowered_name_ptrs_.reserve(result_.lowered_names.size());
   for (const auto& name : result_.lowered_names) lowered_name_ptrs_.push_back(name.c_str());

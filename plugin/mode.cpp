@@ -18,7 +18,22 @@ Mode::Mode(ModeSettings settings, std::shared_ptr<backend::Compiler> compiler)
 Mode::~Mode() { pool_.join(); }
 
 FutureRef Mode::submit(Submission submission) {
-  boost::lock_guard<boost::mutex> lock(mutex_);
+  {
+    boost::lock_guard<boost::mutex> lock(mutex_);
+    if (closed_) throw Error(HIPACM_ERROR_MODE_CLOSED, "the mode is exiting or has exited");
+    if (auto it = by_key_.find(submission.key); it != by_key_.end()) return it->second.share();
+  }
+  // A ready result (a persistent-cache hit) is served on this thread: no pool
+  // thread wake-up, no queue. Looked up without the mode lock, since it may
+  // read a database; the dedup check below is repeated for that reason.
+  // Module loading stays on the pool threads (it can take milliseconds), so
+  // with load_device a hit takes the pool path and is served there.
+  backend::CompileResult ready;
+  const bool is_ready =
+      settings_.load_device < 0 && compiler_->try_ready(submission.request, &ready);
+  if (is_ready) load_into_device(&ready, settings_);  // lists the kernels; loads nothing
+
+  boost::unique_lock<boost::mutex> lock(mutex_);
   if (closed_) throw Error(HIPACM_ERROR_MODE_CLOSED, "the mode is exiting or has exited");
 
   // Dedup under the same lock that exit uses to close: a key is either
@@ -30,6 +45,13 @@ FutureRef Mode::submit(Submission submission) {
   FutureRef for_caller = future.share();
   auto [slot, inserted] = by_key_.emplace(submission.key, std::move(future));
   (void)inserted;
+  if (is_ready) {
+    slot->second->complete(std::move(ready));
+    completed_.push_back(slot->second.get());  // capacity reserved above
+    lock.unlock();
+    completed_cv_.notify_all();
+    return for_caller;
+  }
   try {
     // The task owns its references; they keep the future alive even if the
     // host releases its handle before the compile ends.

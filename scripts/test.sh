@@ -5,6 +5,9 @@ cd "$(dirname "$0")/.."
 jobs=$(nproc)
 export HIPACM_ARCH=${HIPACM_ARCH:-gfx90a}
 export CTEST_OUTPUT_ON_FAILURE=1
+# The suites count and time real compiles; only the cache suite (which sets
+# its own policy and directories) uses the persistent cache.
+export HIPACM_CACHE=${HIPACM_CACHE:-off}
 export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
 # hipRTC's LLVM installs its own signal stack on pool threads; ASan's would
 # then be unmapped twice at thread exit.

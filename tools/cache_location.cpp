@@ -1,7 +1,8 @@
 // cache_location.cpp - resolves the cache directory and whether this user can write it.
 #include "tools/cache_location.h"
 
-#include <pwd.h>
+#include "plugin/cache/location.h"
+
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,12 +18,6 @@ namespace {
 std::string env(const char* name) {
   const char* value = std::getenv(name);
   return value != nullptr ? value : "";
-}
-
-std::string home_dir() {
-  if (std::string home = env("HOME"); !home.empty()) return home;
-  if (const passwd* entry = ::getpwuid(::getuid()); entry && entry->pw_dir) return entry->pw_dir;
-  return "";
 }
 
 // A directory that does not exist yet is fine when its nearest existing ancestor is writable.
@@ -47,22 +42,20 @@ void check_writable(CacheLocation* location) {
 
 CacheLocation resolve_cache_location(const std::string& explicit_dir) {
   CacheLocation location;
-  auto choose = [&](std::string path, const char* source) {
-    location.path = std::move(path);
-    location.source = source;
-  };
-  if (!explicit_dir.empty()) {
-    choose(explicit_dir, "--cache-dir");
-  } else if (std::string dir = env("HIPACM_CACHE_DIR"); !dir.empty()) {
-    choose(dir, "HIPACM_CACHE_DIR");
-  } else if (std::string xdg = env("XDG_CACHE_HOME"); !xdg.empty()) {
-    choose((fs::path(xdg) / "hipacm").string(), "XDG_CACHE_HOME");
-  } else if (std::string home = home_dir(); !home.empty()) {
-    choose((fs::path(home) / ".cache" / "hipacm").string(), "HOME");
-  } else {
+  // The path comes from the cache library itself, so what doctor reports is
+  // what a mode opens; only the label saying which setting chose it is ours.
+  location.path = cache::user_cache_dir(explicit_dir);
+  if (location.path.empty()) {
     location.problem = "no HIPACM_CACHE_DIR, XDG_CACHE_HOME or home directory";
     return location;
   }
+  location.source = !explicit_dir.empty()              ? "--cache-dir"
+                    : !env("HIPACM_CACHE_DIR").empty() ? "HIPACM_CACHE_DIR"
+                    : !env("XDG_CACHE_HOME").empty()   ? "XDG_CACHE_HOME"
+                                                       : "HOME";
+  location.database = cache::database_in(location.path);
+  std::string fs_name;
+  if (cache::on_network_filesystem(location.path, &fs_name)) location.network_fs = fs_name;
   check_writable(&location);
   return location;
 }

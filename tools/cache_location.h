@@ -10,13 +10,15 @@ struct CacheLocation {
   std::string
       source;  ///< what chose it: "--cache-dir", "HIPACM_CACHE_DIR", "XDG_CACHE_HOME", "HOME"
   bool exists = false;
-  bool writable = false;  ///< writable, or creatable under its nearest existing parent
-  std::string problem;    ///< why not writable
+  bool writable = false;   ///< writable, or creatable under its nearest existing parent
+  std::string problem;     ///< why not writable
+  std::string database;    ///< the SQLite file inside `path`
+  std::string network_fs;  ///< "nfs", "cifs", ... when `path` is on a network file system
 };
 
 /// `explicit_dir` when non-empty, else $HIPACM_CACHE_DIR, else
-/// $XDG_CACHE_HOME/hipacm, else $HOME/.cache/hipacm (the passwd entry's home
-/// when HOME is unset), the same order as hipacm_mode_config.cache_dir.
+/// $XDG_CACHE_HOME/hipacm, else $HOME/.cache/hipacm: the cache library's own
+/// resolution, the same as for hipacm_mode_config.cache_dir.
 CacheLocation resolve_cache_location(const std::string& explicit_dir);
 
 }  // namespace hipacm::cli

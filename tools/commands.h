@@ -20,7 +20,7 @@ void add_inspect_command(CLI::App& app, AppContext& context);
 /// `hipacm doctor`: backend libraries, worker, cache location, archs, devices (doctor_command.cpp).
 void add_doctor_command(CLI::App& app, AppContext& context);
 
-// `hipacm cache ...` registers here as add_cache_command(app, context), next to the
-// persistent cache's API; main.cpp calls every add_*_command in turn.
+/// `hipacm cache stats|list|verify|prune|clear|export|import` (cache_command.cpp).
+void add_cache_command(CLI::App& app, AppContext& context);
 
 }  // namespace hipacm::cli

@@ -114,11 +114,9 @@ Check cache_check() {
   const std::string policy = env("HIPACM_CACHE");
   const std::string system_cache = env("HIPACM_SYSTEM_CACHE");
   Check check = named("cache");
-  check.details = {{"path", cache.path},
-                   {"source", cache.source},
-                   {"exists", cache.exists},
-                   {"writable", cache.writable},
-                   {"policy", policy.empty() ? "readwrite" : policy},
+  check.details = {{"path", cache.path},          {"database", cache.database},
+                   {"source", cache.source},      {"exists", cache.exists},
+                   {"writable", cache.writable},  {"policy", policy.empty() ? "readwrite" : policy},
                    {"system_cache", system_cache}};
   if (policy == "off") {
     check.level = CheckLevel::kInfo;
@@ -135,6 +133,16 @@ Check cache_check() {
     check.details["error"] = cache.problem;
   }
   if (!system_cache.empty()) check.summary += "; read-only layer " + system_cache;
+  if (!cache.network_fs.empty() && policy != "off") {
+    // SQLite's locking is only as good as the network file system's; the
+    // cache then uses a rollback journal instead of WAL (docs/CACHE.md).
+    check.level = CheckLevel::kWarning;
+    check.summary += fmt::format("; on a network file system ({})", cache.network_fs);
+    check.hint =
+        "prefer a local cache directory (HIPACM_CACHE_DIR) and ship shared kernels "
+        "with 'hipacm cache export' / HIPACM_SYSTEM_CACHE";
+    check.details["network_fs"] = cache.network_fs;
+  }
   return check;
 }
 

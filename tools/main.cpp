@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
       "Examples:\n"
       "  hipacm warmup examples/kernels --arch gfx90a,gfx1030\n"
       "  hipacm inspect kernel.co\n"
+      "  hipacm cache stats\n"
       "  hipacm doctor\n"
       "Exit status: 0 ok, 1 failures, 2 usage or input error, 3 no compiler backend.");
 
@@ -43,7 +44,7 @@ int main(int argc, char** argv) {
   add_warmup_command(app, context);
   add_inspect_command(app, context);
   add_doctor_command(app, context);
-  // The persistent cache's subcommand registers here: add_cache_command(app, context).
+  add_cache_command(app, context);
 
   try {
     app.parse(argc, argv);

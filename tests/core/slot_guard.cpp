@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 #include <hipacm/hipacm.h>
 
+#include <cstdlib>
+
 namespace {
 
 class SlotGuard : public ::testing::EmptyTestEventListener {
@@ -14,8 +16,10 @@ class SlotGuard : public ::testing::EmptyTestEventListener {
 };
 
 // Registered before main runs: a test binary, not the plugin, so a static
-// initializer is fine here.
+// initializer is fine here. These tests count and time real compiles, so the
+// persistent cache stays off unless the environment asks for it.
 const bool kRegistered = [] {
+  setenv("HIPACM_CACHE", "off", /*overwrite=*/0);
   ::testing::UnitTest::GetInstance()->listeners().Append(new SlotGuard);
   return true;
 }();

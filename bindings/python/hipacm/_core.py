@@ -32,7 +32,8 @@ import threading
 import weakref
 from ctypes import POINTER, byref, c_char_p, c_void_p
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import (Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple,
+                    Union)
 
 from . import _ffi
 from ._errors import (
@@ -72,6 +73,27 @@ _ISOLATION = {
 }
 _MAX_TIMEOUT_MS = 0xFFFFFFFF
 
+# HIPACM_CACHE_* of hipacm.h.
+_CACHE_DEFAULT = 0
+_CACHE_POLICIES = {"off": 1, "read": 2, "readwrite": 3}
+
+
+def _cache_setting(cache: Any) -> Tuple[int, Optional[bytes]]:
+    """``cache=`` as (cache_policy, cache_dir) for hipacm_mode_config."""
+    if cache is None:
+        return _CACHE_DEFAULT, None
+    if isinstance(cache, str) and cache in _CACHE_POLICIES:
+        return _CACHE_POLICIES[cache], None
+    if isinstance(cache, (str, os.PathLike)):
+        path = os.fspath(cache)
+        if not isinstance(path, str):
+            raise TypeError("hipacm: cache must be a str path, not bytes")
+        if not path:
+            raise ValueError("hipacm: cache must not be an empty path (pass None for the default)")
+        return _CACHE_DEFAULT, _encode(path, "cache")
+    raise TypeError(f"hipacm: cache must be None, a policy ('off', 'read', 'readwrite') or a "
+                    f"directory path, not {type(cache).__name__}")
+
 
 def _last_error() -> str:
     return _ffi.optional_str(_api.last_error_message())
@@ -91,8 +113,8 @@ class Kernel:
         log: The compiler log (may be empty).
         arch: The arch it was compiled for, e.g. ``"gfx90a"``.
         lowered_names: Name expression -> lowered (mangled) name, in request order.
-        from_cache: True when the kernel came from the persistent cache (always
-            False until a plugin with the cache fills in that field).
+        from_cache: True when the kernel came from the persistent cache (no
+            compiler ran; ``compile_seconds`` is then the lookup's time).
         compile_seconds: Wall time of the compile step itself.
     """
 
@@ -534,20 +556,23 @@ class AsyncCompileMode:
         timeout: Per-compile limit in seconds for worker processes; a compile
             past it ends with ``Status.TIMEOUT``. In-process compiles ignore it.
             None means no limit.
-        cache: Reserved for the persistent kernel cache, which arrives in a later
-            ABI version. Only None is accepted for now.
+        cache: The persistent kernel cache. None: ``$HIPACM_CACHE`` and the
+            default directory decide. ``"off"``, ``"read"`` or ``"readwrite"``:
+            that policy in the default directory. Any other string or an
+            ``os.PathLike``: that cache directory (the policy stays the default,
+            so ``HIPACM_CACHE=off`` still turns it off; pass a ``Path`` for a
+            directory literally named like a policy).
 
     Raises:
         ValueError: A bad ``isolation``, ``timeout``, ``max_workers`` or ``cache``.
+        TypeError: A ``cache`` that is neither None, a string nor a path.
     """
 
     def __init__(self, max_workers: Optional[int] = None, *, ignore_errors: bool = False,
                  fail_fast: bool = False, arch: Optional[str] = None, isolation: str = "auto",
-                 timeout: Optional[float] = None, cache: None = None) -> None:
-        if cache is not None:
-            raise ValueError(
-                "hipacm: cache= is not supported yet; the persistent kernel cache arrives in a "
-                "later ABI version of libhipacm. Pass cache=None.")
+                 timeout: Optional[float] = None,
+                 cache: Optional[Union[str, "os.PathLike[str]"]] = None) -> None:
+        cache_policy, cache_dir = _cache_setting(cache)
         if isolation not in _ISOLATION:
             raise ValueError(
                 f"hipacm: isolation must be one of {sorted(_ISOLATION)}, not {isolation!r}")
@@ -572,6 +597,9 @@ class AsyncCompileMode:
         self.timeout = timeout
         self._arch_bytes = None if arch is None else _encode(arch, "arch")
         self._timeout_ms = timeout_ms
+        self.cache = cache
+        self._cache_policy = cache_policy
+        self._cache_dir_bytes = cache_dir
         self._lock = threading.Lock()
         self._handle: Optional[int] = None
         self._futures: Dict[int, FutureKernel] = {}
@@ -593,6 +621,8 @@ class AsyncCompileMode:
             cfg.arch = self._arch_bytes
             cfg.isolation = _ISOLATION[self.isolation]
             cfg.compile_timeout_ms = self._timeout_ms
+            cfg.cache_dir = self._cache_dir_bytes
+            cfg.cache_policy = self._cache_policy
             out = c_void_p()
             status = _api.mode_enter(byref(cfg), byref(out))
             if status != Status.SUCCESS:

@@ -54,7 +54,7 @@ CLEANUP_FN = CFUNCTYPE(None, c_void_p, c_void_p)
 
 
 class ModeConfig(Structure):
-    """``hipacm_mode_config`` (version 2, ABI 1.1)."""
+    """``hipacm_mode_config`` (version 3, ABI 1.2)."""
 
     _fields_ = [
         ("struct_size", c_size_t),
@@ -66,6 +66,10 @@ class ModeConfig(Structure):
         ("isolation", c_int32),
         ("compile_timeout_ms", c_uint32),
         # ---- end of version 2 (ABI 1.1) ----
+        ("cache_dir", c_char_p),
+        ("cache_policy", c_int32),
+        ("load_device", c_int32),
+        # ---- end of version 3 (ABI 1.2) ----
     ]
 
 
@@ -109,16 +113,20 @@ class Kernel(Structure):
 
 
 class KernelWithCache(Structure):
-    """The layout we expect once the persistent cache appends ``from_cache``.
+    """``hipacm_kernel`` up to ``from_cache`` (ABI 1.2).
 
-    The field is not in the header yet. It is read only when the plugin's
-    ``hipacm_kernel.struct_size`` says it filled it in, so a plugin without it
-    reads as ``from_cache = False``. The assumption is that it is appended
-    directly after ``compile_seconds`` as an ``int32_t`` flag, like every other
-    boolean of this ABI; adjust this struct when the header gains the field.
+    The field is read only when the plugin's ``hipacm_kernel.struct_size`` says
+    it filled it in, so an older plugin reads as ``from_cache = False``.
     """
 
-    _fields_ = Kernel._fields_ + [("from_cache", c_int32)]
+    _fields_ = Kernel._fields_ + [
+        ("from_cache", c_int32),
+        ("module", c_void_p),
+        ("function_names", POINTER(c_char_p)),
+        ("functions", POINTER(c_void_p)),
+        ("num_functions", c_size_t),
+        # ---- end of version 2 (ABI 1.2) ----
+    ]
 
 
 KERNEL_FROM_CACHE_END = KernelWithCache.from_cache.offset + ctypes.sizeof(c_int32)

@@ -8,11 +8,16 @@ Run against a fresh build with, from the repository root:
 from __future__ import annotations
 
 import gc
+import os
 import struct
 import sys
 from pathlib import Path
 
 import pytest
+
+# The tests count and time real compiles: the persistent cache stays off
+# unless a test asks for it (test_cache.py does, with its own directories).
+os.environ.setdefault("HIPACM_CACHE", "off")
 
 # Test the package in this source tree, not an installed copy.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

@@ -16,7 +16,7 @@ CC = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
 STRUCTS = {
     "hipacm_mode_config": _ffi.ModeConfig,
     "hipacm_request": _ffi.Request,
-    "hipacm_kernel": _ffi.Kernel,
+    "hipacm_kernel": _ffi.KernelWithCache,
     "hipacm_backend_info": _ffi.BackendInfo,
     "hipacm_provider": _ffi.Provider,
 }

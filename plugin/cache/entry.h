@@ -1,0 +1,40 @@
+// entry.h - one cached compile: the code object, what the compile reported, and bookkeeping.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hipacm::cache {
+
+/// The bookkeeping of an entry, without its payload (for listings).
+struct EntryInfo {
+  std::string key;
+  std::string arch;
+  std::string source_name;
+  std::string backend;
+  std::string compiler_version;
+  std::string plugin_version;
+  std::int64_t size = 0;          ///< payload bytes: code object + log + lowered names
+  std::int64_t created_us = 0;    ///< microseconds since the Unix epoch
+  std::int64_t last_used_us = 0;  ///< ditto; LRU eviction order
+  std::int64_t hits = 0;
+};
+
+/// A whole entry. `checksum` is entry_checksum() of the rest (integrity.h).
+struct CacheEntry {
+  EntryInfo info;
+  std::vector<std::string> lowered_names;     ///< the request's name-expression order
+  std::vector<std::string> expected_kernels;  ///< symbols the ELF check requires
+  std::string log;
+  std::vector<std::uint8_t> code;
+  std::string checksum;
+};
+
+/// Payload bytes counted against the size bound.
+std::int64_t payload_size(const CacheEntry& entry);
+
+/// Microseconds since the Unix epoch.
+std::int64_t now_us();
+
+}  // namespace hipacm::cache

@@ -1,0 +1,50 @@
+// key.cpp - the persistent-cache key: SHA-256 over everything that determines a code object.
+#include "plugin/cache/key.h"
+
+#include "plugin/cache/schema.h"
+#include "plugin/cache/sha256.h"
+
+namespace hipacm::cache {
+
+std::vector<std::string> normalized_options(const std::vector<std::string>& options) {
+  static constexpr const char* kSpace = " \t\n\r\f\v";
+  std::vector<std::string> out;
+  out.reserve(options.size());
+  for (const auto& option : options) {
+    const auto first = option.find_first_not_of(kSpace);
+    if (first == std::string::npos) continue;
+    const auto last = option.find_last_not_of(kSpace);
+    out.push_back(option.substr(first, last - first + 1));
+  }
+  return out;
+}
+
+std::string cache_key(const backend::CompileRequest& request,
+                      const backend::CompilerIdentity& compiler) {
+  return cache_key(request, compiler, kSchemaVersion);
+}
+
+std::string cache_key(const backend::CompileRequest& request,
+                      const backend::CompilerIdentity& compiler, int schema_version) {
+  Sha256 sha;
+  sha.add_field("hipacm-cache-key");
+  sha.add_count(static_cast<std::uint64_t>(schema_version));
+  sha.add_field(request.source);
+  sha.add_field(request.source_name);
+  sha.add_count(request.headers.size());
+  for (const auto& [name, contents] : request.headers) {
+    sha.add_field(name);
+    sha.add_field(contents);
+  }
+  sha.add_count(request.name_expressions.size());
+  for (const auto& expression : request.name_expressions) sha.add_field(expression);
+  const auto options = normalized_options(request.options);
+  sha.add_count(options.size());
+  for (const auto& option : options) sha.add_field(option);
+  sha.add_field(request.arch);
+  sha.add_field(compiler.backend);
+  sha.add_field(compiler.version);
+  return sha.hex();
+}
+
+}  // namespace hipacm::cache

@@ -1,0 +1,40 @@
+// location.h - where the caches live and how they may be used, from the mode and the environment.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace hipacm::cache {
+
+enum class Policy { kOff, kRead, kReadWrite };
+
+/// HIPACM_CACHE_OFF/READ/READWRITE as given; HIPACM_CACHE_DEFAULT reads
+/// $HIPACM_CACHE (off|read|readwrite), else READWRITE. Throws hipacm::Error
+/// (INVALID_ARGUMENT) for an unknown value in either place.
+Policy resolve_policy(std::int32_t requested);
+
+/// The read-write cache directory: `mode_dir` if not empty, else
+/// $HIPACM_CACHE_DIR, else $XDG_CACHE_HOME/hipacm, else $HOME/.cache/hipacm.
+/// Empty when none can be derived.
+std::string user_cache_dir(const std::string& mode_dir);
+
+/// The database file inside a cache directory.
+std::string database_in(const std::string& dir);
+
+/// $HIPACM_SYSTEM_CACHE as a database path (a directory names the database
+/// inside it); empty when unset.
+std::string system_cache_path();
+
+/// $HIPACM_CACHE_MAX_BYTES, else 2 GiB. A malformed value logs one warning
+/// and uses the default.
+std::int64_t max_cache_bytes();
+
+/// True when `path` (or its nearest existing parent) is on NFS, SMB/CIFS or
+/// another network file system; *fs_name then names it.
+bool on_network_filesystem(const std::string& path, std::string* fs_name);
+
+/// Creates `dir` and its parents (mode 0700 for new ones). False with
+/// *error when it cannot, or it is not a writable directory.
+bool prepare_writable_dir(const std::string& dir, std::string* error);
+
+}  // namespace hipacm::cache

@@ -1,0 +1,37 @@
+// schema.h - the cache database's layout and its version.
+#pragma once
+
+namespace hipacm::cache {
+
+/// Part of every key and recorded in the meta table: a layout change makes
+/// old databases miss instead of being misread.
+inline constexpr int kSchemaVersion = 1;
+
+/// The file name of a cache database inside a cache directory.
+inline constexpr const char* kDatabaseFileName = "kernels.sqlite3";
+
+// `code` is last so that scans of the small columns rarely touch the blob's
+// overflow pages; (last_used, size) is a covering index for LRU eviction and
+// the size total.
+inline constexpr const char* kCreateSchema = R"sql(
+CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS entries(
+  key TEXT PRIMARY KEY,
+  arch TEXT NOT NULL,
+  source_name TEXT NOT NULL,
+  backend TEXT NOT NULL,
+  compiler_version TEXT NOT NULL,
+  plugin_version TEXT NOT NULL,
+  lowered_names TEXT NOT NULL,
+  expected_kernels TEXT NOT NULL,
+  log TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  created_us INTEGER NOT NULL,
+  last_used_us INTEGER NOT NULL,
+  hits INTEGER NOT NULL DEFAULT 0,
+  checksum TEXT NOT NULL,
+  code BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS entries_lru ON entries(last_used_us, size);
+)sql";
+
+}  // namespace hipacm::cache

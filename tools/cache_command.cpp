@@ -1,0 +1,287 @@
+// cache_command.cpp - `hipacm cache stats|list|verify|prune|clear|export|import`: the user cache.
+#include <fmt/core.h>
+
+#include <ctime>
+#include <memory>
+#include <string>
+
+#include "plugin/cache/cache_admin.h"
+#include "tools/commands.h"
+#include "tools/exit_codes.h"
+#include "tools/json_output.h"
+
+namespace hipacm::cli {
+namespace {
+
+struct CacheOptions {
+  std::string db;  ///< a database file; empty = the default user cache
+  bool json = false;
+  std::string arch;
+  std::string file;
+  std::int64_t max_bytes = -1;
+  bool remove_bad = false;
+};
+
+cache::CacheAdmin open_cache(const CacheOptions& options) {
+  if (!options.db.empty()) return cache::CacheAdmin::open(options.db);
+  if (cache::CacheAdmin::default_path().empty())
+    throw InputError(
+        "no cache location: set HIPACM_CACHE_DIR (or XDG_CACHE_HOME or HOME), or pass --db FILE");
+  return cache::CacheAdmin::open_default();
+}
+
+std::string human_bytes(std::int64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024.0 && unit < 4) {
+    value /= 1024.0;
+    ++unit;
+  }
+  return unit == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", value, units[unit]);
+}
+
+std::string utc_time(std::int64_t us) {
+  const std::time_t seconds = static_cast<std::time_t>(us / 1000000);
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &tm);
+  return text;
+}
+
+nlohmann::ordered_json document(const char* what, const std::string& path) {
+  return {{"schema", fmt::format("hipacm-cache-{}-1", what)}, {"path", path}};
+}
+
+int run_stats(const CacheOptions& options) {
+  cache::CacheAdmin admin = open_cache(options);
+  const cache::CacheStats stats = admin.stats();
+  if (options.json) {
+    nlohmann::ordered_json out = document("stats", stats.path);
+    out["entries"] = stats.entries;
+    out["payload_bytes"] = stats.total_bytes;
+    out["file_bytes"] = stats.file_bytes;
+    out["hits"] = stats.total_hits;
+    out["by_arch"] = nlohmann::ordered_json::array();
+    for (const cache::ArchTotals& a : stats.by_arch)
+      out["by_arch"].push_back(
+          {{"arch", a.arch}, {"entries", a.entries}, {"bytes", a.bytes}, {"hits", a.hits}});
+    write_json(out, "-");
+    return kExitOk;
+  }
+  fmt::print("cache    {}\n", stats.path);
+  fmt::print("entries  {}\n", stats.entries);
+  fmt::print("payload  {} ({} bytes)\n", human_bytes(stats.total_bytes), stats.total_bytes);
+  fmt::print("on disk  {}\n", human_bytes(stats.file_bytes));
+  fmt::print("hits     {}\n", stats.total_hits);
+  if (!stats.by_arch.empty()) {
+    fmt::print("\n{:<20} {:>8} {:>12} {:>8}\n", "arch", "entries", "bytes", "hits");
+    for (const cache::ArchTotals& a : stats.by_arch)
+      fmt::print("{:<20} {:>8} {:>12} {:>8}\n", a.arch, a.entries, human_bytes(a.bytes), a.hits);
+  }
+  return kExitOk;
+}
+
+int run_list(const CacheOptions& options) {
+  cache::CacheAdmin admin = open_cache(options);
+  const std::vector<cache::EntryInfo> entries = admin.list(options.arch);
+  if (options.json) {
+    nlohmann::ordered_json out = document("list", admin.path());
+    out["entries"] = nlohmann::ordered_json::array();
+    for (const cache::EntryInfo& e : entries)
+      out["entries"].push_back({{"key", e.key},
+                                {"arch", e.arch},
+                                {"source_name", e.source_name},
+                                {"backend", e.backend},
+                                {"compiler_version", e.compiler_version},
+                                {"plugin_version", e.plugin_version},
+                                {"size", e.size},
+                                {"created_us", e.created_us},
+                                {"last_used_us", e.last_used_us},
+                                {"hits", e.hits}});
+    write_json(out, "-");
+    return kExitOk;
+  }
+  fmt::print("{:<16} {:<14} {:<24} {:>10} {:>6}  {}\n", "key", "arch", "source", "size", "hits",
+             "last used (UTC)");
+  for (const cache::EntryInfo& e : entries) {
+    // "sha256:" plus 9 hex digits identifies an entry in practice; --json has the full key.
+    fmt::print("{:<16} {:<14} {:<24} {:>10} {:>6}  {}\n", e.key.substr(0, 16), e.arch,
+               e.source_name.substr(0, 24), human_bytes(e.size), e.hits, utc_time(e.last_used_us));
+  }
+  fmt::print("{} entries in {}\n", entries.size(), admin.path());
+  return kExitOk;
+}
+
+int run_verify(const CacheOptions& options) {
+  cache::CacheAdmin admin = open_cache(options);
+  const cache::VerifyReport report = admin.verify(options.remove_bad);
+  if (options.json) {
+    nlohmann::ordered_json out = document("verify", admin.path());
+    out["checked"] = report.checked;
+    out["removed"] = report.removed;
+    out["bad"] = nlohmann::ordered_json::array();
+    for (const cache::RejectedEntry& bad : report.bad)
+      out["bad"].push_back({{"key", bad.key}, {"reason", bad.reason}});
+    write_json(out, "-");
+  } else {
+    for (const cache::RejectedEntry& bad : report.bad)
+      fmt::print("bad  {}  {}\n", bad.key, bad.reason);
+    fmt::print("{} entries checked, {} bad, {} removed\n", report.checked, report.bad.size(),
+               report.removed);
+    if (!report.bad.empty() && !options.remove_bad)
+      fmt::print("run 'hipacm cache verify --remove' to delete the bad entries\n");
+  }
+  // Bad entries that are still there are a failure; removed ones are repaired.
+  return report.bad.empty() || options.remove_bad ? kExitOk : kExitFailures;
+}
+
+int run_prune(const CacheOptions& options) {
+  if (options.max_bytes < 0) throw InputError("prune needs --max-bytes N (N >= 0)");
+  cache::CacheAdmin admin = open_cache(options);
+  const std::size_t removed = admin.prune(options.max_bytes);
+  const cache::CacheStats after = admin.stats();
+  if (options.json) {
+    nlohmann::ordered_json out = document("prune", admin.path());
+    out["removed"] = removed;
+    out["entries"] = after.entries;
+    out["payload_bytes"] = after.total_bytes;
+    write_json(out, "-");
+  } else {
+    fmt::print("removed {} least-recently-used entries; {} entries, {} left\n", removed,
+               after.entries, human_bytes(after.total_bytes));
+  }
+  return kExitOk;
+}
+
+int run_clear(const CacheOptions& options) {
+  cache::CacheAdmin admin = open_cache(options);
+  const std::size_t removed = admin.clear();
+  if (options.json) {
+    nlohmann::ordered_json out = document("clear", admin.path());
+    out["removed"] = removed;
+    write_json(out, "-");
+  } else {
+    fmt::print("removed {} entries from {}\n", removed, admin.path());
+  }
+  return kExitOk;
+}
+
+int run_export(const CacheOptions& options) {
+  cache::CacheAdmin admin = open_cache(options);
+  const std::size_t exported = admin.export_to(options.file, options.arch);
+  if (options.json) {
+    nlohmann::ordered_json out = document("export", admin.path());
+    out["file"] = options.file;
+    out["arch"] = options.arch;
+    out["exported"] = exported;
+    write_json(out, "-");
+  } else {
+    fmt::print("exported {} entries{} to {}\n", exported,
+               options.arch.empty() ? "" : fmt::format(" for {}", options.arch), options.file);
+  }
+  return kExitOk;
+}
+
+int run_import(const CacheOptions& options) {
+  cache::CacheAdmin admin = open_cache(options);
+  const cache::ImportReport report = admin.import_from(options.file);
+  if (options.json) {
+    nlohmann::ordered_json out = document("import", admin.path());
+    out["file"] = options.file;
+    out["accepted"] = report.accepted;
+    out["duplicates"] = report.duplicates;
+    out["rejected"] = nlohmann::ordered_json::array();
+    for (const cache::RejectedEntry& bad : report.rejected)
+      out["rejected"].push_back({{"key", bad.key}, {"reason", bad.reason}});
+    write_json(out, "-");
+  } else {
+    for (const cache::RejectedEntry& bad : report.rejected)
+      fmt::print("rejected  {}  {}\n", bad.key, bad.reason);
+    fmt::print("imported {} entries ({} already present, {} rejected) into {}\n", report.accepted,
+               report.duplicates, report.rejected.size(), admin.path());
+  }
+  return report.rejected.empty() ? kExitOk : kExitFailures;
+}
+
+// Wraps a run function so that cache errors (unreadable file, refused export target) exit 2
+// with the store's own message rather than as an internal failure.
+template <class Fn>
+void run_guarded(AppContext& context, Fn fn) {
+  try {
+    context.exit_code = fn();
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw InputError(e.what());
+  }
+}
+
+}  // namespace
+
+void add_cache_command(CLI::App& app, AppContext& context) {
+  auto options = std::make_shared<CacheOptions>();
+  CLI::App* cache_cmd = app.add_subcommand(
+      "cache", "Show, check, shrink, export and import the persistent kernel cache");
+  cache_cmd->require_subcommand(1);
+  cache_cmd->add_option("--db", options->db,
+                        "A cache database file (default: the user cache, see 'hipacm doctor')");
+  cache_cmd->footer(
+      "Examples:\n"
+      "  hipacm cache stats\n"
+      "  hipacm cache export gfx90a.hipacm --arch gfx90a && hipacm cache import gfx90a.hipacm\n"
+      "Exit status: 0 ok, 1 bad entries found (verify) or rejected (import), 2 usage error.");
+
+  auto add = [&](const char* name, const char* help, const char* example) {
+    CLI::App* sub = cache_cmd->add_subcommand(name, help);
+    sub->add_flag("--json", options->json, "Print a JSON document instead of text");
+    sub->footer(fmt::format("Example:\n  {}", example));
+    return sub;
+  };
+
+  CLI::App* stats =
+      add("stats", "Entries, sizes and hits, in all and by arch", "hipacm cache stats");
+  stats->callback(
+      [options, &context] { run_guarded(context, [&] { return run_stats(*options); }); });
+
+  CLI::App* list =
+      add("list", "Every entry, most recently used first", "hipacm cache list --arch gfx90a");
+  list->add_option("--arch", options->arch, "Only entries for this arch");
+  list->callback([options, &context] { run_guarded(context, [&] { return run_list(*options); }); });
+
+  CLI::App* verify = add("verify", "Re-check every entry: checksum, code object, arch",
+                         "hipacm cache verify --remove");
+  verify->add_flag("--remove", options->remove_bad, "Delete the entries that fail");
+  verify->callback(
+      [options, &context] { run_guarded(context, [&] { return run_verify(*options); }); });
+
+  CLI::App* prune = add("prune", "Evict least-recently-used entries down to a size",
+                        "hipacm cache prune --max-bytes 1073741824");
+  prune->add_option("--max-bytes", options->max_bytes, "Payload bytes to keep at most")
+      ->required()
+      ->check(CLI::NonNegativeNumber);
+  prune->callback(
+      [options, &context] { run_guarded(context, [&] { return run_prune(*options); }); });
+
+  CLI::App* clear = add("clear", "Remove every entry", "hipacm cache clear");
+  clear->callback(
+      [options, &context] { run_guarded(context, [&] { return run_clear(*options); }); });
+
+  CLI::App* exp = add("export", "Write the cache (or one arch of it) to one file",
+                      "hipacm cache export kernels.hipacm --arch gfx90a");
+  exp->add_option("file", options->file, "The file to create (must not exist)")->required();
+  exp->add_option("--arch", options->arch, "Only entries for this arch");
+  exp->callback(
+      [options, &context] { run_guarded(context, [&] { return run_export(*options); }); });
+
+  CLI::App* imp = add("import", "Merge an exported file; every entry is validated first",
+                      "hipacm cache import kernels.hipacm");
+  imp->add_option("file", options->file, "A file written by 'hipacm cache export'")
+      ->required()
+      ->check(CLI::ExistingFile);
+  imp->callback(
+      [options, &context] { run_guarded(context, [&] { return run_import(*options); }); });
+}
+
+}  // namespace hipacm::cli
