@@ -156,7 +156,7 @@ typedef struct hipacm_request {
 typedef struct hipacm_kernel {
   size_t struct_size; /* sizeof(hipacm_kernel) as the plugin knows it */
   const char* key;
-  const void* code; /* the code object: an AMDGPU ELF for gfx targets */
+  const void* code; /* AMDGPU ELF (gfx*), CUBIN (sm_*) or NUL-terminated PTX (compute_*) */
   size_t code_size;
   const char* log;  /* compiler log; never NULL, may be empty */
   const char* arch; /* the arch it was compiled for */

@@ -10,13 +10,42 @@ namespace {
 
 class CacheHit : public CacheEnvironment {};
 
-TEST_F(CacheHit, CompilerIdentityNamesHiprtcForGfxOnly) {
+TEST_F(CacheHit, CompilerIdentityNamesTheCompilerOfEachPlatform) {
   const auto amd = backend::compiler_identity(kArch);
   EXPECT_EQ(amd.backend, "hiprtc");
   EXPECT_NE(amd.version.find("libamdhip64.so"), std::string::npos) << amd.version;
-  const auto other = backend::compiler_identity("sm_80");
+  const auto nvidia = backend::compiler_identity("sm_90");
+  EXPECT_EQ(nvidia.backend, "nvrtc");
+  // Empty only when NVRTC cannot be loaded here; then nothing for sm_ is cached.
+  if (!nvidia.version.empty()) {
+    EXPECT_NE(nvidia.version.find("libnvrtc"), std::string::npos) << nvidia.version;
+  }
+  const auto other = backend::compiler_identity("xyz_1");
   EXPECT_EQ(other.backend, "unknown");
   EXPECT_EQ(other.version, "");
+}
+
+TEST_F(CacheHit, NvidiaCubinIsServedFromTheCache) {
+  if (backend::compiler_identity("sm_90").version.empty())
+    GTEST_SKIP() << "NVRTC cannot be loaded here, so sm_90 kernels are not compiled or cached";
+  TempDir dir;
+  CountingFactory counter;
+  CompileSpec spec;
+  spec.arch = "sm_90";
+  const Outcome cold = compile_in_mode(dir.path(), spec);
+  ASSERT_EQ(cold.status, HIPACM_SUCCESS);
+  EXPECT_FALSE(cold.from_cache);
+  const Outcome hit = compile_in_mode(dir.path(), spec);
+  ASSERT_EQ(hit.status, HIPACM_SUCCESS);
+  EXPECT_TRUE(hit.from_cache);
+  EXPECT_EQ(hit.code, cold.code);
+  EXPECT_EQ(counter.compiles.load(), 1) << "a hit must not run the compiler";
+  auto admin = cache::CacheAdmin::open(dir.db());
+  const auto entries = admin.list();
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].backend, "nvrtc");
+  // The stored CUBIN passes the same check on verify.
+  EXPECT_TRUE(admin.verify(false).bad.empty());
 }
 
 TEST_F(CacheHit, SecondModeServesIdenticalCodeWithoutCompiling) {
