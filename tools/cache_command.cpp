@@ -106,7 +106,7 @@ int run_list(const CacheOptions& options) {
   fmt::print("{:<16} {:<14} {:<24} {:>10} {:>6}  {}\n", "key", "arch", "source", "size", "hits",
              "last used (UTC)");
   for (const cache::EntryInfo& e : entries) {
-    // "sha256:" plus 9 hex digits identifies an entry in practice; --json has the full key.
+    // 16 hex digits identify an entry in practice (inspect takes a prefix); --json has all.
     fmt::print("{:<16} {:<14} {:<24} {:>10} {:>6}  {}\n", e.key.substr(0, 16), e.arch,
                e.source_name.substr(0, 24), human_bytes(e.size), e.hits, utc_time(e.last_used_us));
   }

@@ -15,6 +15,14 @@ constexpr std::uint8_t kSttFunc = 2;
 constexpr std::uint8_t kStbLocal = 0;
 constexpr std::uint32_t kCudaSmMask = 0xff;  // EF_CUDA_SM: the SM number in e_flags' low byte
 
+// CUBINs of CUDA's newer ELF ABI (CUDA 13 writes it for every target) move the SM number to
+// e_flags bits 8..15 and keep small flag values in the low byte; the old layout's low byte is
+// always a real SM number (>= 20).
+std::uint32_t cuda_sm_from_flags(std::uint32_t flags) {
+  const std::uint32_t low = flags & kCudaSmMask;
+  return low >= 20 ? low : (flags >> 8) & kCudaSmMask;
+}
+
 std::string machine_name(std::uint16_t machine) {
   if (machine == backend::kElfMachineAmdgpu) return "AMDGPU";
   if (machine == backend::kElfMachineCuda) return "CUDA";
@@ -61,7 +69,7 @@ bool summarize_code_object(const std::vector<std::uint8_t>& bytes, CodeObjectSum
     out->kernels = info.amdgpu_kernels;
   } else {
     if (info.machine == backend::kElfMachineCuda)
-      out->arch = fmt::format("sm_{}", info.flags & kCudaSmMask);
+      out->arch = fmt::format("sm_{}", cuda_sm_from_flags(info.flags));
     out->kernels = global_functions(info);
   }
   return true;

@@ -1,8 +1,11 @@
 // inspect_command.cpp - `hipacm inspect FILE`: machine, arch and kernels of a code object.
 #include <fmt/core.h>
 
+#include <filesystem>
 #include <memory>
+#include <optional>
 
+#include "plugin/cache/cache_admin.h"
 #include "tools/code_object_summary.h"
 #include "tools/commands.h"
 #include "tools/exit_codes.h"
@@ -13,7 +16,8 @@ namespace hipacm::cli {
 namespace {
 
 struct InspectOptions {
-  std::string file;
+  std::string file;  ///< a code object file, or a cache key (prefix)
+  std::string db;    ///< the cache to look keys up in; empty = the user cache
   bool json = false;
 };
 
@@ -44,9 +48,34 @@ int report_code_object(const std::string& source, const std::vector<std::uint8_t
   return kExitOk;
 }
 
+// A cache key, or a unique prefix of one (what 'hipacm cache list' shows), in the user cache or
+// the --db file.
+std::vector<std::uint8_t> code_from_cache(const InspectOptions& options) {
+  const std::string db = options.db.empty() ? cache::CacheAdmin::default_path() : options.db;
+  if (db.empty() || !std::filesystem::exists(db))
+    throw InputError(fmt::format("{}: no such file, and no cache database at '{}' to look it up in",
+                                 options.file, db));
+  cache::CacheAdmin admin = cache::CacheAdmin::open_read_only(db);
+  std::vector<std::string> matches;
+  for (const cache::EntryInfo& entry : admin.list())
+    if (entry.key.rfind(options.file, 0) == 0) matches.push_back(entry.key);
+  if (matches.empty())
+    throw InputError(fmt::format("{}: no such file, and no cache entry in {} has that key",
+                                 options.file, admin.path()));
+  if (matches.size() > 1)
+    throw InputError(fmt::format("{}: {} cache entries start with that prefix; give more digits",
+                                 options.file, matches.size()));
+  std::optional<cache::CacheEntry> entry = admin.lookup(matches.front());
+  if (!entry) throw InputError(fmt::format("{}: the cache entry disappeared", options.file));
+  return std::move(entry->code);
+}
+
 int run(const InspectOptions& options) {
-  const std::string text = read_text_file(options.file);
-  return report_code_object(options.file, {text.begin(), text.end()}, options.json);
+  if (std::filesystem::exists(options.file) || options.file.find('/') != std::string::npos) {
+    const std::string text = read_text_file(options.file);
+    return report_code_object(options.file, {text.begin(), text.end()}, options.json);
+  }
+  return report_code_object("cache:" + options.file, code_from_cache(options), options.json);
 }
 
 }  // namespace
@@ -55,13 +84,18 @@ void add_inspect_command(CLI::App& app, AppContext& context) {
   auto options = std::make_shared<InspectOptions>();
   CLI::App* inspect =
       app.add_subcommand("inspect", "List the kernels, arch and machine of a code object (ELF)");
-  inspect->add_option("file", options->file, "A code object: AMDGPU ELF (or NVIDIA CUBIN)")
+  inspect
+      ->add_option("file", options->file,
+                   "A code object file (AMDGPU ELF or NVIDIA CUBIN), or a cache key or key "
+                   "prefix as 'hipacm cache list' shows it")
       ->required();
+  inspect->add_option("--db", options->db, "The cache database to look keys up in");
   inspect->add_flag("--json", options->json, "Print a JSON document instead of text");
   inspect->footer(
       "Examples:\n"
       "  hipacm inspect saxpy.gfx90a.co\n"
       "  hipacm inspect saxpy.gfx90a.co --json | jq -r '.kernels[]'\n"
+      "  hipacm inspect 0421f6cf072c9f36      # a cache entry, by key prefix\n"
       "Exit status: 0 read, 2 missing file or not an ELF code object.");
   inspect->callback([options, &context] { context.exit_code = run(*options); });
 }
