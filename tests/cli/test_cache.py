@@ -1,0 +1,169 @@
+# test_cache.py - the persistent cache through the real tool: warm twice, then every `cache`
+# subcommand, tampering, export/import and two warmups racing on one cache.
+import json
+import sqlite3
+import subprocess
+
+import pytest
+
+from conftest import EXAMPLES, base_env
+
+KERNELS = ["saxpy.hip", "vector_add.hip", "scale.hip"]
+STATS_KEYS = {"schema": str, "path": str, "entries": int, "payload_bytes": int,
+              "file_bytes": int, "hits": int, "by_arch": list}
+ENTRY_KEYS = {"key": str, "arch": str, "source_name": str, "backend": str,
+              "compiler_version": str, "plugin_version": str, "size": int, "created_us": int,
+              "last_used_us": int, "hits": int}
+
+
+def warm(run, tmp_path, name="report.json", *extra):
+    report = tmp_path / name
+    r = run("warmup", *[EXAMPLES / k for k in KERNELS], "--arch", "gfx90a", "--json", report,
+            *extra)
+    assert r.rc == 0, r.err
+    return json.loads(report.read_text())
+
+
+def db_path(cache_dir):
+    return cache_dir / "kernels.sqlite3"
+
+
+def test_second_warmup_is_served_from_the_cache(run, backend_usable, tmp_path):
+    cold = warm(run, tmp_path, "cold.json")
+    assert cold["totals"]["compiled"] == 3 and cold["totals"]["cache_hits"] == 0
+    hot = warm(run, tmp_path, "hot.json")
+    assert hot["totals"]["cache_hits"] == 3 and hot["totals"]["compiled"] == 0
+    assert all(k["from_cache"] for k in hot["kernels"])
+    # Identical keys and sizes: the same code objects came back.
+    assert [(k["key"], k["code_size"]) for k in hot["kernels"]] == \
+        [(k["key"], k["code_size"]) for k in cold["kernels"]]
+
+
+def test_no_cache_compiles_every_time(run, backend_usable, tmp_path):
+    warm(run, tmp_path, "one.json")
+    again = warm(run, tmp_path, "two.json", "--no-cache")
+    assert again["totals"]["cache_hits"] == 0 and again["totals"]["compiled"] == 3
+
+
+def test_stats_and_list_json_schemas(run, backend_usable, tmp_path, cache_dir):
+    warm(run, tmp_path)
+    warm(run, tmp_path, "again.json")
+    r = run("cache", "stats", "--json")
+    assert r.rc == 0, r.err
+    stats = r.json()
+    for key, kind in STATS_KEYS.items():
+        assert isinstance(stats[key], kind), key
+    assert stats["schema"] == "hipacm-cache-stats-1"
+    assert stats["path"] == str(db_path(cache_dir))
+    assert stats["entries"] == 3 and stats["hits"] == 3 and stats["payload_bytes"] > 0
+    assert [a["arch"] for a in stats["by_arch"]] == ["gfx90a"]
+    assert stats["by_arch"][0]["entries"] == 3
+
+    r = run("cache", "list", "--json")
+    assert r.rc == 0, r.err
+    entries = r.json()["entries"]
+    assert len(entries) == 3
+    for entry in entries:
+        for key, kind in ENTRY_KEYS.items():
+            assert isinstance(entry[key], kind), key
+        assert entry["backend"] == "hiprtc" and entry["arch"] == "gfx90a"
+    assert sorted(e["source_name"] for e in entries) == sorted(KERNELS)
+    text = run("cache", "list")
+    assert "3 entries in" in text.out
+
+
+def test_inspect_by_key_prefix_lists_the_kernels(run, backend_usable, tmp_path):
+    warm(run, tmp_path)
+    entries = run("cache", "list", "--json").json()["entries"]
+    saxpy = next(e for e in entries if e["source_name"] == "saxpy.hip")
+    r = run("inspect", saxpy["key"][:16], "--json")
+    assert r.rc == 0, r.err
+    doc = r.json()
+    assert doc["kernels"] == ["saxpy"] and doc["arch"] == "gfx90a"
+    missing = run("inspect", "ffffffffffff")
+    assert missing.rc == 2 and "no cache entry" in missing.err
+
+
+def test_verify_finds_a_tampered_blob_and_remove_repairs_it(run, backend_usable, tmp_path,
+                                                           cache_dir):
+    warm(run, tmp_path)
+    assert run("cache", "verify").rc == 0
+    with sqlite3.connect(db_path(cache_dir)) as db:
+        key, code = db.execute(
+            "SELECT key, code FROM entries WHERE source_name = 'saxpy.hip'").fetchone()
+        flipped = bytearray(code)
+        flipped[len(flipped) // 2] ^= 0xFF
+        db.execute("UPDATE entries SET code = ? WHERE key = ?", (bytes(flipped), key))
+    r = run("cache", "verify", "--json")
+    assert r.rc == 1
+    report = r.json()
+    assert report["checked"] == 3 and [b["key"] for b in report["bad"]] == [key]
+    assert "checksum" in report["bad"][0]["reason"]
+    r = run("cache", "verify", "--remove")
+    assert r.rc == 0 and "1 removed" in r.out
+    assert run("cache", "stats", "--json").json()["entries"] == 2
+    # The next warmup recompiles exactly the removed kernel.
+    again = warm(run, tmp_path, "again.json")
+    assert again["totals"]["compiled"] == 1 and again["totals"]["cache_hits"] == 2
+
+
+def test_export_import_round_trip_and_tampered_import(run, backend_usable, tmp_path):
+    warm(run, tmp_path)
+    exported = tmp_path / "kernels.hipacm"
+    r = run("cache", "export", exported, "--arch", "gfx90a", "--json")
+    assert r.rc == 0, r.err
+    assert r.json()["exported"] == 3
+    assert run("cache", "export", exported).rc == 2  # never overwrites
+
+    fresh = tmp_path / "fresh.sqlite3"
+    r = run("cache", "--db", fresh, "import", exported, "--json")
+    assert r.rc == 0, r.err
+    assert r.json()["accepted"] == 3 and r.json()["rejected"] == []
+    original = {e["key"]: e["size"] for e in run("cache", "list", "--json").json()["entries"]}
+    imported = {e["key"]: e["size"]
+                for e in run("cache", "--db", fresh, "list", "--json").json()["entries"]}
+    assert imported == original
+
+    with sqlite3.connect(exported) as db:
+        key, code = db.execute("SELECT key, code FROM entries LIMIT 1").fetchone()
+        db.execute("UPDATE entries SET code = ? WHERE key = ?", (code[:-16], key))
+    other = tmp_path / "other.sqlite3"
+    r = run("cache", "--db", other, "import", exported, "--json")
+    assert r.rc == 1
+    assert [x["key"] for x in r.json()["rejected"]] == [key]
+    assert r.json()["accepted"] == 2
+
+
+def test_prune_and_clear(run, backend_usable, tmp_path):
+    warm(run, tmp_path)
+    r = run("cache", "prune", "--max-bytes", "0", "--json")
+    assert r.rc == 0, r.err
+    assert r.json()["removed"] == 3 and r.json()["entries"] == 0
+    warm(run, tmp_path, "again.json")
+    r = run("cache", "clear", "--json")
+    assert r.rc == 0 and r.json()["removed"] == 3
+    assert run("cache", "prune").rc == 2  # --max-bytes is required
+
+
+def test_two_warmups_racing_on_one_cache_both_succeed(cli_path, backend_usable, tmp_path,
+                                                      cache_dir):
+    env = base_env(cache_dir)
+    args = [cli_path, "warmup", str(EXAMPLES), "--arch", "gfx90a", "-q"]
+    procs = [subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for _ in range(2)]
+    outcomes = [p.communicate(timeout=600) for p in procs]
+    for p, (out, err) in zip(procs, outcomes):
+        assert p.returncode == 0, err
+    verify = subprocess.run([cli_path, "cache", "verify", "--json"], env=env,
+                            capture_output=True, text=True, check=False)
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    report = json.loads(verify.stdout)
+    assert report["bad"] == []
+    manifest = json.loads((EXAMPLES / "manifest.json").read_text())
+    assert report["checked"] == len(manifest["kernels"])  # one entry per key
+
+
+def test_help_shows_an_example_for_every_cache_subcommand(run):
+    for sub in ["stats", "list", "verify", "prune", "clear", "export", "import"]:
+        r = run("cache", sub, "--help")
+        assert r.rc == 0 and "Example" in r.out, sub
