@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# The main job: builds hipacm, then warms every example kernel through the hipacm tool and prints a summary.
+# The main job: builds hipacm, then warms every example kernel through the hipacm tool twice:
+# the first run compiles what the persistent cache lacks, the second is served from the cache.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHIPACM_BUILD_TESTS=OFF >/dev/null
 cmake --build build/release -j "$(nproc)" --target hipacm hipacm-worker hipacm-cli
 archs=${HIPACM_ARCHS:-gfx90a gfx1030}
 # Extra arguments go to `hipacm warmup` (e.g. --jobs 4, --json report.json, --no-cache).
+echo "== hipacm warmup examples/kernels --arch ${archs// /,}"
+build/release/hipacm warmup examples/kernels --arch "${archs// /,}" "$@"
+echo
+echo "== the same command again: every kernel now comes from the persistent cache"
 build/release/hipacm warmup examples/kernels --arch "${archs// /,}" "$@"
