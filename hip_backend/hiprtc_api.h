@@ -12,18 +12,18 @@ using hiprtc_program = struct hiprtc_program_opaque*;
 
 // X-macro: (name, return type, parameter list). Listed once; the table's
 // fields and the dlsym calls are both generated from it.
-#define HIPACM_HIPRTC_SYMBOLS(X)                                                          \
-  X(hiprtcGetErrorString, const char*, (hiprtc_result))                                  \
-  X(hiprtcVersion, hiprtc_result, (int*, int*))                                           \
-  X(hiprtcCreateProgram, hiprtc_result,                                                   \
-    (hiprtc_program*, const char*, const char*, int, const char**, const char**))         \
-  X(hiprtcDestroyProgram, hiprtc_result, (hiprtc_program*))                               \
-  X(hiprtcAddNameExpression, hiprtc_result, (hiprtc_program, const char*))                \
-  X(hiprtcCompileProgram, hiprtc_result, (hiprtc_program, int, const char**))             \
-  X(hiprtcGetLoweredName, hiprtc_result, (hiprtc_program, const char*, const char**))     \
-  X(hiprtcGetProgramLogSize, hiprtc_result, (hiprtc_program, std::size_t*))               \
-  X(hiprtcGetProgramLog, hiprtc_result, (hiprtc_program, char*))                          \
-  X(hiprtcGetCodeSize, hiprtc_result, (hiprtc_program, std::size_t*))                     \
+#define HIPACM_HIPRTC_SYMBOLS(X)                                                      \
+  X(hiprtcGetErrorString, const char*, (hiprtc_result))                               \
+  X(hiprtcVersion, hiprtc_result, (int*, int*))                                       \
+  X(hiprtcCreateProgram, hiprtc_result,                                               \
+    (hiprtc_program*, const char*, const char*, int, const char**, const char**))     \
+  X(hiprtcDestroyProgram, hiprtc_result, (hiprtc_program*))                           \
+  X(hiprtcAddNameExpression, hiprtc_result, (hiprtc_program, const char*))            \
+  X(hiprtcCompileProgram, hiprtc_result, (hiprtc_program, int, const char**))         \
+  X(hiprtcGetLoweredName, hiprtc_result, (hiprtc_program, const char*, const char**)) \
+  X(hiprtcGetProgramLogSize, hiprtc_result, (hiprtc_program, std::size_t*))           \
+  X(hiprtcGetProgramLog, hiprtc_result, (hiprtc_program, char*))                      \
+  X(hiprtcGetCodeSize, hiprtc_result, (hiprtc_program, std::size_t*))                 \
   X(hiprtcGetCode, hiprtc_result, (hiprtc_program, char*))
 
 /// The loaded hipRTC library. Lives until process exit once loaded.

@@ -259,8 +259,8 @@ CompileResult compile_request(const HiprtcApi* api, const std::string& load_erro
 
     std::string check_error;
     if (!check_code_object(compiled.code, request.arch,
-                                  expected_kernels(request, compiled.lowered_names, compiled.code),
-                                  &check_error)) {
+                           expected_kernels(request, compiled.lowered_names, compiled.code),
+                           &check_error)) {
       fail(HIPACM_ERROR_COMPILATION, "hipRTC produced an unusable code object: " + check_error);
     }
     for (const std::string& expression : request.name_expressions) {

@@ -7,8 +7,8 @@
 #include <set>
 #include <string>
 
-#include "hip_backend/device_arch.h"
 #include "hip_backend/compiler_inventory.h"
+#include "hip_backend/device_arch.h"
 #include "hip_backend/no_destructor.h"
 #include "plugin/entry_guard.h"
 #include "plugin/struct_fields.h"
@@ -46,8 +46,7 @@ extern "C" HIPACM_API hipacm_status hipacm_get_backend_info(hipacm_backend_info*
 
     // One compiler fits in the struct: the one that serves the default arch
     // (NVRTC when $HIPACM_ARCH names an NVIDIA target, hipRTC otherwise).
-    const backend::CompilerDescription compiler =
-        backend::describe_compiler_for(out->default_arch);
+    const backend::CompilerDescription compiler = backend::describe_compiler_for(out->default_arch);
     out->compiler = compiler.name == "nvrtc" ? "nvrtc" : "hiprtc";
     if (!compiler.available)
       return report(HIPACM_ERROR_BACKEND_UNAVAILABLE, function, compiler.error);

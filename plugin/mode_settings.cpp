@@ -79,11 +79,11 @@ ModeSettings resolve_mode_settings(const hipacm_mode_config* cfg, const std::str
   s.isolation = resolve_isolation(
       field_or(cfg, &hipacm_mode_config::isolation, std::int32_t{HIPACM_ISOLATION_AUTO}));
   s.compile_timeout_ms = field_or(cfg, &hipacm_mode_config::compile_timeout_ms, std::uint32_t{0});
-  const char* cache_dir = field_or(cfg, &hipacm_mode_config::cache_dir,
-                                   static_cast<const char*>(nullptr));
+  const char* cache_dir =
+      field_or(cfg, &hipacm_mode_config::cache_dir, static_cast<const char*>(nullptr));
   if (cache_dir != nullptr) s.cache_dir = cache_dir;
-  s.cache_policy = field_or(cfg, &hipacm_mode_config::cache_policy,
-                            std::int32_t{HIPACM_CACHE_DEFAULT});
+  s.cache_policy =
+      field_or(cfg, &hipacm_mode_config::cache_policy, std::int32_t{HIPACM_CACHE_DEFAULT});
   if (s.cache_policy < HIPACM_CACHE_DEFAULT || s.cache_policy > HIPACM_CACHE_READWRITE)
     throw Error(HIPACM_ERROR_INVALID_ARGUMENT,
                 "cache_policy is " + std::to_string(s.cache_policy) +

@@ -136,8 +136,8 @@ typedef struct hipacm_request {
   /* Dedup key. NULL means a SHA-256 content digest of everything that affects
    * the output: source, source name, options, headers, name expressions, arch. */
   const char* key;
-  const char* source;      /* required, non-empty, NUL-terminated */
-  const char* source_name; /* NULL = "kernel.hip" */
+  const char* source;         /* required, non-empty, NUL-terminated */
+  const char* source_name;    /* NULL = "kernel.hip" */
   const char* const* options; /* num_options entries, none NULL */
   size_t num_options;
   const char* const* header_sources; /* num_headers entries, none NULL */
@@ -285,8 +285,8 @@ HIPACM_API hipacm_status hipacm_get_backend_info(hipacm_backend_info* out);
 typedef struct hipacm_provider {
   size_t struct_size;
   uint32_t abi_version;
-  const char* name;    /* "hipacm" */
-  const char* version; /* HIPACM_VERSION_STRING of the loaded plugin */
+  const char* name;                              /* "hipacm" */
+  const char* version;                           /* HIPACM_VERSION_STRING of the loaded plugin */
   void (*mode_config_init)(hipacm_mode_config*); /* fills version 1 only */
   hipacm_status (*mode_enter)(const hipacm_mode_config*, hipacm_mode**);
   hipacm_status (*mode_exit)(hipacm_mode*, hipacm_future**);
