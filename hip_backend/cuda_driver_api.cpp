@@ -33,15 +33,10 @@ CachedDriver load_once() {
       return cached;
     }
     CudaDriverApi& api = cached.api;
-#define HIPACM_BIND_FIELD(field, exported, ret, params)                                   \
-  {                                                                                       \
-    std::string dl_error;                                                                 \
-    void* address = cached.library->symbol(exported, &dl_error);                          \
-    if (address == nullptr) {                                                             \
-      cached.error = "CUDA driver " + cached.library->path() + " is missing " + exported; \
-      return cached;                                                                      \
-    }                                                                                     \
-    api.field = reinterpret_cast<ret(*) params>(address);                                 \
+#define HIPACM_BIND_FIELD(field, exported, ret, params)                                 \
+  if (!cached.library->bind(exported, &api.field, nullptr)) {                           \
+    cached.error = "CUDA driver " + cached.library->path() + " is missing " + exported; \
+    return cached;                                                                      \
   }
     HIPACM_CUDA_DRIVER_SYMBOLS(HIPACM_BIND_FIELD)
 #undef HIPACM_BIND_FIELD

@@ -35,6 +35,17 @@ class DynamicLibrary {
   /// A symbol whose value is NULL counts as missing: callers want functions.
   void* symbol(const char* name, std::string* error) const;
 
+  /// Resolves `name` into the function pointer *fn. False, with *error (may
+  /// be null) holding the dlerror text, when it is missing. The one place
+  /// where a symbol's address becomes a typed function pointer.
+  template <class Fn>
+  bool bind(const char* name, Fn* fn, std::string* error) const {
+    void* address = symbol(name, error);
+    if (address == nullptr) return false;
+    *fn = reinterpret_cast<Fn>(address);
+    return true;
+  }
+
   /// The file that was opened (from dlinfo), or the requested name if unknown.
   const std::string& path() const { return path_; }
 

@@ -51,14 +51,10 @@ CachedHip load_once() {
     cached.error = "cannot open the HIP runtime (" + tried + ")";
     return cached;
   }
-#define HIPACM_BIND_FIELD(name, ret, params)                                         \
-  {                                                                                  \
-    void* address = cached.library->symbol(#name, nullptr);                          \
-    if (address == nullptr) {                                                        \
-      cached.error = "HIP runtime " + cached.library->path() + " is missing " #name; \
-      return cached;                                                                 \
-    }                                                                                \
-    cached.api.name = reinterpret_cast<ret(*) params>(address);                      \
+#define HIPACM_BIND_FIELD(name, ret, params)                                       \
+  if (!cached.library->bind(#name, &cached.api.name, nullptr)) {                   \
+    cached.error = "HIP runtime " + cached.library->path() + " is missing " #name; \
+    return cached;                                                                 \
   }
   HIPACM_HIP_MODULE_SYMBOLS(HIPACM_BIND_FIELD)
 #undef HIPACM_BIND_FIELD

@@ -21,15 +21,10 @@ constexpr std::array<const char*, 8> kDefaultCandidates = {
 
 // Fills every entry point or names the first one that is missing.
 bool bind_symbols(const DynamicLibrary& library, HiprtcApi* api, std::string* missing) {
-#define HIPACM_BIND_FIELD(name, ret, params)                 \
-  {                                                          \
-    std::string dl_error;                                    \
-    void* address = library.symbol(#name, &dl_error);        \
-    if (address == nullptr) {                                \
-      *missing = std::string(#name) + " (" + dl_error + ")"; \
-      return false;                                          \
-    }                                                        \
-    api->name = reinterpret_cast<ret(*) params>(address);    \
+#define HIPACM_BIND_FIELD(name, ret, params)                               \
+  if (std::string dl_error; !library.bind(#name, &api->name, &dl_error)) { \
+    *missing = std::string(#name) + " (" + dl_error + ")";                 \
+    return false;                                                          \
   }
   HIPACM_HIPRTC_SYMBOLS(HIPACM_BIND_FIELD)
 #undef HIPACM_BIND_FIELD

@@ -15,15 +15,10 @@ constexpr std::array<const char*, 3> kSonames = {"libnvrtc.so.13", "libnvrtc.so.
                                                  "libnvrtc.so.11"};
 
 bool bind_symbols(const DynamicLibrary& library, NvrtcApi* api, std::string* missing) {
-#define HIPACM_BIND_FIELD(name, ret, params)                 \
-  {                                                          \
-    std::string dl_error;                                    \
-    void* address = library.symbol(#name, &dl_error);        \
-    if (address == nullptr) {                                \
-      *missing = std::string(#name) + " (" + dl_error + ")"; \
-      return false;                                          \
-    }                                                        \
-    api->name = reinterpret_cast<ret(*) params>(address);    \
+#define HIPACM_BIND_FIELD(name, ret, params)                               \
+  if (std::string dl_error; !library.bind(#name, &api->name, &dl_error)) { \
+    *missing = std::string(#name) + " (" + dl_error + ")";                 \
+    return false;                                                          \
   }
   HIPACM_NVRTC_SYMBOLS(HIPACM_BIND_FIELD)
 #undef HIPACM_BIND_FIELD
