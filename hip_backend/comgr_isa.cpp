@@ -7,11 +7,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <new>
+#include <sstream>
 #include <string_view>
 
 #include "hip_backend/comgr_isa_internal.h"
 #include "hip_backend/dynamic_library.h"
 #include "hip_backend/hiprtc_internal.h"
+#include "hip_backend/library_facts.h"
 #include "hip_backend/no_destructor.h"
 
 namespace hipacm::backend {
@@ -143,27 +145,87 @@ std::optional<AmdgpuIsaTable> read_table(const DynamicLibrary& library, std::str
   return table;
 }
 
-struct CachedTable {
+// The memo's name for the table; the record format is table_payload's.
+constexpr std::string_view kIsaTableFact = "comgr-isa-table 1";
+
+// The library's path, "features_known 0|1", then one "<name> <xnack 0|1> <sramecc 0|1>" line
+// per processor.
+std::string table_payload(const AmdgpuIsaTable& table) {
+  std::string out = table.library_path + '\n';
+  out += std::string("features_known ") + (table.features_known ? "1" : "0") + '\n';
+  for (const AmdgpuProcessor& p : table.details)
+    out += p.name + (p.xnack ? " 1" : " 0") + (p.sramecc ? " 1" : " 0") + '\n';
+  return out;
+}
+
+std::optional<AmdgpuIsaTable> parse_table_payload(const std::string& payload) {
+  std::istringstream in(payload);
+  AmdgpuIsaTable table;
+  if (!std::getline(in, table.library_path) || table.library_path.empty()) return std::nullopt;
+  std::string word;
+  int features_known = -1;
+  if (!(in >> word >> features_known) || word != "features_known" || features_known < 0 ||
+      features_known > 1)
+    return std::nullopt;
+  table.features_known = features_known == 1;
+  AmdgpuProcessor p;
+  int xnack = 0, sramecc = 0;
+  while (in >> p.name >> xnack >> sramecc) {
+    if (p.name.rfind("gfx", 0) != 0 || p.name.size() > kMaxArchLength) return std::nullopt;
+    p.xnack = xnack != 0;
+    p.sramecc = sramecc != 0;
+    add_processor(&table, p);
+  }
+  if (!in.eof() || table.processors.empty()) return std::nullopt;
+  return table;
+}
+
+// The table, settled once per process: from the memo when it provably
+// describes the comgr that dlopen would load, else read from comgr (and then
+// remembered). Immutable once settled.
+struct TableState {
+  boost::mutex mutex;
+  bool settled = false;
   std::optional<AmdgpuIsaTable> table;
   std::vector<std::string> no_processors;
   std::string error;
 };
 
-CachedTable load_once() {
-  CachedTable cached;
+void load_into(TableState* state, const std::vector<std::string>& candidates) {
   try {
-    cached.table = load_amdgpu_isa_table_from(comgr_library_candidates(), &cached.error);
+    state->table = load_amdgpu_isa_table_from(candidates, &state->error);
   } catch (const std::bad_alloc&) {
-    cached.error = "out of memory while reading comgr's target list";
+    state->error = "out of memory while reading comgr's target list";
   } catch (const std::exception& e) {
-    cached.error = std::string("cannot read comgr's target list: ") + e.what();
+    state->error = std::string("cannot read comgr's target list: ") + e.what();
   }
-  return cached;
 }
 
-const CachedTable& cached_table() {
-  static NoDestructor<CachedTable> cached(load_once());
-  return cached.get();
+const TableState& settled_table(LibraryFactMemo* memo) {
+  static NoDestructor<TableState> instance;
+  TableState& state = *instance;
+  boost::lock_guard<boost::mutex> lock(state.mutex);
+  if (state.settled) return state;
+  std::vector<std::string> candidates;
+  try {
+    candidates = comgr_library_candidates();
+    if (const auto record = recall_library_fact(memo, kIsaTableFact, candidates))
+      state.table = parse_table_payload(*record);
+  } catch (...) {
+    state.table.reset();  // out of memory: read comgr itself instead
+  }
+  if (!state.table) {
+    load_into(&state, candidates);
+    try {
+      if (state.table)
+        remember_library_fact(memo, kIsaTableFact, candidates, state.table->library_path,
+                              table_payload(*state.table));
+    } catch (...) {
+      // Remembering is an optimisation only.
+    }
+  }
+  state.settled = true;
+  return state;
 }
 
 // Arch strings come from hosts and environment variables; show them safely.
@@ -294,15 +356,16 @@ bool validate_amdgpu_arch_with(const AmdgpuIsaTable& table, const std::string& a
   return true;
 }
 
-const std::vector<std::string>& supported_amdgpu_processors(std::string* error) {
-  const CachedTable& cached = cached_table();
+const std::vector<std::string>& supported_amdgpu_processors(std::string* error,
+                                                            LibraryFactMemo* memo) {
+  const TableState& cached = settled_table(memo);
   if (cached.table) return cached.table->processors;
   if (error != nullptr) *error = cached.error;
   return cached.no_processors;
 }
 
-bool validate_amdgpu_arch(const std::string& arch, std::string* error) {
-  const CachedTable& cached = cached_table();
+bool validate_amdgpu_arch(const std::string& arch, std::string* error, LibraryFactMemo* memo) {
+  const TableState& cached = settled_table(memo);
   if (!cached.table) {
     if (error != nullptr) {
       *error = "cannot check arch '" + printable(arch) + "': " + cached.error;

@@ -6,16 +6,23 @@
 
 namespace hipacm::backend {
 
+class LibraryFactMemo;
+
 /// Processor names that comgr supports, e.g. {"gfx600", ..., "gfx90a", "gfx1030"},
 /// read once from libamd_comgr.so.2 (dlopen'd; $HIPACM_COMGR_LIBRARY overrides).
-/// Empty with *error set when comgr cannot be loaded.
-const std::vector<std::string>& supported_amdgpu_processors(std::string* error);
+/// Empty with *error set when comgr cannot be loaded. Settled once per
+/// process; the first call may take the list from `memo` instead of loading
+/// comgr, when the memo provably describes the same comgr (library_facts.h),
+/// and records it there after loading.
+const std::vector<std::string>& supported_amdgpu_processors(std::string* error,
+                                                            LibraryFactMemo* memo = nullptr);
 
 /// Checks an arch string of the form "gfxNNN[:feature(+|-)]..." before hipRTC
 /// ever sees it: an unknown arch aborts the process inside hipRTC 5.2.3.
 /// Features allowed: xnack and sramecc, each at most once, each with + or -.
 /// Returns true when valid; otherwise false with *error naming the problem and
-/// listing the supported processors.
-bool validate_amdgpu_arch(const std::string& arch, std::string* error);
+/// listing the supported processors. `memo` as for supported_amdgpu_processors.
+bool validate_amdgpu_arch(const std::string& arch, std::string* error,
+                          LibraryFactMemo* memo = nullptr);
 
 }  // namespace hipacm::backend

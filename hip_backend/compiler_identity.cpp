@@ -3,11 +3,19 @@
 
 #include <dlfcn.h>
 
+#include <boost/thread/lock_guard.hpp>
+#include <boost/thread/mutex.hpp>
+
 #include <climits>
 #include <cstdlib>
 #include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
 
 #include "hip_backend/hiprtc_api.h"
+#include "hip_backend/hiprtc_internal.h"
+#include "hip_backend/library_facts.h"
 #include "hip_backend/no_destructor.h"
 #include "hip_backend/nvrtc_api.h"
 #include "hip_backend/target_arch.h"
@@ -32,39 +40,65 @@ std::string resolved_file_name(const HiprtcApi& api) {
   return slash == std::string::npos ? resolved : resolved.substr(slash + 1);
 }
 
-CompilerIdentity hiprtc_identity() {
+// The memo's name for hipRTC's identity; the record is the version string.
+constexpr std::string_view kHiprtcIdentityFact = "hiprtc-identity 1";
+
+CompilerIdentity hiprtc_identity_from_library(LibraryFactMemo* memo,
+                                              const std::vector<std::string>& candidates) {
   std::string error;
   const HiprtcApi* api = load_hiprtc(&error);
-  if (api == nullptr) return {"hiprtc", ""};
-  return {"hiprtc", api->version + " " + resolved_file_name(*api)};
+  if (api == nullptr) return {"hiprtc", "", error};
+  CompilerIdentity identity{"hiprtc", api->version + " " + resolved_file_name(*api), ""};
+  remember_library_fact(memo, kHiprtcIdentityFact, candidates, api->library_path, identity.version);
+  return identity;
+}
+
+// hipRTC's identity, settled once per process: from the memo when it provably
+// describes the library that dlopen would load, else from hipRTC itself.
+struct HiprtcIdentityState {
+  boost::mutex mutex;
+  std::optional<CompilerIdentity> identity;
+};
+
+CompilerIdentity hiprtc_identity(LibraryFactMemo* memo) {
+  static NoDestructor<HiprtcIdentityState> instance;
+  HiprtcIdentityState& state = *instance;
+  boost::lock_guard<boost::mutex> lock(state.mutex);
+  if (!state.identity) {
+    const std::vector<std::string> candidates = hiprtc_library_candidates();
+    const auto recalled = recall_library_fact(memo, kHiprtcIdentityFact, candidates);
+    state.identity = recalled && !recalled->empty()
+                         ? CompilerIdentity{"hiprtc", *recalled, ""}
+                         : hiprtc_identity_from_library(memo, candidates);
+  }
+  return *state.identity;
 }
 
 CompilerIdentity nvrtc_identity() {
   // "nvrtc 13.0 (/path/libnvrtc.so.13)": an unloadable NVRTC gives no version,
   // and with no version nothing is cached.
   const std::string version = nvrtc_version_string();
-  if (version.rfind("nvrtc unavailable", 0) == 0) return {"nvrtc", ""};
-  return {"nvrtc", version};
+  if (version.rfind("nvrtc unavailable", 0) == 0) return {"nvrtc", "", version};
+  return {"nvrtc", version, ""};
 }
 
 }  // namespace
 
-CompilerIdentity compiler_identity(const std::string& arch) {
+CompilerIdentity compiler_identity(const std::string& arch, LibraryFactMemo* memo) {
   if (is_nvidia_arch(arch)) {
     try {
       static NoDestructor<CompilerIdentity> identity(nvrtc_identity());
       return *identity;
     } catch (...) {
-      return {"nvrtc", ""};
+      return {"nvrtc", "", "cannot read NVRTC's version"};
     }
   }
-  if (arch.rfind("gfx", 0) != 0) return {"unknown", ""};
+  if (arch.rfind("gfx", 0) != 0) return {"unknown", "", "no compiler serves arch " + arch};
   try {
     // The library cannot change under a running process: resolve it once.
-    static NoDestructor<CompilerIdentity> identity(hiprtc_identity());
-    return *identity;
+    return hiprtc_identity(memo);
   } catch (...) {
-    return {"hiprtc", ""};
+    return {"hiprtc", "", "cannot read hipRTC's version"};
   }
 }
 

@@ -10,12 +10,17 @@ namespace hipacm::backend {
 struct CompilerIdentity {
   std::string backend;  ///< "hiprtc" for gfx* archs; "unknown" when no backend owns the arch
   std::string version;  ///< exact version; empty when the compiler cannot be loaded
+  std::string error;    ///< why `version` is empty
 };
+
+class LibraryFactMemo;
 
 /// gfx* archs: {"hiprtc", "<hiprtcVersion> <library file name>"}, where the
 /// file name is the resolved library (e.g. libamdhip64.so.5.2.50203), which
 /// carries the full release number hiprtcVersion omits. Any other arch:
-/// {"unknown", ""}. Loads hipRTC once; never throws.
-CompilerIdentity compiler_identity(const std::string& arch);
+/// {"unknown", ""}. Settled once per process, by loading hipRTC or, when
+/// `memo` provably describes the library dlopen would load (library_facts.h),
+/// without loading it; a loaded one is recorded in the memo. Never throws.
+CompilerIdentity compiler_identity(const std::string& arch, LibraryFactMemo* memo = nullptr);
 
 }  // namespace hipacm::backend

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "hip_backend/comgr_isa.h"
+#include "hip_backend/compiler_identity.h"
 #include "hip_backend/nvrtc_api.h"
 
 namespace hipacm::backend {
@@ -60,13 +61,21 @@ hipacm_status validate_nvidia_arch(const std::string& arch, std::string* error) 
   return HIPACM_ERROR_INVALID_ARGUMENT;
 }
 
-hipacm_status validate_arch(const std::string& arch, std::string* error) {
+hipacm_status validate_arch(const std::string& arch, std::string* error, LibraryFactMemo* memo) {
   if (is_nvidia_arch(arch)) return validate_nvidia_arch(arch, error);
-  if (validate_amdgpu_arch(arch, error)) return HIPACM_SUCCESS;
-  // comgr missing means no compiler at all, not a bad argument.
-  std::string ignored;
-  return supported_amdgpu_processors(&ignored).empty() ? HIPACM_ERROR_BACKEND_UNAVAILABLE
-                                                       : HIPACM_ERROR_INVALID_ARGUMENT;
+  if (!validate_amdgpu_arch(arch, error, memo)) {
+    // comgr missing means no compiler at all, not a bad argument.
+    std::string ignored;
+    return supported_amdgpu_processors(&ignored, memo).empty() ? HIPACM_ERROR_BACKEND_UNAVAILABLE
+                                                               : HIPACM_ERROR_INVALID_ARGUMENT;
+  }
+  // A valid arch with no hipRTC to compile it would fail every compile alike.
+  const CompilerIdentity compiler = compiler_identity(arch, memo);
+  if (compiler.version.empty()) {
+    *error = "arch '" + arch + "' needs hipRTC: " + compiler.error;
+    return HIPACM_ERROR_BACKEND_UNAVAILABLE;
+  }
+  return HIPACM_SUCCESS;
 }
 
 }  // namespace hipacm::backend

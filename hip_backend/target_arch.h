@@ -18,8 +18,14 @@ bool is_ptx_arch(const std::string& arch);
 /// or BACKEND_UNAVAILABLE (NVRTC cannot be loaded), with *error set.
 hipacm_status validate_nvidia_arch(const std::string& arch, std::string* error);
 
+class LibraryFactMemo;
+
 /// Routes by prefix: NVIDIA archs to validate_nvidia_arch, everything else
-/// to comgr (BACKEND_UNAVAILABLE when comgr is missing).
-hipacm_status validate_arch(const std::string& arch, std::string* error);
+/// to comgr's target list, and then requires hipRTC for them
+/// (BACKEND_UNAVAILABLE when comgr or hipRTC is missing). `memo` lets both
+/// facts come from an earlier process instead of loading the libraries
+/// (library_facts.h).
+hipacm_status validate_arch(const std::string& arch, std::string* error,
+                            LibraryFactMemo* memo = nullptr);
 
 }  // namespace hipacm::backend

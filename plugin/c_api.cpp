@@ -112,10 +112,9 @@ HIPACM_API hipacm_status hipacm_compile(const hipacm_request* req, const char* a
     require_out(out, "out");
     *out = nullptr;
     install_fork_handlers();
-    const std::string resolved = resolve_arch(arch);
-    Submission submission = read_request(req, resolved);
-    FutureRef future = make_future(submission.key, resolved, submission.callbacks);
-    ModeSettings settings = resolve_mode_settings(nullptr, resolved);
+    ModeSettings settings = resolve_compile_settings(arch);
+    Submission submission = read_request(req, settings.arch);
+    FutureRef future = make_future(submission.key, settings.arch, submission.callbacks);
     backend::CompileResult result = cache::with_persistent_cache(settings, make_compiler(settings))
                                         ->compile(submission.request);
     load_into_device(&result, settings);

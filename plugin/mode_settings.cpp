@@ -8,6 +8,8 @@
 
 #include "hip_backend/device_arch.h"
 #include "hip_backend/target_arch.h"
+#include "plugin/cache/caching_compiler.h"
+#include "plugin/cache/library_fact_memo.h"
 #include "plugin/error.h"
 #include "plugin/struct_fields.h"
 #include "plugin/struct_versions.h"
@@ -24,7 +26,7 @@ unsigned hardware_workers() {
 
 }  // namespace
 
-std::string resolve_arch(const char* requested) {
+std::string resolve_arch(const char* requested, backend::LibraryFactMemo* memo) {
   std::string arch;
   if (requested != nullptr) {
     arch = requested;
@@ -36,7 +38,7 @@ std::string resolve_arch(const char* requested) {
     if (arch.empty()) throw Error(HIPACM_ERROR_BACKEND_UNAVAILABLE, why);
   }
   std::string error;
-  const hipacm_status status = backend::validate_arch(arch, &error);
+  const hipacm_status status = backend::validate_arch(arch, &error, memo);
   if (status != HIPACM_SUCCESS) throw Error(status, error);
   return arch;
 }
@@ -58,11 +60,9 @@ std::int32_t resolve_isolation(std::int32_t requested) {
               "HIPACM_ISOLATION is '" + value + "'; expected auto, in-process or process");
 }
 
-ModeSettings resolve_mode_settings(const hipacm_mode_config* cfg) {
-  return resolve_mode_settings(cfg, std::string());
-}
+namespace {
 
-ModeSettings resolve_mode_settings(const hipacm_mode_config* cfg, const std::string& arch) {
+ModeSettings resolve_settings(const hipacm_mode_config* cfg, const char* const* arch_override) {
   hipacm_mode_config defaults;
   hipacm_mode_config_init_sized(&defaults, sizeof defaults);
   if (cfg == nullptr) cfg = &defaults;
@@ -93,8 +93,20 @@ ModeSettings resolve_mode_settings(const hipacm_mode_config* cfg, const std::str
     throw Error(HIPACM_ERROR_INVALID_ARGUMENT,
                 "load_device is " + std::to_string(s.load_device) +
                     "; expected HIPACM_LOAD_NONE (-1) or a device index");
-  s.arch = arch.empty() ? resolve_arch(cfg->arch) : arch;
+  // Which archs exist and which hipRTC is installed are facts about this
+  // machine's libraries; the cache remembers them, so that entering a mode
+  // whose kernels are all cached loads neither comgr nor hipRTC.
+  const auto memo = cache::library_fact_memo(cache::resolve_cache_settings(s));
+  s.arch = resolve_arch(arch_override != nullptr ? *arch_override : cfg->arch, memo.get());
   return s;
 }
+
+}  // namespace
+
+ModeSettings resolve_mode_settings(const hipacm_mode_config* cfg) {
+  return resolve_settings(cfg, nullptr);
+}
+
+ModeSettings resolve_compile_settings(const char* arch) { return resolve_settings(nullptr, &arch); }
 
 }  // namespace hipacm

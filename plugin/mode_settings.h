@@ -8,6 +8,9 @@
 #include <string>
 
 namespace hipacm {
+namespace backend {
+class LibraryFactMemo;
+}
 
 struct ModeSettings {
   unsigned max_workers = 1;
@@ -27,8 +30,9 @@ struct ModeSettings {
 /// arch could be found).
 ModeSettings resolve_mode_settings(const hipacm_mode_config* cfg);
 
-/// The same with an arch already resolved (hipacm_compile's defaults).
-ModeSettings resolve_mode_settings(const hipacm_mode_config* cfg, const std::string& arch);
+/// hipacm_compile's settings: the defaults, with `arch` resolved as a mode's
+/// arch field is (NULL: $HIPACM_ARCH or the device's).
+ModeSettings resolve_compile_settings(const char* arch);
 
 /// The isolation policy: `requested` unless it is AUTO, then
 /// $HIPACM_ISOLATION (auto|in-process|process), then AUTO. Throws
@@ -37,6 +41,7 @@ std::int32_t resolve_isolation(std::int32_t requested);
 
 /// The arch a mode or hipacm_compile uses: `requested` if non-NULL, else
 /// $HIPACM_ARCH, else the device's; validated against the compiler's list.
-std::string resolve_arch(const char* requested);
+/// `memo` may supply the list and hipRTC's identity (library_facts.h).
+std::string resolve_arch(const char* requested, backend::LibraryFactMemo* memo = nullptr);
 
 }  // namespace hipacm

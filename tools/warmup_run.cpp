@@ -117,11 +117,9 @@ void read_outcome(hipacm_future* future, KernelOutcome* outcome) {
 }  // namespace
 
 void check_archs(const WarmupSettings& settings) {
-  // Without this, every compile would fail one by one with BACKEND_UNAVAILABLE.
-  hipacm_backend_info info{};
-  info.struct_size = sizeof info;
-  if (hipacm_get_backend_info(&info) != HIPACM_SUCCESS)
-    throw BackendUnavailable(hipacm_last_error_message());
+  // Entering a mode checks the arch and that its compiler loads (from the
+  // cache's remembered facts when it can); without this, every compile would
+  // fail one by one with BACKEND_UNAVAILABLE.
   for (const std::string& arch : settings.archs) ModeScope mode(enter_mode(settings, arch));
 }
 

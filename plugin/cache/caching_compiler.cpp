@@ -7,6 +7,7 @@
 #include "hip_backend/log.h"
 #include "plugin/cache/integrity.h"
 #include "plugin/cache/key.h"
+#include "plugin/cache/library_fact_memo.h"
 #include "plugin/cache/name_list.h"
 #include "plugin/cache/registry.h"
 
@@ -46,7 +47,9 @@ std::shared_ptr<backend::Compiler> with_persistent_cache(const ModeSettings& set
 }
 
 CachingCompiler::CachingCompiler(std::shared_ptr<backend::Compiler> inner, CacheSettings settings)
-    : inner_(std::move(inner)), settings_(std::move(settings)) {}
+    : inner_(std::move(inner)),
+      settings_(std::move(settings)),
+      fact_memo_(library_fact_memo(settings_)) {}
 
 CachingCompiler::~CachingCompiler() {
   if (settings_.policy != Policy::kReadWrite || settings_.user_db.empty()) return;
@@ -61,7 +64,7 @@ CachingCompiler::~CachingCompiler() {
 std::string CachingCompiler::key_for(const backend::CompileRequest& request,
                                      backend::CompilerIdentity* identity) {
   try {
-    *identity = backend::compiler_identity(request.arch);
+    *identity = backend::compiler_identity(request.arch, fact_memo_.get());
     // Without an exact compiler version a key could outlive the compiler.
     if (identity->version.empty()) return std::string();
     return cache_key(request, *identity);

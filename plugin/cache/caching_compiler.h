@@ -6,6 +6,7 @@
 
 #include "hip_backend/compiler.h"
 #include "hip_backend/compiler_identity.h"
+#include "hip_backend/library_facts.h"
 #include "plugin/cache/location.h"
 #include "plugin/mode_settings.h"
 
@@ -47,6 +48,8 @@ class CachingCompiler final : public backend::Compiler {
 
   const std::shared_ptr<backend::Compiler> inner_;
   const CacheSettings settings_;
+  // Supplies the compiler identity in keys without loading the compiler.
+  const std::shared_ptr<backend::LibraryFactMemo> fact_memo_;
 };
 
 /// `inner` itself when the resolved policy is OFF or no location exists,

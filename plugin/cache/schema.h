@@ -10,6 +10,9 @@ inline constexpr int kSchemaVersion = 1;
 /// The file name of a cache database inside a cache directory.
 inline constexpr const char* kDatabaseFileName = "kernels.sqlite3";
 
+// library_facts holds what hip_backend/library_facts.cpp remembers about this
+// machine's compiler libraries, so that a process whose kernels are all cached
+// never loads them. It is additive: databases without it simply miss.
 // `code` is last so that scans of the small columns rarely touch the blob's
 // overflow pages; (last_used, size) is a covering index for LRU eviction and
 // the size total.
@@ -32,6 +35,10 @@ CREATE TABLE IF NOT EXISTS entries(
   checksum TEXT NOT NULL,
   code BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS entries_lru ON entries(last_used_us, size);
+CREATE TABLE IF NOT EXISTS library_facts(
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  recorded_us INTEGER NOT NULL);
 )sql";
 
 }  // namespace hipacm::cache

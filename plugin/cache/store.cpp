@@ -314,8 +314,39 @@ std::size_t CacheStore::clear() {
     Transaction tx(*db_);
     db_->exec("DELETE FROM entries");
     const auto n = static_cast<std::size_t>(sqlite3_changes64(db_->handle()));
+    db_->exec("DELETE FROM library_facts");
     tx.commit();
     return n;
+  });
+}
+
+std::optional<std::string> CacheStore::find_fact(const std::string& key) {
+  return locked([&]() -> std::optional<std::string> {
+    Statement s = db_->prepare("SELECT value FROM library_facts WHERE key=?");
+    s.bind(1, key);
+    if (!s.step()) return std::nullopt;
+    return s.text(0);
+  });
+}
+
+void CacheStore::put_fact(const std::string& key, const std::string& value) {
+  if (access_ != Access::kReadWrite) return;
+  locked([&] {
+    Transaction tx(*db_);
+    db_->prepare("INSERT OR REPLACE INTO library_facts(key, value, recorded_us) VALUES(?, ?, ?)")
+        .bind(1, key)
+        .bind(2, value)
+        .bind(3, now_us())
+        .step();
+    tx.commit();
+  });
+}
+
+std::size_t CacheStore::count_facts() {
+  return locked([&] {
+    Statement s = db_->prepare("SELECT COUNT(*) FROM library_facts");
+    s.step();
+    return static_cast<std::size_t>(s.integer(0));
   });
 }
 

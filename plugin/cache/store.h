@@ -65,7 +65,15 @@ class CacheStore {
   /// Removes least-recently-used entries, never `keep_key`, until the
   /// payload total is at most max_bytes. Returns how many were removed.
   std::size_t evict_to(std::int64_t max_bytes, const std::string& keep_key = "");
+  /// Removes every entry and every library fact; returns the entries removed.
   std::size_t clear();
+
+  /// A library fact (hip_backend/library_facts.h) recorded by some process, or
+  /// nullopt. Facts describe this machine's libraries: they are never exported.
+  std::optional<std::string> find_fact(const std::string& key);
+  /// Records a library fact; a no-op on a read-only store.
+  void put_fact(const std::string& key, const std::string& value);
+  std::size_t count_facts();
 
   std::int64_t total_bytes();
   std::vector<ArchTotals> totals_by_arch();

@@ -18,7 +18,7 @@ backend::CompileRequest base_request() {
   return r;
 }
 
-const backend::CompilerIdentity kCompiler{"hiprtc", "5.2 libamdhip64.so.5.2.50203"};
+const backend::CompilerIdentity kCompiler{"hiprtc", "5.2 libamdhip64.so.5.2.50203", ""};
 
 std::string key_of(const backend::CompileRequest& r) { return cache_key(r, kCompiler); }
 
@@ -98,11 +98,11 @@ TEST(CacheKey, ArchFeatureFlagsChangeKey) {
 }
 
 TEST(CacheKey, BackendNameChangesKey) {
-  EXPECT_NE(cache_key(base_request(), {"nvrtc", kCompiler.version}), key_of(base_request()));
+  EXPECT_NE(cache_key(base_request(), {"nvrtc", kCompiler.version, ""}), key_of(base_request()));
 }
 
 TEST(CacheKey, CompilerVersionChangesKey) {
-  EXPECT_NE(cache_key(base_request(), {"hiprtc", "5.2 libamdhip64.so.5.2.50204"}),
+  EXPECT_NE(cache_key(base_request(), {"hiprtc", "5.2 libamdhip64.so.5.2.50204", ""}),
             key_of(base_request()));
 }
 
