@@ -148,38 +148,6 @@ std::optional<AmdgpuIsaTable> read_table(const DynamicLibrary& library, std::str
 // The memo's name for the table; the record format is table_payload's.
 constexpr std::string_view kIsaTableFact = "comgr-isa-table 1";
 
-// The library's path, "features_known 0|1", then one "<name> <xnack 0|1> <sramecc 0|1>" line
-// per processor.
-std::string table_payload(const AmdgpuIsaTable& table) {
-  std::string out = table.library_path + '\n';
-  out += std::string("features_known ") + (table.features_known ? "1" : "0") + '\n';
-  for (const AmdgpuProcessor& p : table.details)
-    out += p.name + (p.xnack ? " 1" : " 0") + (p.sramecc ? " 1" : " 0") + '\n';
-  return out;
-}
-
-std::optional<AmdgpuIsaTable> parse_table_payload(const std::string& payload) {
-  std::istringstream in(payload);
-  AmdgpuIsaTable table;
-  if (!std::getline(in, table.library_path) || table.library_path.empty()) return std::nullopt;
-  std::string word;
-  int features_known = -1;
-  if (!(in >> word >> features_known) || word != "features_known" || features_known < 0 ||
-      features_known > 1)
-    return std::nullopt;
-  table.features_known = features_known == 1;
-  AmdgpuProcessor p;
-  int xnack = 0, sramecc = 0;
-  while (in >> p.name >> xnack >> sramecc) {
-    if (p.name.rfind("gfx", 0) != 0 || p.name.size() > kMaxArchLength) return std::nullopt;
-    p.xnack = xnack != 0;
-    p.sramecc = sramecc != 0;
-    add_processor(&table, p);
-  }
-  if (!in.eof() || table.processors.empty()) return std::nullopt;
-  return table;
-}
-
 // The table, settled once per process: from the memo when it provably
 // describes the comgr that dlopen would load, else read from comgr (and then
 // remembered). Immutable once settled.
@@ -210,7 +178,7 @@ const TableState& settled_table(LibraryFactMemo* memo) {
   try {
     candidates = comgr_library_candidates();
     if (const auto record = recall_library_fact(memo, kIsaTableFact, candidates))
-      state.table = parse_table_payload(*record);
+      state.table = parse_amdgpu_isa_table_payload(*record);
   } catch (...) {
     state.table.reset();  // out of memory: read comgr itself instead
   }
@@ -219,7 +187,7 @@ const TableState& settled_table(LibraryFactMemo* memo) {
     try {
       if (state.table)
         remember_library_fact(memo, kIsaTableFact, candidates, state.table->library_path,
-                              table_payload(*state.table));
+                              amdgpu_isa_table_payload(*state.table));
     } catch (...) {
       // Remembering is an optimisation only.
     }
@@ -274,6 +242,36 @@ std::vector<std::string> comgr_library_candidates() {
   const char* override_path = std::getenv("HIPACM_COMGR_LIBRARY");
   if (override_path != nullptr && override_path[0] != '\0') return {override_path};
   return {"libamd_comgr.so.2", "libamd_comgr.so"};
+}
+
+std::string amdgpu_isa_table_payload(const AmdgpuIsaTable& table) {
+  std::string out = table.library_path + '\n';
+  out += std::string("features_known ") + (table.features_known ? "1" : "0") + '\n';
+  for (const AmdgpuProcessor& p : table.details)
+    out += p.name + (p.xnack ? " 1" : " 0") + (p.sramecc ? " 1" : " 0") + '\n';
+  return out;
+}
+
+std::optional<AmdgpuIsaTable> parse_amdgpu_isa_table_payload(const std::string& payload) {
+  std::istringstream in(payload);
+  AmdgpuIsaTable table;
+  if (!std::getline(in, table.library_path) || table.library_path.empty()) return std::nullopt;
+  std::string word;
+  int features_known = -1;
+  if (!(in >> word >> features_known) || word != "features_known" || features_known < 0 ||
+      features_known > 1)
+    return std::nullopt;
+  table.features_known = features_known == 1;
+  AmdgpuProcessor p;
+  int xnack = 0, sramecc = 0;
+  while (in >> p.name >> xnack >> sramecc) {
+    if (p.name.rfind("gfx", 0) != 0 || p.name.size() > kMaxArchLength) return std::nullopt;
+    p.xnack = xnack != 0;
+    p.sramecc = sramecc != 0;
+    add_processor(&table, p);
+  }
+  if (!in.eof() || table.processors.empty()) return std::nullopt;
+  return table;
 }
 
 std::optional<AmdgpuIsaTable> load_amdgpu_isa_table_from(const std::vector<std::string>& candidates,

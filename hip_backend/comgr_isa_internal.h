@@ -33,6 +33,14 @@ std::vector<std::string> comgr_library_candidates();
 std::optional<AmdgpuIsaTable> load_amdgpu_isa_table_from(const std::vector<std::string>& candidates,
                                                          std::string* error);
 
+/// The table as the text that the library-fact memo keeps: the library's path,
+/// "features_known 0|1", then "<name> <xnack 0|1> <sramecc 0|1>" per processor.
+std::string amdgpu_isa_table_payload(const AmdgpuIsaTable& table);
+
+/// The inverse; nullopt for anything malformed (a damaged memo is re-read
+/// from comgr, never trusted).
+std::optional<AmdgpuIsaTable> parse_amdgpu_isa_table_payload(const std::string& payload);
+
 /// validate_amdgpu_arch against an explicit table.
 bool validate_amdgpu_arch_with(const AmdgpuIsaTable& table, const std::string& arch,
                                std::string* error);

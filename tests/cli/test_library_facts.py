@@ -1,0 +1,145 @@
+# test_library_facts.py - a fully cached warm-up loads neither comgr nor hipRTC, and anything that
+# could change which library dlopen picks makes the next run load it again.
+import json
+import os
+import re
+import shutil
+
+import pytest
+
+from conftest import EXAMPLES
+
+COMGR = "libamd_comgr.so"
+HIPRTC = "libamdhip64.so"
+# LD_DEBUG=files prints one such line for every library the process maps (a dlopen that
+# only finds the library already loaded, or not at all, prints none).
+DLOPENED = re.compile(r"file=(\S+) \[\d+\];\s+generating link map")
+
+
+def dlopened(stderr):
+    return {os.path.basename(name) for name in DLOPENED.findall(stderr)}
+
+
+def loads(names, library):
+    return any(name.startswith(library) for name in names)
+
+
+@pytest.fixture
+def warm(run, backend_usable):
+    """warm(*extra, env=None) runs one cached-able warm-up with LD_DEBUG=files; returns
+    (result, dlopened names, the JSON report)."""
+
+    def _warm(*extra, env=None):
+        full_env = {"LD_DEBUG": "files"}
+        full_env.update(env or {})
+        r = run("warmup", EXAMPLES / "saxpy.hip", "--arch", "gfx90a", "--json", "-", "-q", *extra,
+                env=full_env)
+        report = json.loads(r.out) if r.rc == 0 else None
+        return r, dlopened(r.err), report
+
+    return _warm
+
+
+def comgr_path(run):
+    doc = run("doctor", "--json").json()
+    (comgr,) = [c for c in doc["checks"] if c["name"] == "comgr"]
+    return os.path.realpath(comgr["details"]["path"])
+
+
+def test_second_run_loads_no_compiler_library(warm):
+    r, names, report = warm()
+    assert r.rc == 0, r.err[-2000:]
+    assert report["totals"]["compiled"] == 1
+    assert loads(names, COMGR) and loads(names, HIPRTC)
+
+    r, names, report = warm()
+    assert r.rc == 0, r.err[-2000:]
+    assert report["totals"]["cache_hits"] == 1
+    assert not loads(names, COMGR), sorted(names)
+    assert not loads(names, HIPRTC), sorted(names)
+
+
+def test_unknown_arch_is_refused_from_the_remembered_list(warm, run):
+    assert warm()[0].rc == 0
+    r = run("warmup", EXAMPLES / "saxpy.hip", "--arch", "gfx942", env={"LD_DEBUG": "files"})
+    assert r.rc == 2
+    assert "unknown processor 'gfx942'" in r.err
+    assert "gfx90a" in r.err  # the supported list comes from the remembered table
+    assert not loads(dlopened(r.err), COMGR)
+
+
+def test_cache_off_remembers_nothing(warm):
+    for _ in range(2):
+        r, names, _ = warm(env={"HIPACM_CACHE": "off"})
+        assert r.rc == 0, r.err[-2000:]
+        assert loads(names, COMGR)
+
+
+def test_a_library_added_to_the_search_path_is_noticed(warm, run, tmp_path):
+    libdir = tmp_path / "libdir"
+    libdir.mkdir()
+    env = {"LD_LIBRARY_PATH": str(libdir)}
+    assert warm(env=env)[0].rc == 0
+    r, names, _ = warm(env=env)
+    assert r.rc == 0 and not loads(names, COMGR)
+
+    # A comgr that dlopen would now find first: it must be the one read.
+    os.symlink(comgr_path(run), libdir / "libamd_comgr.so.2")
+    r, names, report = warm(env=env)
+    assert r.rc == 0, r.err[-2000:]
+    assert loads(names, COMGR)
+    assert f"calling init: {libdir}/libamd_comgr.so.2" in r.err
+    assert report["totals"]["cache_hits"] == 1  # hipRTC is unchanged, so is every key
+
+
+def test_a_changed_library_file_is_noticed(warm, run, tmp_path):
+    copy = tmp_path / "libamd_comgr.so.2"
+    shutil.copyfile(comgr_path(run), copy)
+    env = {"HIPACM_COMGR_LIBRARY": str(copy)}
+    assert warm(env=env)[0].rc == 0
+    r, names, _ = warm(env=env)
+    assert r.rc == 0 and not loads(names, COMGR)
+
+    stat = copy.stat()
+    os.utime(copy, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    r, names, _ = warm(env=env)
+    assert r.rc == 0, r.err[-2000:]
+    assert loads(names, COMGR)
+
+
+def test_a_repointed_link_is_noticed(warm, run, tmp_path):
+    first = tmp_path / "a" / "libamd_comgr.so.2"
+    second = tmp_path / "b" / "libamd_comgr.so.2"
+    for path in (first, second):
+        path.parent.mkdir()
+        shutil.copyfile(comgr_path(run), path)
+    link = tmp_path / "libamd_comgr.so"
+    os.symlink(first, link)
+    env = {"HIPACM_COMGR_LIBRARY": str(link)}
+    assert warm(env=env)[0].rc == 0
+    assert not loads(warm(env=env)[1], COMGR)
+
+    link.unlink()
+    os.symlink(second, link)  # the remembered file is still there, unchanged
+    r, names, _ = warm(env=env)
+    assert r.rc == 0, r.err[-2000:]
+    assert f"calling init: {link}" in r.err or f"calling init: {second}" in r.err
+    assert loads(names, COMGR)
+
+
+def test_a_missing_hiprtc_is_noticed_after_a_warm_run(warm, run, tmp_path):
+    assert warm()[0].rc == 0
+    r = run("warmup", EXAMPLES / "saxpy.hip", "--arch", "gfx90a",
+            env={"HIPACM_HIPRTC_LIBRARY": str(tmp_path / "libmissing.so")})
+    assert r.rc == 3
+    assert "needs hipRTC" in r.err
+
+
+def test_cache_clear_forgets_the_facts(warm, run):
+    assert warm()[0].rc == 0
+    assert not loads(warm()[1], COMGR)
+    assert run("cache", "clear").rc == 0
+    r, names, report = warm()
+    assert r.rc == 0, r.err[-2000:]
+    assert report["totals"]["compiled"] == 1
+    assert loads(names, COMGR)
