@@ -2,12 +2,14 @@
 # cli_warmup_bench.sh - times `hipacm warmup` on N distinct kernels: cold (empty cache), then warm.
 #
 # Usage: bench/cli_warmup_bench.sh [BUILD_DIR]      (default build/release)
-# Environment: COUNT (default 64), ARCH (default gfx90a), JOBS (default 0 = one per core).
+# Environment: COUNT (default 64), ARCH (default gfx90a), JOBS (default 0 = one per core),
+# WARM_RUNS (default 5: the warm command is run that many times and the median is compared).
 #
 # The kernels are the examples, copied COUNT/16 times; each copy gets a comment naming its
 # variant and a -DHIPACM_BENCH_VARIANT=<n> option directive (kernel_set.cpp's scheme), so no
 # two are the same compile and every one has its own cache key. The cache lives in a fresh
-# temporary directory: the first run is cold, the second finds every kernel in it.
+# temporary directory: the first run is cold, the later ones find every kernel in it. The ratio
+# compares whole processes (start-up included), which is what a job script waits for.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/release}
@@ -15,6 +17,7 @@ hipacm="$build/hipacm"
 count=${COUNT:-64}
 arch=${ARCH:-gfx90a}
 jobs=${JOBS:-0}
+warm_runs=${WARM_RUNS:-5}
 [[ -x $hipacm ]] || { echo "no $hipacm: build the hipacm-cli target first" >&2; exit 2; }
 
 work=$(mktemp -d)
@@ -36,20 +39,37 @@ for ((variant = 0; made < count; ++variant)); do
 done
 
 export HIPACM_CACHE_DIR="$work/cache"
-for run in cold warm; do
+runs=(cold)
+for ((i = 1; i <= warm_runs; ++i)); do runs+=("warm$i"); done
+for run in "${runs[@]}"; do
   start=$(date +%s.%N)
   "$hipacm" warmup "$work/kernels" --arch "$arch" --jobs "$jobs" --quiet \
     --json "$work/$run.json" >/dev/null
   end=$(date +%s.%N)
-  /usr/bin/python3 - "$work/$run.json" "$run" "$start" "$end" <<'PY'
-import json, sys
-doc = json.load(open(sys.argv[1]))
-t = doc["totals"]
-process = float(sys.argv[4]) - float(sys.argv[3])
-speedup = "n/a" if t["speedup"] is None else f"{t['speedup']:.2f}x"
-print(f"{sys.argv[2]:>4}: {t['kernels']} kernels, {t['cache_hits']} cache hits, "
-      f"{t['compiled']} compiled, {t['failed']} failed; warmup wall {t['wall_seconds']:.2f} s, "
-      f"process {process:.2f} s, compile sum {t['compile_seconds']:.2f} s, "
-      f"speedup against serial {speedup}")
-PY
+  echo "$run $start $end" >> "$work/times"
 done
+/usr/bin/python3 - "$work" <<'PY'
+import json, statistics, sys
+work = sys.argv[1]
+rows = []
+for line in open(f"{work}/times"):
+    run, start, end = line.split()
+    t = json.load(open(f"{work}/{run}.json"))["totals"]
+    process = float(end) - float(start)
+    rows.append((run, t, process))
+    speedup = "n/a" if t["speedup"] is None else f"{t['speedup']:.2f}x"
+    print(f"{run:>6}: {t['kernels']} kernels, {t['cache_hits']} cache hits, "
+          f"{t['compiled']} compiled, {t['failed']} failed; warmup wall {t['wall_seconds']:.3f} s, "
+          f"process {process:.3f} s, compile sum {t['compile_seconds']:.2f} s, "
+          f"speedup against serial {speedup}")
+cold = rows[0]
+warm = rows[1:]
+if warm:
+    if any(t["cache_hits"] != t["kernels"] for _, t, _ in warm):
+        sys.exit("a warm run missed the cache")
+    median_process = statistics.median(p for _, _, p in warm)
+    median_wall = statistics.median(t["wall_seconds"] for _, t, _ in warm)
+    print(f" ratio: whole process cold/median warm = {cold[2] / median_process:.0f}x "
+          f"({cold[2]:.3f} s / {median_process:.3f} s); warmup wall cold/median warm = "
+          f"{cold[1]['wall_seconds'] / max(median_wall, 1e-6):.0f}x")
+PY

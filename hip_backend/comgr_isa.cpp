@@ -145,7 +145,7 @@ std::optional<AmdgpuIsaTable> read_table(const DynamicLibrary& library, std::str
   return table;
 }
 
-// The memo's name for the table; the record format is table_payload's.
+// The memo's name for the table; its text is amdgpu_isa_table_payload's.
 constexpr std::string_view kIsaTableFact = "comgr-isa-table 1";
 
 // The table, settled once per process: from the memo when it provably

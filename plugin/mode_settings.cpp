@@ -5,6 +5,7 @@
 #include <boost/thread/thread.hpp>
 
 #include <cstdlib>
+#include <optional>
 
 #include "hip_backend/device_arch.h"
 #include "hip_backend/target_arch.h"
@@ -62,7 +63,8 @@ std::int32_t resolve_isolation(std::int32_t requested) {
 
 namespace {
 
-ModeSettings resolve_settings(const hipacm_mode_config* cfg, const char* const* arch_override) {
+ModeSettings resolve_settings(const hipacm_mode_config* cfg,
+                              std::optional<const char*> arch_override) {
   hipacm_mode_config defaults;
   hipacm_mode_config_init_sized(&defaults, sizeof defaults);
   if (cfg == nullptr) cfg = &defaults;
@@ -97,16 +99,16 @@ ModeSettings resolve_settings(const hipacm_mode_config* cfg, const char* const* 
   // machine's libraries; the cache remembers them, so that entering a mode
   // whose kernels are all cached loads neither comgr nor hipRTC.
   const auto memo = cache::library_fact_memo(cache::resolve_cache_settings(s));
-  s.arch = resolve_arch(arch_override != nullptr ? *arch_override : cfg->arch, memo.get());
+  s.arch = resolve_arch(arch_override.value_or(cfg->arch), memo.get());
   return s;
 }
 
 }  // namespace
 
 ModeSettings resolve_mode_settings(const hipacm_mode_config* cfg) {
-  return resolve_settings(cfg, nullptr);
+  return resolve_settings(cfg, std::nullopt);
 }
 
-ModeSettings resolve_compile_settings(const char* arch) { return resolve_settings(nullptr, &arch); }
+ModeSettings resolve_compile_settings(const char* arch) { return resolve_settings(nullptr, arch); }
 
 }  // namespace hipacm

@@ -7,8 +7,11 @@ cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHIPACM_
 cmake --build build/release -j "$(nproc)" --target hipacm hipacm-worker hipacm-cli
 archs=${HIPACM_ARCHS:-gfx90a gfx1030}
 # Extra arguments go to `hipacm warmup` (e.g. --jobs 4, --json report.json, --no-cache).
+# The tool reports the warm-up's own wall time; `time` adds the whole command's, start-up
+# included, which is what a job script waits for.
+TIMEFORMAT='whole command: %R s'
 echo "== hipacm warmup examples/kernels --arch ${archs// /,}"
-build/release/hipacm warmup examples/kernels --arch "${archs// /,}" "$@"
+time build/release/hipacm warmup examples/kernels --arch "${archs// /,}" "$@"
 echo
 echo "== the same command again: every kernel now comes from the persistent cache"
-build/release/hipacm warmup examples/kernels --arch "${archs// /,}" "$@"
+time build/release/hipacm warmup examples/kernels --arch "${archs// /,}" "$@"
