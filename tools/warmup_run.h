@@ -43,8 +43,8 @@ struct WarmupResult {
 };
 
 /// Enters (and at once leaves) a mode for every arch, so that a missing
-/// backend or an unknown arch is reported before anything compiles. Throws BackendUnavailable or
-/// InputError (unknown arch).
+/// backend or an unknown arch is reported before anything compiles.
+/// Throws BackendUnavailable or InputError (unknown arch).
 void check_archs(const WarmupSettings& settings);
 
 /// One mode per arch, in order, each with every input submitted at once.
