@@ -6,13 +6,12 @@
 #include <boost/thread/lock_guard.hpp>
 #include <boost/thread/mutex.hpp>
 
-#include <climits>
-#include <cstdlib>
-#include <memory>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "hip_backend/dynamic_library.h"
 #include "hip_backend/hiprtc_api.h"
 #include "hip_backend/hiprtc_internal.h"
 #include "hip_backend/library_facts.h"
@@ -31,11 +30,7 @@ std::string resolved_file_name(const HiprtcApi& api) {
   Dl_info info{};
   if (::dladdr(reinterpret_cast<void*>(api.hiprtcVersion), &info) != 0 && info.dli_fname != nullptr)
     resolved = info.dli_fname;
-  struct FreeDeleter {
-    void operator()(char* p) const noexcept { std::free(p); }
-  };
-  std::unique_ptr<char, FreeDeleter> real(::realpath(resolved.c_str(), nullptr));
-  if (real) resolved = real.get();
+  if (std::string real = real_file_path(resolved); !real.empty()) resolved = std::move(real);
   const auto slash = resolved.rfind('/');
   return slash == std::string::npos ? resolved : resolved.substr(slash + 1);
 }

@@ -4,6 +4,8 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include <cstdlib>
+#include <memory>
 #include <utility>
 
 namespace hipacm::backend {
@@ -95,6 +97,14 @@ void* DynamicLibrary::symbol(const char* name, std::string* error) const {
     set_error(error, take_dlerror("symbol has a NULL address"));
   }
   return address;
+}
+
+std::string real_file_path(const std::string& path) {
+  struct FreeDeleter {
+    void operator()(char* p) const noexcept { std::free(p); }
+  };
+  std::unique_ptr<char, FreeDeleter> real(::realpath(path.c_str(), nullptr));
+  return real ? std::string(real.get()) : std::string();
 }
 
 }  // namespace hipacm::backend

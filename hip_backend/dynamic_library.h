@@ -58,4 +58,8 @@ class DynamicLibrary {
   std::string path_;
 };
 
+/// `path` with every symbolic link resolved (realpath(3)), e.g. the file a
+/// library's soname link points at; empty when it does not exist.
+std::string real_file_path(const std::string& path);
+
 }  // namespace hipacm::backend

@@ -6,9 +6,7 @@
 #include <link.h>
 #include <sys/stat.h>
 
-#include <climits>
 #include <cstddef>
-#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,14 +26,6 @@ std::string file_identity(const char* path) {
   return std::to_string(st.st_dev) + ' ' + std::to_string(st.st_ino) + ' ' +
          std::to_string(st.st_size) + ' ' + std::to_string(st.st_mtim.tv_sec) + '.' +
          std::to_string(st.st_mtim.tv_nsec);
-}
-
-std::string real_path(const std::string& path) {
-  struct FreeDeleter {
-    void operator()(char* p) const noexcept { std::free(p); }
-  };
-  std::unique_ptr<char, FreeDeleter> real(::realpath(path.c_str(), nullptr));
-  return real ? std::string(real.get()) : std::string();
 }
 
 // A dlopen handle that is closed with its scope.
@@ -107,7 +97,7 @@ std::string fact_key(std::string_view fact, const std::vector<std::string>& cand
 
 // The record: the dlopen path, where it resolves, that file's identity, then the payload.
 std::string library_record(const std::string& library_path) {
-  const std::string real = real_path(library_path);
+  const std::string real = real_file_path(library_path);
   if (real.empty()) return std::string();
   const std::string identity = file_identity(real.c_str());
   if (identity == "missing") return std::string();
