@@ -50,10 +50,17 @@ bool check_amdgpu_code_object(const std::vector<std::uint8_t>& code, const std::
                            "', expected '" + wanted + "'");
   }
   const std::set<std::string> present(info.amdgpu_kernels.begin(), info.amdgpu_kernels.end());
+  // A name expression "&var" lowers to a device variable: a data symbol with
+  // no kernel descriptor, and just as required.
+  std::set<std::string> data;
+  for (const ElfSymbol& symbol : info.symbols) {
+    if (symbol.type == 1 /* STT_OBJECT */) data.insert(symbol.name);
+  }
   std::vector<std::string> missing;
   std::set<std::string> reported;
   for (const std::string& name : expected_kernels) {
-    if (present.count(name) == 0 && reported.insert(name).second) missing.push_back(name);
+    if (present.count(name) != 0 || data.count(name) != 0) continue;
+    if (reported.insert(name).second) missing.push_back(name);
   }
   if (!missing.empty()) {
     std::vector<std::string> descriptors;

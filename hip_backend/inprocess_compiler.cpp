@@ -10,9 +10,8 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "hip_backend/code_object_check.h"
 #include "hip_backend/comgr_isa.h"
-#include "hip_backend/elf_reader.h"
+#include "hip_backend/compile_result_check.h"
 #include "hip_backend/hiprtc_internal.h"
 #include "hip_backend/inprocess_internal.h"
 
@@ -186,26 +185,6 @@ void run_hiprtc(const HiprtcApi& api, const CompileRequest& request,
   }
 }
 
-// extern "C" kernels from the source plus the lowered names, except lowered
-// names of device variables ("&var" is a valid name expression and lowers to
-// a data symbol, which has no kernel descriptor).
-std::vector<std::string> expected_kernels(const CompileRequest& request,
-                                          const std::vector<std::string>& lowered_names,
-                                          const std::vector<std::uint8_t>& code) {
-  std::vector<std::string> expected = extern_c_kernel_names(request.source);
-  CodeObjectInfo info;
-  std::string ignored;
-  const bool readable = read_code_object(code.data(), code.size(), &info, &ignored);
-  for (const std::string& name : lowered_names) {
-    bool is_data = false;
-    for (const ElfSymbol& symbol : info.symbols) {
-      if (readable && symbol.name == name && symbol.type == 1 /* STT_OBJECT */) is_data = true;
-    }
-    if (!is_data) expected.push_back(name);
-  }
-  return expected;
-}
-
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -257,14 +236,15 @@ CompileResult compile_request(const HiprtcApi* api, const std::string& load_erro
       result.compile_seconds = seconds_since(start);
     }
 
-    std::string check_error;
-    if (!check_code_object(compiled.code, request.arch,
-                           expected_kernels(request, compiled.lowered_names, compiled.code),
-                           &check_error)) {
-      fail(HIPACM_ERROR_COMPILATION, "hipRTC produced an unusable code object: " + check_error);
-    }
     for (const std::string& expression : request.name_expressions) {
       result.lowered_names.push_back(compiled.lowered_names[expression_index.at(expression)]);
+    }
+    std::string check_error;
+    if (!check_compile_result(request, compiled.code, result.lowered_names, &check_error)) {
+      fail(HIPACM_ERROR_COMPILATION,
+           "hipRTC reported success, but hipacm's code-object check "
+           "rejected its output: " +
+               check_error);
     }
     result.status = HIPACM_SUCCESS;
     result.log = std::move(compiled.log);

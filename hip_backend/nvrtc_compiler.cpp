@@ -8,8 +8,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "hip_backend/code_object_check.h"
-#include "hip_backend/elf_reader.h"
+#include "hip_backend/compile_result_check.h"
 #include "hip_backend/nvrtc_prelude.h"
 #include "hip_backend/target_arch.h"
 
@@ -219,14 +218,15 @@ CompileResult compile_request(const NvrtcApi* api, const std::string& load_error
     }
     result.compile_seconds = seconds_since(start);
 
-    std::vector<std::string> expected = extern_c_kernel_names(request.source);
-    expected.insert(expected.end(), compiled.lowered_names.begin(), compiled.lowered_names.end());
-    std::string check_error;
-    if (!check_code_object(compiled.code, request.arch, expected, &check_error)) {
-      fail(HIPACM_ERROR_COMPILATION, "NVRTC produced an unusable code object: " + check_error);
-    }
     for (const std::string& expression : request.name_expressions) {
       result.lowered_names.push_back(compiled.lowered_names[expression_index.at(expression)]);
+    }
+    std::string check_error;
+    if (!check_compile_result(request, compiled.code, result.lowered_names, &check_error)) {
+      fail(HIPACM_ERROR_COMPILATION,
+           "NVRTC reported success, but hipacm's code-object check "
+           "rejected its output: " +
+               check_error);
     }
     result.status = HIPACM_SUCCESS;
     result.log = std::move(compiled.log);
