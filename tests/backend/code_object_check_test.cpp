@@ -1,6 +1,9 @@
 // code_object_check_test.cpp - the success criterion on real and damaged code objects.
 #include "hip_backend/code_object_check.h"
 
+#include "hip_backend/compile_result_check.h"
+#include "hip_backend/inprocess_compiler.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -67,6 +70,42 @@ TEST(CodeObjectCheck, RejectsAnUnknownProcessorInFlags) {
   std::string error;
   EXPECT_FALSE(check_amdgpu_code_object(patched, "gfx90a", {}, &error));
   EXPECT_NE(error.find("unknown"), std::string::npos) << error;
+}
+
+// The one acceptance test derives what it needs from the request.
+TEST(Trust09_CompileResultCheck, RequiresExactlyTheRequestsLoweredNamesAndNothingFromTheSource) {
+  CompileRequest request = testing::sample_request("gfx90a");
+  std::string error;
+  EXPECT_TRUE(check_compile_result(request, code(), {lowered()}, &error)) << error;
+  // A kernel the source scan would find but that the program compiled out is
+  // no reason to reject: only the request's lowered names are required.
+  request.source += "\n#if 0\nextern \"C\" __global__ void gone(int*) {}\n#endif\n";
+  EXPECT_TRUE(check_compile_result(request, code(), {lowered()}, &error)) << error;
+
+  EXPECT_FALSE(check_compile_result(request, code(), {}, &error));
+  EXPECT_NE(error.find("0 lowered name(s) for 1 name expression(s)"), std::string::npos) << error;
+  EXPECT_FALSE(check_compile_result(request, code(), {lowered(), lowered()}, &error));
+  EXPECT_FALSE(check_compile_result(request, code(), {"_Z5ghostPf"}, &error));
+  EXPECT_NE(error.find("_Z5ghostPf"), std::string::npos) << error;
+  EXPECT_FALSE(check_compile_result(request, code(), {""}, &error));
+  EXPECT_FALSE(check_compile_result(request, code(), {std::string(70000, 'a')}, &error));
+  request.arch = "gfx1030";
+  EXPECT_FALSE(check_compile_result(request, code(), {lowered()}, &error));
+  request.arch = "gfx90a";
+  EXPECT_FALSE(check_compile_result(request, {0x7f, 'E', 'L', 'F'}, {lowered()}, &error));
+}
+
+TEST(Trust09_CompileResultCheck, AcceptsADataSymbolForAVariableNameExpression) {
+  CompileRequest request;
+  request.arch = "gfx90a";
+  request.source =
+      "__device__ float table[4];\n"
+      "extern \"C\" __global__ void use(float* x) { x[0] = table[threadIdx.x & 3]; }\n";
+  request.name_expressions = {"&table"};
+  const CompileResult result = compile_for_target(request);
+  ASSERT_EQ(result.status, HIPACM_SUCCESS) << result.error_message << result.log;
+  std::string error;
+  EXPECT_TRUE(check_compile_result(request, result.code, result.lowered_names, &error)) << error;
 }
 
 }  // namespace
