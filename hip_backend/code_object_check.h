@@ -8,10 +8,6 @@
 
 namespace hipacm::backend {
 
-/// Kernel names that the source declares as `extern "C" __global__` (a
-/// lexical scan; best effort, never a success criterion).
-std::vector<std::string> extern_c_kernel_names(const std::string& source);
-
 /// A code object counts as compiled only if it is an ELF with
 /// e_machine == EM_AMDGPU, its processor matches `arch` (the part before any
 /// ':'), and every name in `expected_kernels` is a kernel (a "<name>.kd"
