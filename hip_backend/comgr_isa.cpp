@@ -12,6 +12,7 @@
 
 #include "hip_backend/comgr_isa_internal.h"
 #include "hip_backend/dynamic_library.h"
+#include "hip_backend/environment.h"
 #include "hip_backend/hiprtc_internal.h"
 #include "hip_backend/library_facts.h"
 #include "hip_backend/no_destructor.h"
@@ -239,8 +240,7 @@ const AmdgpuProcessor* find_processor(const AmdgpuIsaTable& table, std::string_v
 }  // namespace
 
 std::vector<std::string> comgr_library_candidates() {
-  const char* override_path = std::getenv("HIPACM_COMGR_LIBRARY");
-  if (override_path != nullptr && override_path[0] != '\0') return {override_path};
+  if (auto override_path = environment_value("HIPACM_COMGR_LIBRARY")) return {*override_path};
   return {"libamd_comgr.so.2", "libamd_comgr.so"};
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "hip_backend/dynamic_library.h"
+#include "hip_backend/environment.h"
 #include "hip_backend/no_destructor.h"
 
 namespace hipacm::backend {
@@ -22,9 +23,8 @@ struct CachedDriver {
 CachedDriver load_once() {
   CachedDriver cached;
   try {
-    const char* override_name = std::getenv("HIPACM_CUDA_DRIVER_LIBRARY");
     const std::string name =
-        override_name != nullptr && override_name[0] != '\0' ? override_name : "libcuda.so.1";
+        environment_value("HIPACM_CUDA_DRIVER_LIBRARY").value_or("libcuda.so.1");
     std::string open_error;
     // Pinned: the driver starts threads that run its code until exit.
     cached.library = DynamicLibrary::open(name, &open_error, DynamicLibrary::Lifetime::kPinned);

@@ -14,6 +14,7 @@
 
 #include "hip_backend/device_arch_internal.h"
 #include "hip_backend/dynamic_library.h"
+#include "hip_backend/environment.h"
 #include "hip_backend/hiprtc_internal.h"
 #include "hip_backend/no_destructor.h"
 
@@ -181,8 +182,7 @@ std::string current_device_arch(std::string* why) {
 }
 
 std::string default_arch(std::string* why) {
-  const char* from_env = std::getenv("HIPACM_ARCH");
-  if (from_env != nullptr && from_env[0] != '\0') return from_env;
+  if (auto from_env = environment_value("HIPACM_ARCH")) return *from_env;
   std::string no_device;
   std::string arch;
   try {

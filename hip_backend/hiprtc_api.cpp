@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "hip_backend/environment.h"
 #include "hip_backend/hiprtc_internal.h"
 #include "hip_backend/no_destructor.h"
 
@@ -77,8 +78,7 @@ boost::mutex& hiprtc_mutex() {
 }
 
 std::vector<std::string> hiprtc_library_candidates() {
-  const char* override_path = std::getenv("HIPACM_HIPRTC_LIBRARY");
-  if (override_path != nullptr && override_path[0] != '\0') return {override_path};
+  if (auto override_path = environment_value("HIPACM_HIPRTC_LIBRARY")) return {*override_path};
   return {kDefaultCandidates.begin(), kDefaultCandidates.end()};
 }
 

@@ -1,5 +1,6 @@
 // log.cpp - hipacm's only path to the host's stderr: leveled, prefixed, and quiet on request.
 #include "hip_backend/log.h"
+#include "hip_backend/environment.h"
 #include "hip_backend/no_destructor.h"
 
 #include <unistd.h>
@@ -15,9 +16,9 @@ namespace hipacm::backend {
 namespace {
 
 LogLevel configured_level() {
-  const char* env = std::getenv("HIPACM_LOG");
-  if (env == nullptr) return LogLevel::kWarning;
-  const std::string v = env;
+  const auto env = environment_value("HIPACM_LOG");
+  if (!env) return LogLevel::kWarning;
+  const std::string& v = *env;
   if (v == "off" || v == "none" || v == "quiet") return LogLevel::kOff;
   if (v == "error") return LogLevel::kError;
   if (v == "info") return LogLevel::kInfo;

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "hip_backend/environment.h"
 #include "hip_backend/no_destructor.h"
 
 namespace hipacm::backend {
@@ -61,13 +62,11 @@ CachedNvrtc load_once() {
 }  // namespace
 
 std::vector<std::string> nvrtc_library_candidates() {
-  const char* override_path = std::getenv("HIPACM_NVRTC_LIBRARY");
-  if (override_path != nullptr && override_path[0] != '\0') return {override_path};
+  if (auto override_path = environment_value("HIPACM_NVRTC_LIBRARY")) return {*override_path};
   std::vector<std::string> candidates(kSonames.begin(), kSonames.end());
   std::vector<std::string> directories;
   for (const char* variable : {"CUDA_HOME", "CUDA_PATH"}) {
-    const char* root = std::getenv(variable);
-    if (root != nullptr && root[0] != '\0') directories.push_back(std::string(root) + "/lib64");
+    if (auto root = environment_value(variable)) directories.push_back(*root + "/lib64");
   }
   directories.emplace_back("/usr/local/cuda/lib64");
   for (const std::string& directory : directories) {

@@ -5,9 +5,26 @@
 #include <new>
 #include <utility>
 
+#include "hip_backend/compile_result_check.h"
 #include "hip_backend/worker_pool.h"
 
 namespace hipacm::backend {
+namespace {
+
+/// A worker is another process, and what it sends is untrusted: a SUCCESS
+/// counts only once hipacm's own check of the code object agrees.
+void recheck_worker_success(const CompileRequest& request, CompileResult* result) {
+  if (result->status != HIPACM_SUCCESS) return;
+  std::string why;
+  if (check_compile_result(request, result->code, result->lowered_names, &why)) return;
+  result->status = HIPACM_ERROR_COMPILATION;
+  result->error_message = "the worker's result for " + request.source_name +
+                          " failed hipacm's code-object check: " + why;
+  result->code.clear();
+  result->lowered_names.clear();
+}
+
+}  // namespace
 
 WorkerCompiler::WorkerCompiler(std::string worker_path, unsigned max_workers,
                                std::uint32_t compile_timeout_ms)
@@ -27,7 +44,9 @@ CompileResult WorkerCompiler::compile(const CompileRequest& request) {
       result.error_message = std::move(why);
       return result;
     }
-    return worker->compile(request, compile_timeout_ms_);
+    result = worker->compile(request, compile_timeout_ms_);
+    recheck_worker_success(request, &result);
+    return result;
   } catch (const std::bad_alloc&) {
     result.status = HIPACM_ERROR_OUT_OF_MEMORY;
     result.error_message = "out of memory while talking to hipacm-worker";

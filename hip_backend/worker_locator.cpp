@@ -12,6 +12,8 @@
 #include <cstring>
 #include <vector>
 
+#include "hip_backend/environment.h"
+
 // Where an installed hipacm-worker sits relative to the installed library
 // directory; CMake derives it from GNUInstallDirs (LIBDIR -> LIBEXECDIR).
 #ifndef HIPACM_WORKER_INSTALL_RELPATH
@@ -57,10 +59,10 @@ std::string find_worker_binary(std::string* why) {
 }
 
 std::string find_worker_binary_beside(const std::string& binary_dir, std::string* why) {
-  if (const char* env = std::getenv("HIPACM_WORKER"); env && *env) {
-    const std::string problem = check_executable(env);
-    if (problem.empty()) return env;
-    if (why) *why = std::string("HIPACM_WORKER=") + env + " is not usable: " + problem;
+  if (const auto env = environment_value("HIPACM_WORKER")) {
+    const std::string problem = check_executable(*env);
+    if (problem.empty()) return *env;
+    if (why) *why = "HIPACM_WORKER=" + *env + " is not usable: " + problem;
     return "";
   }
   const std::vector<std::string> candidates = {binary_dir + "/" + kWorkerName,

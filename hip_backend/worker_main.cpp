@@ -1,11 +1,13 @@
 // worker_main.cpp - hipacm-worker: serves compile requests over an inherited socket until EOF.
 //
-// Usage: hipacm-worker --fd N --parent-pid P
+// Usage: hipacm-worker --fd N --parent-pid P [--temp-dir DIR]
 // The host spawns it (worker_process.cpp) with a socket on fd N, stdout and
-// stderr on a pipe that the host reads, and stdin on /dev/null.
+// stderr on a pipe that the host reads, stdin on /dev/null, and TMPDIR set to
+// DIR, a private directory that the host made for it and removes after it.
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,14 +16,16 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <exception>
 #include <new>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "hip_backend/environment.h"
 #include "hip_backend/inprocess_compiler.h"
+#include "hip_backend/private_temp_dir.h"
+#include "hip_backend/source_name_policy.h"
 #include "hip_backend/worker_faults.h"
 #include "hip_backend/worker_protocol.h"
 
@@ -74,14 +78,24 @@ bool arm_parent_death(pid_t parent) {
 
 /// $HIPACM_WORKER_FAULT, honoured only with $HIPACM_WORKER_ENABLE_FAULTS=1.
 bool load_faults(std::vector<WorkerFault>* faults) {
-  const char* enable = std::getenv("HIPACM_WORKER_ENABLE_FAULTS");
-  const char* spec = std::getenv("HIPACM_WORKER_FAULT");
-  if (!enable || std::strcmp(enable, "1") != 0 || !spec) return true;
+  const auto enable = hipacm::backend::environment_value("HIPACM_WORKER_ENABLE_FAULTS");
+  const auto spec = hipacm::backend::environment_value("HIPACM_WORKER_FAULT");
+  if (enable != "1" || !spec) return true;
   std::string error;
-  if (!hipacm::backend::parse_worker_faults(spec, faults, &error)) {
+  if (!hipacm::backend::parse_worker_faults(*spec, faults, &error)) {
     std::fprintf(stderr, "hipacm-worker: HIPACM_WORKER_FAULT: %s\n", error.c_str());
     return false;
   }
+  return true;
+}
+
+/// The host's request reader refuses these names already; a name that
+/// climbs out of the compiler's directory must not reach it by any path.
+bool refuse_unsafe_names(const CompileRequest& request, CompileResult* result) {
+  std::string why;
+  if (hipacm::backend::request_names_allowed(request, &why)) return false;
+  result->status = HIPACM_ERROR_INVALID_ARGUMENT;
+  result->error_message = "hipacm-worker refused the request: " + why;
   return true;
 }
 
@@ -153,7 +167,14 @@ CompileResult inject(const WorkerFault& fault, const CompileRequest& request, in
   return result;
 }
 
-int serve(int fd, const std::vector<WorkerFault>& faults) {
+/// Whether `temp_dir` is this worker's own private TMPDIR, which the host
+/// made for it alone: only then may the worker empty it.
+bool owns_temp_dir(const std::string& temp_dir) {
+  return !temp_dir.empty() && hipacm::backend::environment_value("TMPDIR") == temp_dir;
+}
+
+int serve(int fd, const std::vector<WorkerFault>& faults, const std::string& temp_dir) {
+  const bool empty_temp_dir = owns_temp_dir(temp_dir);
   wire::FrameHeader header;
   std::vector<std::uint8_t> payload, frame;
   std::string error;
@@ -179,8 +200,13 @@ int serve(int fd, const std::vector<WorkerFault>& faults) {
     payload = {};  // a large source need not stay resident while we compile
 
     bool respond = true;
-    const WorkerFault* fault = hipacm::backend::match_worker_fault(faults, request);
-    CompileResult result = fault ? inject(*fault, request, fd, &respond) : compile_safely(request);
+    CompileResult result;
+    if (!refuse_unsafe_names(request, &result)) {
+      const WorkerFault* fault = hipacm::backend::match_worker_fault(faults, request);
+      result = fault ? inject(*fault, request, fd, &respond) : compile_safely(request);
+    }
+    // Nothing of this compile (the source comgr wrote out) outlives it.
+    if (empty_temp_dir) hipacm::backend::remove_directory_contents(temp_dir);
     // hipRTC's LLVM may install signal handlers of its own; keep ours armed,
     // and catch a host that died while we were busy.
     install_parent_death_handler();
@@ -203,15 +229,21 @@ int serve(int fd, const std::vector<WorkerFault>& faults) {
 
 int main(int argc, char** argv) {
   long fd = -1, parent = -1;
-  bool usage_ok = argc == 5;
+  std::string temp_dir;
+  bool usage_ok = argc == 5 || argc == 7;
   for (int i = 1; usage_ok && i + 1 < argc; i += 2) {
     const std::string_view flag = argv[i];
+    if (flag == "--temp-dir") {
+      temp_dir = argv[i + 1];
+      usage_ok = !temp_dir.empty() && temp_dir.front() == '/';
+      continue;
+    }
     long* target = flag == "--fd" ? &fd : flag == "--parent-pid" ? &parent : nullptr;
     usage_ok = target && parse_int(argv[i + 1], target);
   }
   if (!usage_ok || fd < 0 || parent <= 0) {
     std::fprintf(stderr,
-                 "usage: hipacm-worker --fd N --parent-pid P\n"
+                 "usage: hipacm-worker --fd N --parent-pid P [--temp-dir DIR]\n"
                  "hipacm-worker is started by the hipacm plugin; it is not meant to be run "
                  "by hand.\n");
     return hipacm::backend::wire::kWorkerExitUsage;
@@ -228,10 +260,14 @@ int main(int argc, char** argv) {
     setrlimit(RLIMIT_CORE, &core);
   }
 
+  // What the compiler writes (comgr's copies of the source and headers) is
+  // readable by this user only, whatever the host's umask.
+  umask(077);
+
   std::vector<WorkerFault> faults;
   if (!load_faults(&faults)) return hipacm::backend::wire::kWorkerExitUsage;
   for (const WorkerFault& f : faults) {
     if (f.kind == WorkerFault::Kind::kSlowStart) sleep_ms(f.value);
   }
-  return serve(static_cast<int>(fd), faults);
+  return serve(static_cast<int>(fd), faults, temp_dir);
 }

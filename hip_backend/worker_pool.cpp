@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "hip_backend/environment.h"
 #include "hip_backend/no_destructor.h"
 
 namespace hipacm::backend {
@@ -21,11 +22,11 @@ namespace {
 constexpr boost::chrono::milliseconds::rep kDefaultIdleMs = 60000;
 
 boost::chrono::milliseconds idle_timeout_from_env() {
-  const char* text = std::getenv("HIPACM_WORKER_IDLE_MS");
+  const auto text = environment_value("HIPACM_WORKER_IDLE_MS");
   boost::chrono::milliseconds::rep ms = kDefaultIdleMs;
-  if (!text || !*text) return boost::chrono::milliseconds(ms);
-  const char* end = text + std::strlen(text);
-  const auto [ptr, ec] = std::from_chars(text, end, ms);
+  if (!text) return boost::chrono::milliseconds(ms);
+  const char* end = text->data() + text->size();
+  const auto [ptr, ec] = std::from_chars(text->data(), end, ms);
   if (ec != std::errc() || ptr != end || ms < 0) ms = kDefaultIdleMs;
   return boost::chrono::milliseconds(ms);
 }

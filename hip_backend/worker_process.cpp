@@ -20,10 +20,9 @@
 #include <limits>
 #include <utility>
 
+#include "hip_backend/environment.h"
 #include "hip_backend/worker_fd_registry.h"
 #include "hip_backend/worker_protocol.h"
-
-extern char** environ;
 
 namespace hipacm::backend {
 namespace {
@@ -166,6 +165,20 @@ std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const std::string& path, std
     return fail("fcntl(O_NONBLOCK)", errno);
   }
 
+  // The worker's TMPDIR: comgr writes each request's source and headers
+  // there, and a killed worker cannot clean up after itself.
+  std::string temp_error;
+  auto temp_dir = PrivateTempDir::create(PrivateTempDir::kWorkerPrefix, &temp_error);
+  if (!temp_dir) {
+    if (error) *error = "cannot start hipacm-worker '" + path + "': " + temp_error;
+    return nullptr;
+  }
+  const std::vector<std::string> env_strings = worker_environment(temp_dir->path());
+  std::vector<char*> envp;
+  envp.reserve(env_strings.size() + 1);
+  for (const std::string& entry : env_strings) envp.push_back(const_cast<char*>(entry.c_str()));
+  envp.push_back(nullptr);
+
   SpawnSetup setup;
   if (!setup.ok) return fail("posix_spawn setup", ENOMEM);
   // dup2 clears FD_CLOEXEC on the targets; every other descriptor is closed.
@@ -189,13 +202,13 @@ std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const std::string& path, std
 
   const std::string fd_arg = std::to_string(kChildSocketFd);
   const std::string parent_arg = std::to_string(getpid());
-  const char* argv[] = {path.c_str(),       "--fd", fd_arg.c_str(), "--parent-pid",
-                        parent_arg.c_str(), nullptr};
+  const char* argv[] = {path.c_str(),       "--fd",       fd_arg.c_str(),           "--parent-pid",
+                        parent_arg.c_str(), "--temp-dir", temp_dir->path().c_str(), nullptr};
   pid_t pid = -1;
   // glibc's posix_spawn is a CLONE_VFORK + exec: safe in a multithreaded
   // host, and it reports exec failures (ENOENT, EACCES) as its result.
   const int rc = posix_spawn(&pid, path.c_str(), &setup.actions, &setup.attr,
-                             const_cast<char* const*>(argv), environ);
+                             const_cast<char* const*>(argv), envp.data());
   if (rc != 0) return fail("posix_spawn", rc);
 
   UniqueFd pidfd(open_pidfd(pid));
@@ -204,17 +217,20 @@ std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const std::string& path, std
   WorkerFdRegistry::add_locked(pidfd.get());
   // child_socket and stderr_write close here, still under the lock.
   return std::make_unique<WorkerProcess>(Key(), path, pid, std::move(host_socket),
-                                         std::move(stderr_read), std::move(pidfd));
+                                         std::move(stderr_read), std::move(pidfd),
+                                         std::move(temp_dir));
 }
 
 WorkerProcess::WorkerProcess(Key, std::string path, pid_t pid, UniqueFd socket,
-                             UniqueFd stderr_pipe, UniqueFd pidfd)
+                             UniqueFd stderr_pipe, UniqueFd pidfd,
+                             std::unique_ptr<PrivateTempDir> temp_dir)
     : path_(std::move(path)),
       pid_(pid),
       owner_pid_(getpid()),
       socket_(std::move(socket)),
       stderr_pipe_(std::move(stderr_pipe)),
-      pidfd_(std::move(pidfd)) {}
+      pidfd_(std::move(pidfd)),
+      temp_dir_(std::move(temp_dir)) {}
 
 WorkerProcess::~WorkerProcess() {
   if (owner_pid_ != getpid()) {
@@ -224,6 +240,7 @@ WorkerProcess::~WorkerProcess() {
     socket_.release();
     stderr_pipe_.release();
     pidfd_.release();
+    if (temp_dir_) temp_dir_->release();  // the parent's worker still uses it
     return;
   }
   WorkerFdRegistry::close(socket_);  // EOF: the worker's cue to exit 0
@@ -401,6 +418,13 @@ void WorkerProcess::signal_kill() {
 }
 
 void WorkerProcess::reap(int grace_ms) {
+  wait_for_exit(grace_ms);
+  // The worker is gone, so nothing writes here any more: a killed compile's
+  // source and headers go now, not when the pool lets go of this object.
+  if (reaped_) temp_dir_.reset();
+}
+
+void WorkerProcess::wait_for_exit(int grace_ms) {
   if (reaped_) return;
   auto try_wait = [this](int options) {
     int status = 0;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hip_backend/compiler.h"
+#include "hip_backend/private_temp_dir.h"
 #include "hip_backend/unique_fd.h"
 
 namespace hipacm::backend {
@@ -31,7 +32,10 @@ class WorkerProcess {
   /// stderr on a pipe that this object drains, stdin on /dev/null, every other
   /// descriptor closed, default signal dispositions, an empty signal mask and
   /// its own process group (a terminal's Ctrl-C meant for the host does not
-  /// kill compiles). Returns null with *error when it cannot start.
+  /// kill compiles), and the host's environment with TMPDIR set to a private
+  /// directory (PrivateTempDir::kWorkerPrefix, mode 0700) that this object
+  /// removes once the worker has exited, however it ended. Returns null with
+  /// *error when it cannot start.
   static std::unique_ptr<WorkerProcess> spawn(const std::string& path, std::string* error);
 
   /// Only spawn() can make the key, so only spawn() constructs.
@@ -40,7 +44,7 @@ class WorkerProcess {
     Key() = default;
   };
   WorkerProcess(Key, std::string path, pid_t pid, UniqueFd socket, UniqueFd stderr_pipe,
-                UniqueFd pidfd);
+                UniqueFd pidfd, std::unique_ptr<PrivateTempDir> temp_dir);
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
   /// Closes the socket (the worker exits on EOF), waits up to
@@ -64,6 +68,8 @@ class WorkerProcess {
   bool probe_idle();
 
   pid_t pid() const { return pid_; }
+  /// The worker's private TMPDIR; empty once the worker has been reaped.
+  std::string temp_dir() const { return temp_dir_ ? temp_dir_->path() : std::string(); }
   const std::string& path() const { return path_; }
   /// The last kStderrTailBytes of the worker's stdout and stderr.
   const std::string& stderr_tail() const { return stderr_tail_; }
@@ -78,8 +84,10 @@ class WorkerProcess {
   Io recv_frame(std::vector<std::uint8_t>* frame, const Deadline& deadline, std::string* why);
   void drain_stderr();
   void signal_kill();
-  /// Waits up to grace_ms for the worker to exit, then SIGKILLs it and waits.
+  /// Waits up to grace_ms for the worker to exit, then SIGKILLs it and waits;
+  /// then removes its private directory, which nothing writes to any more.
   void reap(int grace_ms);
+  void wait_for_exit(int grace_ms);
   std::string describe_exit() const;
   CompileResult fail(hipacm_status status, const std::string& summary);
 
@@ -95,6 +103,7 @@ class WorkerProcess {
   bool status_known_ = false;
   std::uint32_t next_request_id_ = 0;
   std::string stderr_tail_;
+  std::unique_ptr<PrivateTempDir> temp_dir_;
 };
 
 }  // namespace hipacm::backend

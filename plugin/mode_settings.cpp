@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "hip_backend/device_arch.h"
+#include "hip_backend/environment.h"
 #include "hip_backend/target_arch.h"
 #include "plugin/cache/caching_compiler.h"
 #include "plugin/cache/library_fact_memo.h"
@@ -51,9 +52,9 @@ std::int32_t resolve_isolation(std::int32_t requested) {
                 "isolation is " + std::to_string(requested) +
                     "; expected HIPACM_ISOLATION_AUTO (0), _IN_PROCESS (1) or _PROCESS (2)");
   if (requested != HIPACM_ISOLATION_AUTO) return requested;
-  const char* env = std::getenv("HIPACM_ISOLATION");
-  if (env == nullptr || *env == '\0') return HIPACM_ISOLATION_AUTO;
-  const std::string value = env;
+  const auto env = backend::environment_value("HIPACM_ISOLATION");
+  if (!env) return HIPACM_ISOLATION_AUTO;
+  const std::string& value = *env;
   if (value == "auto") return HIPACM_ISOLATION_AUTO;
   if (value == "in-process") return HIPACM_ISOLATION_IN_PROCESS;
   if (value == "process") return HIPACM_ISOLATION_PROCESS;

@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "hip_backend/source_name_policy.h"
 #include "plugin/content_digest.h"
 #include "plugin/error.h"
 #include "plugin/struct_fields.h"
@@ -23,6 +24,12 @@ std::string bounded_string(const char* s, const std::string& what) {
   if (n > kMaxSourceBytes)
     invalid(what + " is larger than " + std::to_string(kMaxSourceBytes >> 20) + " MiB");
   return std::string(s, n);
+}
+
+/// Refuses a name that could escape the directory the compiler writes it to.
+void require_safe_name(const std::string& name, const std::string& what) {
+  std::string why;
+  if (!backend::source_name_allowed(name, &why)) invalid(what + " " + why);
 }
 
 std::vector<std::string> read_list(const char* const* items, std::size_t count, const char* what) {
@@ -55,14 +62,14 @@ Submission read_request(const hipacm_request* req, const std::string& arch) {
   if (req->source_name != nullptr) {
     r.source_name = bounded_string(req->source_name, "request.source_name");
     if (r.source_name.empty()) invalid("request.source_name is empty (pass NULL for the default)");
+    require_safe_name(r.source_name, "request.source_name");
   }
   r.options = read_list(req->options, req->num_options, "request.options");
   const auto header_sources =
       read_list(req->header_sources, req->num_headers, "request.header_sources");
   const auto header_names = read_list(req->header_names, req->num_headers, "request.header_names");
   for (std::size_t i = 0; i < header_names.size(); ++i) {
-    if (header_names[i].empty())
-      invalid("request.header_names[" + std::to_string(i) + "] is empty");
+    require_safe_name(header_names[i], "request.header_names[" + std::to_string(i) + "]");
     r.headers.emplace_back(header_names[i], header_sources[i]);
   }
   r.name_expressions =

@@ -28,7 +28,8 @@ struct Submission {
 inline constexpr std::size_t kMaxSourceBytes = 256u << 20;
 
 /// Validates `req` (NULL, struct_size, empty source, NULL array entries,
-/// oversize input) and copies it. `arch` is already validated. Throws
+/// oversize input, source and header names that backend::source_name_allowed
+/// refuses) and copies it. `arch` is already validated. Throws
 /// hipacm::Error with INVALID_ARGUMENT or ABI_MISMATCH and a message naming
 /// the offending field.
 Submission read_request(const hipacm_request* req, const std::string& arch);

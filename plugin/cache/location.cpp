@@ -12,6 +12,7 @@
 
 #include <hipacm/hipacm.h>
 
+#include "hip_backend/environment.h"
 #include "hip_backend/log.h"
 #include "plugin/cache/schema.h"
 #include "plugin/error.h"
@@ -22,8 +23,7 @@ namespace {
 constexpr std::int64_t kDefaultMaxBytes = std::int64_t{2} << 30;
 
 std::string env(const char* name) {
-  const char* value = std::getenv(name);
-  return value == nullptr ? std::string() : std::string(value);
+  return backend::environment_value(name).value_or(std::string());
 }
 
 }  // namespace

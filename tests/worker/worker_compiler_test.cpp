@@ -99,9 +99,10 @@ TEST(WorkerCompiler, MissingWorkerIsBackendUnavailable) {
 }
 
 TEST(WorkerCompiler, AtMostMaxWorkersRunAtOnce) {
+  const CompileRequest request = echo_request();
   FaultScope echo("echo=150");
   WorkerCompiler one(kWorkerPath, 1, 20000);
-  std::vector<CompileRequest> requests(4, make_request("x"));
+  std::vector<CompileRequest> requests(4, request);
   const auto start = Clock::now();
   for (const CompileResult& r : compile_all(one, requests, 4)) {
     EXPECT_EQ(r.status, HIPACM_SUCCESS) << r.error_message;
@@ -111,17 +112,20 @@ TEST(WorkerCompiler, AtMostMaxWorkersRunAtOnce) {
 
   // A caller with a larger limit grows the pool to it.
   WorkerCompiler three(kWorkerPath, 3, 20000);
-  compile_all(three, std::vector<CompileRequest>(6, make_request("y")), 3);
+  compile_all(three, std::vector<CompileRequest>(6, request), 3);
   EXPECT_EQ(worker_children().size(), 3u);
   EXPECT_EQ(WorkerPool::instance().idle_count(), 3u);
 }
 
 TEST(WorkerCompiler, IdleWorkersRetireAndLeaveNothingBehind) {
+  const CompileRequest request = echo_request();
   FaultScope echo("echo");
   const int fds_before = open_fd_count();
   WorkerPool::instance().set_idle_timeout(std::chrono::milliseconds(200));
   WorkerCompiler compiler(kWorkerPath, 2, 20000);
-  compile_all(compiler, std::vector<CompileRequest>(8, make_request("x")), 2);
+  for (const CompileResult& r : compile_all(compiler, std::vector<CompileRequest>(8, request), 2)) {
+    EXPECT_EQ(r.status, HIPACM_SUCCESS) << r.error_message;
+  }
   EXPECT_FALSE(worker_children().empty());
   EXPECT_TRUE(wait_until([] { return worker_children().empty(); }, 5000))
       << "idle workers did not retire";

@@ -157,15 +157,15 @@ TEST(WorkerProcess, ResultOfADeadWorkerNamesTheSignal) {
 // exits. Mode pools spawn workers from threads that are joined at mode exit,
 // so a worker must survive that and die only with the host process.
 TEST(WorkerProcess, SurvivesTheExitOfTheThreadThatSpawnedIt) {
+  const backend::CompileRequest request = echo_request();
   FaultScope echo("echo");
   backend::WorkerCompiler compiler(kWorkerPath, 1, 20000);
-  boost::thread spawner(
-      [&] { EXPECT_EQ(compiler.compile(make_request("a")).status, HIPACM_SUCCESS); });
+  boost::thread spawner([&] { EXPECT_EQ(compiler.compile(request).status, HIPACM_SUCCESS); });
   spawner.join();
   const auto before = worker_children(false);
   ASSERT_EQ(before.size(), 1u);
   boost::this_thread::sleep_for(boost::chrono::milliseconds(300));
-  EXPECT_EQ(compiler.compile(make_request("b")).status, HIPACM_SUCCESS);
+  EXPECT_EQ(compiler.compile(request).status, HIPACM_SUCCESS);
   EXPECT_EQ(worker_children(false), before) << "the worker died with its spawning thread";
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "hip_backend/compiler.h"
+#include "hip_backend/inprocess_compiler.h"
 #include "hip_backend/worker_pool.h"
 
 namespace hipacm::test {
@@ -40,6 +41,20 @@ inline backend::CompileRequest make_request(std::string source, std::string name
   r.arch = kArch;
   return r;
 }
+
+/// A real gfx90a code object (kernel_source(0), compiled once in this process).
+/// The echo fault replies with the request's source as its code object, and
+/// the host checks every reply, so transport tests send one of these.
+inline const std::string& real_code_object() {
+  static const std::string code = [] {
+    const backend::CompileResult r = backend::compile_for_target(make_request(kernel_source(0)));
+    return std::string(r.code.begin(), r.code.end());
+  }();
+  return code;
+}
+
+/// A request that the echo fault answers with a code object the host accepts.
+inline backend::CompileRequest echo_request() { return make_request(real_code_object()); }
 
 /// Sets (or, with nullopt, unsets) an environment variable for a scope.
 /// Only for moments when no other test thread runs: setenv is not thread-safe.

@@ -1,0 +1,75 @@
+// source_name_policy.cpp - which source and header names may reach the compiler's file system.
+#include "hip_backend/source_name_policy.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+
+namespace hipacm::backend {
+namespace {
+
+bool allowed_byte(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-' || c == '.' || c == '+' || c == '@' || c == '/';
+}
+
+bool refuse(std::string* why, std::string message) {
+  if (why) *why = std::move(message);
+  return false;
+}
+
+std::string quoted(std::string_view name) { return "'" + std::string(name) + "'"; }
+
+}  // namespace
+
+bool source_name_allowed(std::string_view name, std::string* why) {
+  if (name.empty()) return refuse(why, "is empty");
+  if (name.size() > kMaxSourceNameBytes) {
+    return refuse(why, "is " + std::to_string(name.size()) + " bytes long; the limit is " +
+                           std::to_string(kMaxSourceNameBytes));
+  }
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (allowed_byte(name[i])) continue;
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned char>(name[i]));
+    return refuse(why, std::string("holds byte ") + byte + " at offset " + std::to_string(i) +
+                           "; names may use only letters, digits and _ - . + @ /");
+  }
+  if (name.front() == '/') {
+    return refuse(why, quoted(name) + " is absolute; names must be relative paths");
+  }
+  if (name.back() == '/') return refuse(why, quoted(name) + " ends with '/'; it names no file");
+  std::size_t start = 0;
+  while (start <= name.size()) {
+    const std::size_t slash = std::min(name.find('/', start), name.size());
+    const std::string_view component = name.substr(start, slash - start);
+    if (component.empty()) return refuse(why, quoted(name) + " has an empty path component");
+    if (component == "." || component == "..") {
+      return refuse(why, quoted(name) + " has a '" + std::string(component) +
+                             "' component; names must stay inside the compiler's include "
+                             "directory");
+    }
+    if (component.size() > kMaxSourceNameComponentBytes) {
+      return refuse(why, "has a path component of " + std::to_string(component.size()) +
+                             " bytes; the limit is " +
+                             std::to_string(kMaxSourceNameComponentBytes));
+    }
+    start = slash + 1;
+  }
+  return true;
+}
+
+bool request_names_allowed(const CompileRequest& request, std::string* why) {
+  std::string problem;
+  if (!source_name_allowed(request.source_name, &problem)) {
+    return refuse(why, "source_name " + problem);
+  }
+  for (std::size_t i = 0; i < request.headers.size(); ++i) {
+    if (!source_name_allowed(request.headers[i].first, &problem)) {
+      return refuse(why, "header_names[" + std::to_string(i) + "] " + problem);
+    }
+  }
+  return true;
+}
+
+}  // namespace hipacm::backend
