@@ -3,13 +3,39 @@
 
 #include <boost/chrono.hpp>
 
+#include <optional>
+
 #include "hip_backend/module_loader.h"
 #include "plugin/fork_generation.h"
+#include "plugin/handle_ids.h"
 
 namespace hipacm {
+namespace {
 
-Future::Future(std::string key, std::string arch, Callbacks callbacks)
-    : key_(std::move(key)),
+using WaitClock = boost::chrono::steady_clock;
+
+// No finite wait is longer than this; beyond it a timeout means forever. It
+// keeps now + timeout far inside the range of every clock the wait may be
+// converted to (steady and system nanoseconds overflow after 292 years).
+constexpr std::int64_t kLongestFiniteWaitMs = std::int64_t{100} * 366 * 24 * 3600 * 1000;
+
+// The deadline `timeout_ms` from now, or nullopt for "wait forever": a
+// negative timeout, or one so long that the deadline arithmetic would overflow
+// (a wrapped deadline lies in the past, and INT64_MAX would not wait at all).
+std::optional<WaitClock::time_point> deadline_after(std::int64_t timeout_ms) {
+  if (timeout_ms < 0 || timeout_ms > kLongestFiniteWaitMs) return std::nullopt;
+  const WaitClock::time_point now = WaitClock::now();
+  const auto room =
+      boost::chrono::duration_cast<boost::chrono::milliseconds>(WaitClock::time_point::max() - now);
+  if (timeout_ms >= room.count()) return std::nullopt;
+  return now + boost::chrono::milliseconds(timeout_ms);
+}
+
+}  // namespace
+
+Future::Future(std::uint64_t handle_id, std::string key, std::string arch, Callbacks callbacks)
+    : handle_id_(handle_id),
+      key_(std::move(key)),
       arch_(std::move(arch)),
       callbacks_(callbacks),
       generation_(fork_generation()) {
@@ -17,6 +43,10 @@ Future::Future(std::string key, std::string arch, Callbacks callbacks)
   kernel_.key = key_.c_str();
   kernel_.arch = arch_.c_str();
   kernel_.log = "";
+}
+
+hipacm_future* Future::handle() const noexcept {
+  return reinterpret_cast<hipacm_future*>(encode_handle(handle_id_, HandleKind::kFuture));
 }
 
 bool Future::complete(backend::CompileResult result) noexcept {
@@ -88,11 +118,12 @@ bool Future::wait_for(std::int64_t timeout_ms) {
   if (orphaned_by_fork()) return true;
   boost::unique_lock<boost::mutex> lock(mutex_);
   auto is_done = [this] { return done_.load(std::memory_order_relaxed); };
-  if (timeout_ms < 0) {
+  const std::optional<WaitClock::time_point> deadline = deadline_after(timeout_ms);
+  if (!deadline) {
     changed_.wait(lock, is_done);
     return true;
   }
-  return changed_.wait_for(lock, boost::chrono::milliseconds(timeout_ms), is_done);
+  return changed_.wait_until(lock, *deadline, is_done);
 }
 
 hipacm_status Future::status() const {

@@ -23,7 +23,8 @@ namespace hipacm {
 /// others block until that callback has returned.
 class Future {
  public:
-  Future(std::string key, std::string arch, Callbacks callbacks);
+  /// `handle_id` is the registry's never-reused id, which the host's handle encodes.
+  Future(std::uint64_t handle_id, std::string key, std::string arch, Callbacks callbacks);
   Future(const Future&) = delete;
   Future& operator=(const Future&) = delete;
 
@@ -56,6 +57,11 @@ class Future {
 
   std::uint64_t generation() const noexcept { return generation_; }
 
+  /// The registry's id for this future and the host handle that encodes it
+  /// (also the `f` given to callbacks).
+  std::uint64_t handle_id() const noexcept { return handle_id_; }
+  hipacm_future* handle() const noexcept;
+
   /// Reference count; only the registry manipulates it (under its lock).
   std::uint32_t add_ref() noexcept { return refs_.fetch_add(1, std::memory_order_relaxed) + 1; }
   std::uint32_t drop_ref() noexcept { return refs_.fetch_sub(1, std::memory_order_acq_rel) - 1; }
@@ -65,8 +71,8 @@ class Future {
 
   void build_kernel_view();
   bool orphaned_by_fork() const noexcept;
-  hipacm_future* handle() noexcept { return reinterpret_cast<hipacm_future*>(this); }
 
+  const std::uint64_t handle_id_;
   const std::string key_;
   const std::string arch_;
   const Callbacks callbacks_;

@@ -5,19 +5,24 @@
 #include <boost/thread/lock_guard.hpp>
 #include <boost/thread/mutex.hpp>
 
+#include <cstdint>
+#include <optional>
 #include <unordered_map>
 
 #include "plugin/error.h"
+#include "plugin/handle_ids.h"
 
 namespace hipacm {
 namespace {
 
 // The registry owns every future; the host holds counted handles into it.
-// Looking handles up here is what turns a stale or garbage pointer into
-// INVALID_ARGUMENT instead of a crash.
+// Handles encode ids that are never reused (plugin/handle_ids.h), so a stale,
+// released or garbage handle is INVALID_ARGUMENT, never a crash and never
+// another future.
 struct Registry {
   boost::mutex mutex;
-  std::unordered_map<const Future*, std::unique_ptr<Future>> futures;
+  std::unordered_map<std::uint64_t, std::unique_ptr<Future>> futures;
+  std::uint64_t next_id = 1;  // only grows, under `mutex`
 };
 
 // Never destroyed: futures may be released by threads still running while
@@ -27,9 +32,17 @@ Registry& registry() {
   return *instance;
 }
 
+// The live future a host handle names, or nullptr. Called under the lock.
+Future* find(const Registry& r, hipacm_future* handle) noexcept {
+  const std::optional<std::uint64_t> id = decode_handle(handle, HandleKind::kFuture);
+  if (!id) return nullptr;
+  auto it = r.futures.find(*id);
+  return it == r.futures.end() ? nullptr : it->second.get();
+}
+
 // Drops one reference; returns the future to destroy outside the lock.
 std::unique_ptr<Future> drop(Registry& r, const Future* f) {
-  auto it = r.futures.find(f);
+  auto it = r.futures.find(f->handle_id());
   if (it == r.futures.end()) return nullptr;
   if (it->second->drop_ref() != 0) return nullptr;
   std::unique_ptr<Future> last = std::move(it->second);
@@ -75,21 +88,25 @@ FutureRef FutureRef::share() const {
 }
 
 FutureRef make_future(std::string key, std::string arch, Callbacks callbacks) {
-  auto owned = std::make_unique<Future>(std::move(key), std::move(arch), callbacks);
-  Future* f = owned.get();
   Registry& r = registry();
   boost::lock_guard<boost::mutex> lock(r.mutex);
+  // The id is consumed only once the future is registered, so every id below
+  // next_id named a real future.
+  const std::uint64_t id = r.next_id;
+  auto owned = std::make_unique<Future>(id, std::move(key), std::move(arch), callbacks);
+  Future* f = owned.get();
+  r.futures.emplace(id, std::move(owned));
+  ++r.next_id;
   f->add_ref();
-  r.futures.emplace(f, std::move(owned));
   return FutureRef(f);
 }
 
 FutureRef acquire_future(hipacm_future* handle) {
   if (handle == nullptr) throw Error(HIPACM_ERROR_INVALID_ARGUMENT, "future is NULL");
-  auto* f = reinterpret_cast<Future*>(handle);
   Registry& r = registry();
   boost::lock_guard<boost::mutex> lock(r.mutex);
-  if (r.futures.find(f) == r.futures.end())
+  Future* f = find(r, handle);
+  if (f == nullptr)
     throw Error(HIPACM_ERROR_INVALID_ARGUMENT,
                 "unknown future handle (already released, or not a hipacm_future)");
   f->add_ref();
@@ -97,21 +114,21 @@ FutureRef acquire_future(hipacm_future* handle) {
 }
 
 bool retain_future(hipacm_future* handle) noexcept {
-  auto* f = reinterpret_cast<Future*>(handle);
   Registry& r = registry();
   boost::lock_guard<boost::mutex> lock(r.mutex);
-  if (handle == nullptr || r.futures.find(f) == r.futures.end()) return false;
+  Future* f = find(r, handle);
+  if (f == nullptr) return false;
   f->add_ref();
   return true;
 }
 
 bool release_future(hipacm_future* handle) noexcept {
-  auto* f = reinterpret_cast<Future*>(handle);
   std::unique_ptr<Future> doomed;
   Registry& r = registry();
   {
     boost::lock_guard<boost::mutex> lock(r.mutex);
-    if (handle == nullptr || r.futures.find(f) == r.futures.end()) return false;
+    Future* f = find(r, handle);
+    if (f == nullptr) return false;
     doomed = drop(r, f);
   }
   return true;

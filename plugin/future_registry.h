@@ -37,7 +37,7 @@ class FutureRef {
 /// Creates a registered future holding one reference.
 FutureRef make_future(std::string key, std::string arch, Callbacks callbacks);
 
-/// Looks a host handle up; NULL or unknown handles throw INVALID_ARGUMENT.
+/// Looks a host handle up; NULL, released or unknown handles throw INVALID_ARGUMENT.
 FutureRef acquire_future(hipacm_future* handle);
 
 /// For host-facing retain/release: false for an unknown handle.
@@ -51,6 +51,9 @@ std::size_t live_future_count() noexcept;
 void future_registry_prepare_fork() noexcept;
 void future_registry_after_fork() noexcept;
 
-inline hipacm_future* to_handle(Future* f) noexcept { return reinterpret_cast<hipacm_future*>(f); }
+/// The host handle of `f` (NULL for NULL): an id, never the address.
+inline hipacm_future* to_handle(const Future* f) noexcept {
+  return f != nullptr ? f->handle() : nullptr;
+}
 
 }  // namespace hipacm

@@ -25,8 +25,8 @@ std::shared_ptr<Mode> find_mode_for_submit(hipacm_mode* handle);
 /// Throws INVALID_ARGUMENT for NULL, unknown or already-exiting modes.
 std::shared_ptr<Mode> begin_exit(hipacm_mode* handle);
 
-/// Forgets an exited mode, remembering its address so a late submit gets
-/// MODE_CLOSED rather than INVALID_ARGUMENT.
+/// Forgets an exited mode. Its handle is never reused: a late submit through
+/// it gets MODE_CLOSED, and every other call INVALID_ARGUMENT.
 void finish_exit(hipacm_mode* handle) noexcept;
 
 /// fork() support: hold the registry lock across fork, then in the child
