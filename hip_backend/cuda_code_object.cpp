@@ -32,17 +32,26 @@ bool is_identifier_char(char c) {
 }
 
 // Names PTX declares as data (".global .align 4 .f32 name"), which a name
-// expression like "&var" lowers to; they have no .entry.
+// expression like "&var" lowers to; they have no .entry. Line by line, so the
+// work stays linear in the text however often the name occurs on one line.
 bool ptx_declares_variable(std::string_view text, const std::string& name) {
-  for (std::size_t at = text.find(name); at != std::string_view::npos;
-       at = text.find(name, at + 1)) {
-    const std::size_t line_start = text.rfind('\n', at) + 1;
-    const std::string_view line = text.substr(line_start, at - line_start);
-    const bool whole =
-        at + name.size() >= text.size() || !is_identifier_char(text[at + name.size()]);
-    if (whole && (line.find(".global") != std::string_view::npos ||
-                  line.find(".const") != std::string_view::npos)) {
-      return true;
+  if (name.empty()) return false;
+  constexpr std::string_view kGlobal = ".global", kConst = ".const";
+  for (std::size_t line_start = 0; line_start < text.size();) {
+    const std::size_t line_end = std::min(text.find('\n', line_start), text.size());
+    const std::string_view line = text.substr(line_start, line_end - line_start);
+    line_start = line_end + 1;
+    // The declared name comes after the state space.
+    std::size_t after = std::string_view::npos;
+    if (const std::size_t g = line.find(kGlobal); g != std::string_view::npos)
+      after = g + kGlobal.size();
+    if (const std::size_t c = line.find(kConst); c != std::string_view::npos)
+      after = std::min(after, c + kConst.size());
+    if (after == std::string_view::npos) continue;
+    for (std::size_t at = line.find(name, after); at != std::string_view::npos;
+         at = line.find(name, at + 1)) {
+      const std::size_t next = at + name.size();
+      if (next >= line.size() || !is_identifier_char(line[next])) return true;
     }
   }
   return false;

@@ -1,0 +1,102 @@
+// cache_row.cpp - one row of the cache's entries table, read from fuzz bytes and written to a file.
+#include "tests/fuzz/cache_row.h"
+
+#include <sqlite3.h>
+
+#include "plugin/cache/entry.h"
+#include "plugin/cache/integrity.h"
+#include "plugin/cache/name_list.h"
+#include "plugin/cache/sqlite_db.h"
+#include "plugin/cache/store.h"
+
+namespace hipacm::fuzz {
+namespace {
+
+// The entry that the cache's own row decoder builds from these columns.
+cache::CacheEntry as_entry(const CacheRow& row) {
+  cache::CacheEntry e;
+  e.info.key = row.key;
+  e.info.arch = row.arch;
+  e.info.source_name = row.source_name;
+  e.info.backend = row.backend;
+  e.info.compiler_version = row.compiler_version;
+  e.info.plugin_version = row.plugin_version;
+  e.info.size = row.size;
+  e.info.created_us = row.created_us;
+  e.info.last_used_us = row.last_used_us;
+  e.info.hits = row.hits;
+  e.lowered_names = cache::split_names(row.lowered_names);
+  e.expected_kernels = cache::split_names(row.expected_kernels);
+  e.log = row.log;
+  e.code = row.code;
+  return e;
+}
+
+}  // namespace
+
+CacheRow read_cache_row(FuzzInput& in) {
+  CacheRow row;
+  row.key = in.str();
+  row.arch = in.str();
+  row.source_name = in.str();
+  row.backend = in.str();
+  row.compiler_version = in.str();
+  row.plugin_version = in.str();
+  row.lowered_names = in.str();
+  row.expected_kernels = in.str();
+  row.log = in.str();
+  row.size = static_cast<std::int64_t>(in.u64());
+  row.created_us = static_cast<std::int64_t>(in.u64());
+  row.last_used_us = static_cast<std::int64_t>(in.u64());
+  row.hits = static_cast<std::int64_t>(in.u64());
+  row.checksum = in.str();
+  row.flags = in.u8();
+  row.code = in.rest();
+  return row;
+}
+
+void write_cache_row(const CacheRow& row, FuzzOutput& out) {
+  for (const std::string* s :
+       {&row.key, &row.arch, &row.source_name, &row.backend, &row.compiler_version,
+        &row.plugin_version, &row.lowered_names, &row.expected_kernels, &row.log})
+    out.str(*s);
+  for (const std::int64_t v : {row.size, row.created_us, row.last_used_us, row.hits})
+    out.u64(static_cast<std::uint64_t>(v));
+  out.str(row.checksum);
+  out.u8(row.flags);
+  out.raw(row.code);
+}
+
+void write_database_with_row(const std::string& file, const CacheRow& row) {
+  // hipacm creates the schema; the row goes in raw, as a hostile file would hold it.
+  cache::CacheStore::open(file, cache::CacheStore::Access::kReadWrite, /*network_fs=*/true);
+  cache::Database db(file, SQLITE_OPEN_READWRITE);
+  cache::Statement insert = db.prepare(
+      "INSERT INTO entries(key, arch, source_name, backend, compiler_version, plugin_version, "
+      "lowered_names, expected_kernels, log, size, created_us, last_used_us, hits, checksum, "
+      "code) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  insert.bind(1, row.key)
+      .bind(2, row.arch)
+      .bind(3, row.source_name)
+      .bind(4, row.backend)
+      .bind(5, row.compiler_version)
+      .bind(6, row.plugin_version)
+      .bind(7, row.lowered_names)
+      .bind(8, row.expected_kernels)
+      .bind(9, row.log);
+  if ((row.flags & kRowSizeAsText) != 0)
+    insert.bind(10, std::to_string(row.size) + "x");
+  else
+    insert.bind(10, row.size);
+  insert.bind(11, row.created_us).bind(12, row.last_used_us).bind(13, row.hits);
+  insert.bind(
+      14, (row.flags & kRowFixChecksum) != 0 ? cache::entry_checksum(as_entry(row)) : row.checksum);
+  if ((row.flags & kRowCodeAsText) != 0)
+    insert.bind(15,
+                std::string_view(reinterpret_cast<const char*>(row.code.data()), row.code.size()));
+  else
+    insert.bind_blob(15, row.code.data(), row.code.size());
+  insert.step();
+}
+
+}  // namespace hipacm::fuzz

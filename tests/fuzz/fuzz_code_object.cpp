@@ -1,0 +1,45 @@
+// fuzz_code_object.cpp - fuzz target: the ELF reader and the code-object checks of every platform.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hip_backend/code_object_check.h"
+#include "hip_backend/cuda_code_object.h"
+#include "hip_backend/elf_reader.h"
+#include "tests/fuzz/fuzz_input.h"
+
+namespace {
+
+namespace be = hipacm::backend;
+using hipacm::fuzz::invariant_broken;
+
+// AMD processors (with and without target features), a CUBIN arch, a PTX arch.
+constexpr const char* kArchs[] = {"gfx90a", "gfx1030", "gfx90a:sramecc+:xnack-", "sm_80",
+                                  "compute_80"};
+
+}  // namespace
+
+// The whole input is the code object, so real ELFs seed the corpus as they are.
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::vector<std::uint8_t> code(data, data + size);
+  be::CodeObjectInfo info;
+  std::string error;
+  if (be::read_code_object(data, size, &info, &error)) {
+    (void)be::amdgpu_processor_from_flags(info.flags);
+  } else if (error.empty()) {
+    invariant_broken("an unreadable code object was refused without a reason");
+  }
+  (void)be::ptx_entry_names(code);
+  for (const char* arch : kArchs) {
+    const std::vector<std::string> kernels = be::code_object_kernels(code, arch);
+    std::string why;
+    const bool usable = be::check_code_object(code, arch, {}, &why);
+    if (!usable && why.empty()) invariant_broken(std::string("refused for ") + arch + " silently");
+    // What the code object lists as its kernels, the check must find in it.
+    if (usable && !be::check_code_object(code, arch, kernels, &why))
+      invariant_broken(std::string("the kernels listed for ") + arch + " fail the check: " + why);
+    (void)be::check_code_object(code, arch, {"add_one", "_Z5scaleIfEvPT_S0_", ""}, &why);
+  }
+  return 0;
+}

@@ -1,0 +1,67 @@
+// fuzz_worker_request.cpp - fuzz target: hipacm-worker reading and decoding the host's request
+// frames.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hip_backend/unique_fd.h"
+#include "hip_backend/worker_protocol.h"
+#include "tests/fuzz/fuzz_input.h"
+
+namespace {
+
+using hipacm::backend::CompileRequest;
+using hipacm::backend::UniqueFd;
+namespace wire = hipacm::backend::wire;
+using hipacm::fuzz::invariant_broken;
+
+// One whole frame in memory: an accepted frame is exactly what the encoder
+// writes for the request it decodes to, so nothing is dropped or invented.
+void decode_in_memory(const std::uint8_t* data, std::size_t size) {
+  CompileRequest request;
+  std::uint32_t id = 0;
+  std::string error;
+  if (!wire::decode_request_frame(data, size, &id, &request, &error)) {
+    if (error.empty()) invariant_broken("a request frame was refused without a reason");
+    return;
+  }
+  std::vector<std::uint8_t> again;
+  if (!wire::encode_request_frame(id, request, &again, &error))
+    invariant_broken("an accepted request cannot be encoded again: " + error);
+  if (again != std::vector<std::uint8_t>(data, data + size))
+    invariant_broken("an accepted request frame is not what the encoder writes for it");
+}
+
+// The bytes as a stream, read the way the worker's serve loop reads its
+// socket: frame after frame until the end or the first error.
+void decode_as_stream(const std::uint8_t* data, std::size_t size) {
+  UniqueFd fd(::memfd_create("hipacm-fuzz-frames", MFD_CLOEXEC));
+  if (!fd) invariant_broken("memfd_create failed");
+  std::string error;
+  if (!wire::write_all(fd.get(), data, size, &error)) invariant_broken(error);
+  if (::lseek(fd.get(), 0, SEEK_SET) != 0) invariant_broken("lseek failed");
+  wire::FrameHeader header;
+  std::vector<std::uint8_t> payload;
+  // Every frame is at least a header, so the loop ends within size / 16 frames.
+  for (;;) {
+    const wire::ReadStatus status = wire::read_frame(fd.get(), &header, &payload, &error);
+    if (status != wire::ReadStatus::kFrame) break;
+    if (payload.size() != header.payload_size)
+      invariant_broken("read_frame returned a payload of the wrong size");
+    if (header.type != wire::FrameType::kCompileRequest) break;
+    CompileRequest request;
+    if (!wire::decode_request(payload.data(), payload.size(), &request, &error)) break;
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  decode_in_memory(data, size);
+  decode_as_stream(data, size);
+  return 0;
+}

@@ -1,0 +1,46 @@
+// fuzz_worker_result.cpp - fuzz target: the host decoding a worker's reply frame and checking its
+// code.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hip_backend/code_object_check.h"
+#include "hip_backend/worker_protocol.h"
+#include "tests/fuzz/fuzz_input.h"
+
+namespace {
+
+using hipacm::backend::CompileResult;
+namespace wire = hipacm::backend::wire;
+using hipacm::fuzz::invariant_broken;
+
+// The archs whose code-object checks a reply can reach.
+constexpr const char* kArchs[] = {"gfx90a", "gfx1030:xnack-", "sm_80", "compute_80"};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  CompileResult result;
+  std::uint32_t id = 0;
+  std::string error;
+  if (!wire::decode_result_frame(data, size, &id, &result, &error)) {
+    if (error.empty()) invariant_broken("a result frame was refused without a reason");
+    return 0;
+  }
+  std::vector<std::uint8_t> again;
+  if (!wire::encode_result_frame(id, result, &again, &error))
+    invariant_broken("an accepted result cannot be encoded again: " + error);
+  if (again != std::vector<std::uint8_t>(data, data + size))
+    invariant_broken("an accepted result frame is not what the encoder writes for it");
+  if (result.status < HIPACM_SUCCESS || result.status > HIPACM_ERROR_INTERNAL)
+    invariant_broken("a result frame was accepted with an unknown status");
+  // A reply that claims success is only a claim: the host checks its code.
+  if (result.status == HIPACM_SUCCESS) {
+    for (const char* arch : kArchs) {
+      std::string why;
+      (void)hipacm::backend::check_code_object(result.code, arch, result.lowered_names, &why);
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,159 @@
+// write_seeds.cpp - writes the structured seed inputs of the fuzz corpora with hipacm's own
+// encoders.
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "hip_backend/worker_protocol.h"
+#include "plugin/cache/integrity.h"
+#include "tests/fuzz/cache_row.h"
+#include "tests/fuzz/fuzz_input.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace wire = hipacm::backend::wire;
+using hipacm::backend::CompileRequest;
+using hipacm::backend::CompileResult;
+using hipacm::fuzz::FuzzOutput;
+
+void write(const fs::path& file, const std::vector<std::uint8_t>& bytes) {
+  fs::create_directories(file.parent_path());
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
+}
+
+std::vector<std::uint8_t> request_frame(std::uint32_t id, const CompileRequest& request) {
+  std::vector<std::uint8_t> frame;
+  wire::encode_request_frame(id, request, &frame, nullptr);
+  return frame;
+}
+
+std::vector<std::uint8_t> result_frame(std::uint32_t id, const CompileResult& result) {
+  std::vector<std::uint8_t> frame;
+  wire::encode_result_frame(id, result, &frame, nullptr);
+  return frame;
+}
+
+CompileRequest sample_request() {
+  CompileRequest r;
+  r.source =
+      "#include \"scale.h\"\nextern \"C\" __global__ void add_one(float* x) { x[0] += 1; }\n";
+  r.source_name = "tiny.hip";
+  r.options = {"-O3", "-DSCALE=2"};
+  r.headers = {{"scale.h", "#define FACTOR 2\n"}};
+  r.name_expressions = {"scale<float>"};
+  r.arch = "gfx90a";
+  return r;
+}
+
+// The request reader target's layout (fuzz_request_reader.cpp): struct size
+// choice, which strings are present, the strings, list sizes, then each list.
+std::vector<std::uint8_t> c_request(const CompileRequest& r, std::uint8_t list_flags) {
+  FuzzOutput out;
+  out.u16(0);
+  out.u8(6);  // source and source name, no key
+  out.str("");
+  out.str(r.source);
+  out.str(r.source_name);
+  out.u8(static_cast<std::uint8_t>(r.options.size()));
+  out.u8(static_cast<std::uint8_t>(r.headers.size()));
+  out.u8(static_cast<std::uint8_t>(r.name_expressions.size()));
+  out.u8(list_flags);
+  for (const auto& o : r.options) out.str(o);
+  if ((list_flags & 4) != 0) out.u64(0);
+  out.u8(0);
+  for (const auto& h : r.headers) out.str(h.second);
+  out.u8(0);
+  for (const auto& h : r.headers) out.str(h.first);
+  out.u8(0);
+  for (const auto& n : r.name_expressions) out.str(n);
+  return out.bytes();
+}
+
+std::vector<std::uint8_t> text(const std::string& s) { return {s.begin(), s.end()}; }
+
+}  // namespace
+
+// write_seeds CORPUS_DIR ELF KEY: ELF is a small gfx90a code object defining
+// add_one and scale<float>, compiled from tiny.hip; KEY is its cache key.
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    std::fprintf(stderr, "usage: write_seeds CORPUS_DIR GFX90A_ELF KEY\n");
+    return 2;
+  }
+  const fs::path dir = argv[1];
+  std::ifstream elf_in(argv[2], std::ios::binary);
+  const std::vector<std::uint8_t> elf{std::istreambuf_iterator<char>(elf_in),
+                                      std::istreambuf_iterator<char>()};
+  const std::string key = argv[3];
+  const std::string lowered = "_Z5scaleIfEvPT_S0_";
+
+  const CompileRequest request = sample_request();
+  write(dir / "worker_request" / "full", request_frame(7, request));
+  CompileRequest minimal;
+  minimal.source = "x";
+  minimal.arch = "gfx90a";
+  write(dir / "worker_request" / "minimal", request_frame(1, minimal));
+  std::vector<std::uint8_t> two = request_frame(1, minimal);
+  const std::vector<std::uint8_t> second = request_frame(2, request);
+  two.insert(two.end(), second.begin(), second.end());
+  write(dir / "worker_request" / "two_frames", two);
+
+  CompileResult ok;
+  ok.status = HIPACM_SUCCESS;
+  ok.log = "warning: unused variable\n";
+  ok.code = elf;
+  ok.lowered_names = {lowered};
+  ok.compile_seconds = 0.41;
+  write(dir / "worker_result" / "success", result_frame(7, ok));
+  CompileResult failed;
+  failed.status = HIPACM_ERROR_COMPILATION;
+  failed.error_message = "hipRTC failed";
+  failed.log = "tiny.hip:1:1: error: unknown type name 'x'\n";
+  write(dir / "worker_result" / "compile_error", result_frame(1, failed));
+
+  write(dir / "code_object" / "tiny.gfx90a.co", elf);
+  write(dir / "code_object" / "add_one.ptx",
+        text(".version 7.0\n.target sm_80\n.address_size 64\n\n.visible .entry add_one(\n"
+             "\t.param .u64 add_one_param_0\n)\n{\n\tret;\n}\n"));
+
+  hipacm::fuzz::CacheRow row;
+  row.key = key;
+  row.arch = "gfx90a";
+  row.source_name = "tiny.hip";
+  row.backend = "hiprtc";
+  row.compiler_version = "hiprtc 5.2.3";
+  row.plugin_version = "0.1.0";
+  row.lowered_names = lowered + "\n";
+  row.expected_kernels = "add_one\n" + lowered + "\n";
+  row.size = static_cast<std::int64_t>(elf.size() + lowered.size());
+  row.created_us = row.last_used_us = 1764750000000000;
+  row.flags = hipacm::fuzz::kRowFixChecksum;
+  row.code = elf;
+  FuzzOutput valid;
+  write_cache_row(row, valid);
+  write(dir / "cache_entry" / "valid", valid.bytes());
+  row.flags = hipacm::fuzz::kRowFixChecksum | hipacm::fuzz::kRowSizeAsText;
+  row.size = std::int64_t{1} << 40;
+  FuzzOutput forged;
+  write_cache_row(row, forged);
+  write(dir / "cache_entry" / "forged_size", forged.bytes());
+
+  write(dir / "request_reader" / "full", c_request(request, 0));
+  write(dir / "request_reader" / "count_over_limit", c_request(request, 4));
+
+  write(dir / "manifest" / "two_kernels.json",
+        text(R"({"schema": "hipacm-examples-manifest-1", "kernels": [)"
+             R"({"source": "k.hip", "options": ["-O3", "-DSCALE=2"], )"
+             R"("headers": {"scale.h": "include/scale.h"}, "name_expressions": ["k"]}, )"
+             R"({"source": "k.hip"}]})"));
+  write(dir / "manifest" / "empty.json",
+        text(R"({"schema": "hipacm-examples-manifest-1", "kernels": []})"));
+  return 0;
+}
