@@ -14,6 +14,7 @@
 #include "hip_backend/compile_result_check.h"
 #include "hip_backend/hiprtc_internal.h"
 #include "hip_backend/inprocess_internal.h"
+#include "hip_backend/source_name_policy.h"
 
 namespace hipacm::backend {
 
@@ -203,6 +204,12 @@ CompileResult compile_request(const HiprtcApi* api, const std::string& load_erro
       require_no_nul(name, "header name");
       require_no_nul(text, "header '" + name + "'");
     }
+    // comgr writes each header to <temp dir>/include/<name>: a name that
+    // leaves that directory must never reach it, whoever sent the request
+    // (the host validates too; a worker does not trust its host's checks).
+    std::string name_error;
+    if (!request_names_allowed(request, &name_error))
+      fail(HIPACM_ERROR_INVALID_ARGUMENT, name_error);
     if (request.headers.size() > INT_MAX || request.options.size() >= INT_MAX) {
       fail(HIPACM_ERROR_INVALID_ARGUMENT, "too many headers or options");
     }

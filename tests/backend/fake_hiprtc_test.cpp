@@ -25,6 +25,7 @@ struct Script {
   hiprtc_result code_size = 0;
   hiprtc_result lowered = 0;
   bool lowered_is_null = false;
+  const char* lowered_text = "_Z5scaleIfEvPT_S0_";
   std::size_t reported_code_size = 0;  // 0 = the real sample's size
   std::string log;
   bool log_size_excludes_nul = false;
@@ -74,7 +75,7 @@ hiprtc_result compile(hiprtc_program, int count, const char** options) {
   return script().compile;
 }
 hiprtc_result lowered_name(hiprtc_program, const char*, const char** name) {
-  *name = script().lowered_is_null ? nullptr : "_Z5scaleIfEvPT_S0_";
+  *name = script().lowered_is_null ? nullptr : script().lowered_text;
   return script().lowered;
 }
 hiprtc_result log_size(hiprtc_program, std::size_t* size) {
@@ -245,12 +246,21 @@ TEST_F(FakeHiprtc, ImplausibleSizesAndNullNamesAreErrors) {
   EXPECT_NE(result.error_message.find("gave no name"), std::string::npos);
 }
 
-TEST_F(FakeHiprtc, CodeObjectCheckCoversExternCKernels) {
+TEST_F(FakeHiprtc, Trust09_HipacmsOwnCheckRejectsAndSaysSo) {
+  // A kernel the source names but the object lacks is no reason to reject:
+  // the compiler decides what a program holds.
   CompileRequest request = testing::sample_request("gfx90a");
   request.source += "extern \"C\" __global__ void missing_kernel() {}\n";
-  CompileResult result = run(request);
+  EXPECT_EQ(run(request).status, HIPACM_SUCCESS);
+  // A lowered name the object lacks is: the request needs it.
+  script().lowered_text = "_Z5ghostv";
+  CompileResult result = run(testing::sample_request("gfx90a"));
+  script().lowered_text = "_Z5scaleIfEvPT_S0_";
   EXPECT_EQ(result.status, HIPACM_ERROR_COMPILATION);
-  EXPECT_NE(result.error_message.find("missing_kernel.kd"), std::string::npos)
+  EXPECT_NE(result.error_message.find("_Z5ghostv"), std::string::npos) << result.error_message;
+  EXPECT_NE(result.error_message.find("hipacm's code-object check rejected"), std::string::npos)
+      << result.error_message;
+  EXPECT_EQ(result.error_message.find("hiprtcCompileProgram failed"), std::string::npos)
       << result.error_message;
   // The fake always returns a gfx90a object.
   result = run(testing::sample_request("gfx1030"));
