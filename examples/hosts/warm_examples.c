@@ -531,7 +531,9 @@ static int parse_args(int argc, char** argv, settings* out) {
   return 0;
 }
 
-/* Gets the ABI-1 provider table through the one dlsym; NULL after printing why. */
+/* Gets the provider table through the one dlsym; NULL after printing why. Requesting
+ * HIPACM_ABI_VERSION (major and minor) makes the table's mode_config_init fill the whole
+ * hipacm_mode_config that this program's header declares, so every field set after it counts. */
 static const hipacm_provider* load_provider(void* plugin, const char* plugin_path) {
   void* symbol = dlsym(plugin, "hipacm_get_provider");
   hipacm_get_provider_fn get_provider;
@@ -545,16 +547,19 @@ static const hipacm_provider* load_provider(void* plugin, const char* plugin_pat
   memcpy(&get_provider, &symbol, sizeof get_provider);
   api = get_provider(HIPACM_ABI_VERSION);
   if (api == NULL) {
-    fprintf(stderr, "hipacm-warm-examples: %s does not implement ABI %d\n", plugin_path,
-            HIPACM_ABI_VERSION);
+    fprintf(stderr, "hipacm-warm-examples: %s does not implement ABI %d.%d\n", plugin_path,
+            HIPACM_ABI_VERSION_MAJOR, HIPACM_ABI_VERSION_MINOR);
     return NULL;
   }
-  if (api->abi_version != HIPACM_ABI_VERSION || api->struct_size < sizeof(hipacm_provider)) {
+  if (HIPACM_ABI_VERSION_MAJOR_OF(api->abi_version) != HIPACM_ABI_VERSION_MAJOR ||
+      api->struct_size < sizeof(hipacm_provider)) {
     fprintf(stderr,
-            "hipacm-warm-examples: %s returned a table for ABI %u of %lu bytes; this program "
+            "hipacm-warm-examples: %s returned a table for ABI %u.%u of %lu bytes; this program "
             "needs ABI %d and %lu bytes\n",
-            plugin_path, (unsigned)api->abi_version, (unsigned long)api->struct_size,
-            HIPACM_ABI_VERSION, (unsigned long)sizeof(hipacm_provider));
+            plugin_path, (unsigned)HIPACM_ABI_VERSION_MAJOR_OF(api->abi_version),
+            (unsigned)HIPACM_ABI_VERSION_MINOR_OF(api->abi_version),
+            (unsigned long)api->struct_size, HIPACM_ABI_VERSION_MAJOR,
+            (unsigned long)sizeof(hipacm_provider));
     return NULL;
   }
   return api;
@@ -729,8 +734,9 @@ int main(int argc, char** argv) {
   memset(&backend, 0, sizeof backend);
   backend.struct_size = sizeof backend;
   status = api->get_backend_info(&backend);
-  printf("plugin   %s %s (ABI %u) from %s\n", api->name, api->version, (unsigned)api->abi_version,
-         plugin_path);
+  printf("plugin   %s %s (ABI %u.%u) from %s\n", api->name, api->version,
+         (unsigned)HIPACM_ABI_VERSION_MAJOR_OF(api->abi_version),
+         (unsigned)HIPACM_ABI_VERSION_MINOR_OF(api->abi_version), plugin_path);
   printf("backend  %s %s from %s%s\n", backend.compiler, backend.version, backend.library_path,
          status == HIPACM_SUCCESS ? "" : " (unavailable)");
   printf("arch     %s, workers %u (0 = one per core), kernels %s\n\n", opts.arch,

@@ -35,10 +35,19 @@ extern "C" {
 #define HIPACM_API
 #endif
 
-/* The ABI version: a host checks the major number through hipacm_get_provider. */
+/* The ABI version this header describes. HIPACM_ABI_VERSION is the request a
+ * host passes to hipacm_get_provider: the major number in the high 16 bits and
+ * the minor in the low 16 (ABI 1.3; before, it was the plain major number 1,
+ * which the plugin still accepts). The table's abi_version says, in the same
+ * encoding, which version the plugin granted. All are integer constant
+ * expressions, usable in #if. */
 #define HIPACM_ABI_VERSION_MAJOR 1
-#define HIPACM_ABI_VERSION_MINOR 2
-#define HIPACM_ABI_VERSION HIPACM_ABI_VERSION_MAJOR
+#define HIPACM_ABI_VERSION_MINOR 3
+#define HIPACM_ABI_VERSION_ENCODE(major, minor) (((major) << 16) | (minor))
+#define HIPACM_ABI_VERSION_MAJOR_OF(version) ((version) >> 16)
+#define HIPACM_ABI_VERSION_MINOR_OF(version) ((version)&0xFFFF)
+#define HIPACM_ABI_VERSION \
+  HIPACM_ABI_VERSION_ENCODE(HIPACM_ABI_VERSION_MAJOR, HIPACM_ABI_VERSION_MINOR)
 
 /* The plugin's own release version. */
 #define HIPACM_VERSION_MAJOR 0
@@ -198,10 +207,14 @@ typedef struct hipacm_backend_info {
  * header declares it. NULL, or a size below version 1, is ignored. (ABI 1.1) */
 HIPACM_API void hipacm_mode_config_init_sized(hipacm_mode_config* cfg, size_t struct_size);
 
-/* The ABI 1.0 entry point: fills version 1 of the struct only and sets
- * struct_size to that size, so a host built against the 1.0 header is never
- * written past. Source compiled against this header gets the macro below,
- * which initialises the whole struct that this header declares. */
+/* Deprecated: the ABI 1.0 entry point. It fills version 1 of the struct only
+ * and sets struct_size to that size, so a host built against the 1.0 header is
+ * never written past, but every field a caller then sets past version 1
+ * (isolation, compile_timeout_ms, cache_dir, cache_policy, load_device) is
+ * ignored. Source compiled against this header gets the macro below, which
+ * initialises the whole struct that this header declares; hosts that call
+ * through the provider table get a mode_config_init of the right size when
+ * they request HIPACM_ABI_VERSION (see hipacm_get_provider). */
 HIPACM_API void(hipacm_mode_config_init)(hipacm_mode_config* cfg);
 #define hipacm_mode_config_init(cfg) hipacm_mode_config_init_sized((cfg), sizeof(*(cfg)))
 
@@ -285,9 +298,12 @@ HIPACM_API hipacm_status hipacm_get_backend_info(hipacm_backend_info* out);
 typedef struct hipacm_provider {
   size_t struct_size;
   uint32_t abi_version;
-  const char* name;                              /* "hipacm" */
-  const char* version;                           /* HIPACM_VERSION_STRING of the loaded plugin */
-  void (*mode_config_init)(hipacm_mode_config*); /* fills version 1 only */
+  const char* name;    /* "hipacm" */
+  const char* version; /* HIPACM_VERSION_STRING of the loaded plugin */
+  /* Fills the hipacm_mode_config of the header version the host requested
+   * (see hipacm_get_provider). Deprecated in the table for a plain `1`
+   * request, where it fills version 1 only. */
+  void (*mode_config_init)(hipacm_mode_config*);
   hipacm_status (*mode_enter)(const hipacm_mode_config*, hipacm_mode**);
   hipacm_status (*mode_exit)(hipacm_mode*, hipacm_future**);
   hipacm_mode* (*active_mode)(void);
@@ -309,8 +325,21 @@ typedef struct hipacm_provider {
   /* ---- end of version 2 (ABI 1.1) ---- */
 } hipacm_provider;
 
-/* Returns the table for `abi_version` (a major version), or NULL if this
- * plugin does not implement it. The table is static and owned by the plugin. */
+/* Returns the function table for the requested ABI version, or NULL if this
+ * plugin does not implement its major version. The table is static and owned
+ * by the plugin. Pass HIPACM_ABI_VERSION:
+ *  - An encoded request for major 1 (HIPACM_ABI_VERSION_ENCODE(1, minor), ABI
+ *    1.3) gets a table whose mode_config_init fills exactly the
+ *    hipacm_mode_config of that minor's header (sizeof as that header declares
+ *    it) and sets struct_size to it, so
+ *    `hp->mode_config_init(&cfg); cfg.compile_timeout_ms = 300;` is honoured.
+ *    A minor newer than the plugin's gets the plugin's newest table; its
+ *    abi_version then names the older minor, and fields appended after it are
+ *    left alone and not read (struct_size says where the plugin stopped).
+ *  - The plain major number 1 (what headers before ABI 1.3 passed) gets the
+ *    ABI 1.0 table: abi_version 1, and a deprecated mode_config_init that
+ *    fills version 1 only.
+ *  - Anything else (another major, 0) returns NULL. */
 HIPACM_API const hipacm_provider* hipacm_get_provider(uint32_t abi_version);
 
 /* The signature of hipacm_get_provider, for dlsym. */

@@ -34,7 +34,14 @@ static_assert(HIPACM_ERROR_OUT_OF_MEMORY == 12, "status numbers are fixed");
 static_assert(HIPACM_ERROR_INTERNAL == 13, "status numbers are fixed");
 static_assert(sizeof(hipacm_status) == sizeof(int), "hipacm_status travels as an int");
 
-static_assert(HIPACM_ABI_VERSION == HIPACM_ABI_VERSION_MAJOR, "ABI version is the major number");
+static_assert(HIPACM_ABI_VERSION == ((HIPACM_ABI_VERSION_MAJOR << 16) | HIPACM_ABI_VERSION_MINOR),
+              "the ABI version request encodes major and minor");
+static_assert(HIPACM_ABI_VERSION_MAJOR_OF(HIPACM_ABI_VERSION) == HIPACM_ABI_VERSION_MAJOR &&
+                  HIPACM_ABI_VERSION_MINOR_OF(HIPACM_ABI_VERSION) == HIPACM_ABI_VERSION_MINOR,
+              "the version request decodes");
+#if HIPACM_ABI_VERSION < HIPACM_ABI_VERSION_ENCODE(1, 3)
+#error "HIPACM_ABI_VERSION is usable in #if, and this header is ABI 1.3 or newer"
+#endif
 static_assert(HIPACM_ABI_VERSION_MAJOR == 1, "this test describes ABI 1");
 static_assert(HIPACM_ISOLATION_AUTO == 0 && HIPACM_ISOLATION_IN_PROCESS == 1 &&
                   HIPACM_ISOLATION_PROCESS == 2,
@@ -248,8 +255,10 @@ TEST(HeaderCxx, ProviderTableMatchesTheHeader) {
   EXPECT_STREQ(p->version, HIPACM_VERSION_STRING);
   EXPECT_EQ(hipacm_get_provider(HIPACM_ABI_VERSION), p) << "the table is static";
   EXPECT_EQ(hipacm_get_provider(0), nullptr);
-  EXPECT_EQ(hipacm_get_provider(HIPACM_ABI_VERSION + 1), nullptr);
+  EXPECT_EQ(hipacm_get_provider(HIPACM_ABI_VERSION_ENCODE(2, 0)), nullptr);
   EXPECT_EQ(hipacm_get_provider(UINT32_MAX), nullptr);
+  // A minor newer than the plugin's gets the newest table, which says what it granted.
+  EXPECT_EQ(hipacm_get_provider(HIPACM_ABI_VERSION + 1), p);
   ASSERT_NE(p->status_string, nullptr);
   EXPECT_STREQ(p->status_string(HIPACM_ERROR_TIMEOUT), hipacm_status_string(HIPACM_ERROR_TIMEOUT));
 }

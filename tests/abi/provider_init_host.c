@@ -1,0 +1,221 @@
+/* provider_init_host.c - strict C99 host: settings written after hp->mode_config_init take effect.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <hipacm/hipacm.h>
+
+#include <dlfcn.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+/*
+ * Usage: hipacm_abi_provider_init_host PATH_TO_LIBHIPACM SCENARIO
+ *   tables     the version negotiation: what each request gets, and how many bytes the
+ *              table's mode_config_init writes (no compiler needed)
+ *   isolation  the README pattern with cfg.isolation = PROCESS, run with $HIPACM_WORKER naming a
+ *              missing file: mode_enter must fail with BACKEND_UNAVAILABLE
+ *   timeout    the README pattern with cfg.compile_timeout_ms = 300 and PROCESS isolation, run
+ *              with a worker told to hang: the future must end with TIMEOUT
+ * Prints "provider init host: ok" and returns 0 when every check passes, 1 otherwise, and 77
+ * (ctest's skip code) when no hipRTC backend is there.
+ */
+
+#define SKIP_CODE 77
+
+static int failures = 0;
+
+#define CHECK(cond)                                                                          \
+  do {                                                                                       \
+    if (!(cond)) {                                                                           \
+      fprintf(stderr, "provider init host: check failed at line %d: %s\n", __LINE__, #cond); \
+      ++failures;                                                                            \
+    }                                                                                        \
+  } while (0)
+
+/* The config, then bytes that belong to the host: nothing may be written there. */
+typedef struct guarded_config {
+  hipacm_mode_config config;
+  unsigned char after[64];
+} guarded_config;
+
+/* How many bytes `init` wrote into a 0xA5-filled guarded config (the last one changed). */
+static size_t bytes_written(void (*init)(hipacm_mode_config*), size_t* struct_size) {
+  guarded_config guarded;
+  const unsigned char* bytes = (const unsigned char*)&guarded;
+  size_t i;
+  size_t last = 0;
+  memset(&guarded, 0xA5, sizeof guarded);
+  init(&guarded.config);
+  for (i = 0; i < sizeof guarded; ++i) {
+    if (bytes[i] != 0xA5) {
+      last = i + 1;
+    }
+  }
+  *struct_size = guarded.config.struct_size;
+  return last;
+}
+
+/* The versions each request is granted, and the size its mode_config_init fills. */
+static int check_tables(hipacm_get_provider_fn get) {
+  const size_t v1 = offsetof(hipacm_mode_config, arch) + sizeof(const char*);
+  const size_t v2 = offsetof(hipacm_mode_config, compile_timeout_ms) + sizeof(uint32_t);
+  const hipacm_provider* current = get(HIPACM_ABI_VERSION);
+  const hipacm_provider* plain = get(1);
+  const hipacm_provider* newer = get(HIPACM_ABI_VERSION_ENCODE(1, 999));
+  const hipacm_provider* minor1 = get(HIPACM_ABI_VERSION_ENCODE(1, 1));
+  const hipacm_provider* minor0 = get(HIPACM_ABI_VERSION_ENCODE(1, 0));
+  size_t size = 0;
+
+  CHECK(current != NULL && plain != NULL && newer != NULL && minor1 != NULL && minor0 != NULL);
+  if (current == NULL || plain == NULL || newer == NULL || minor1 == NULL || minor0 == NULL) {
+    return 1;
+  }
+  CHECK(get(0) == NULL);
+  CHECK(get(2) == NULL);
+  CHECK(get(HIPACM_ABI_VERSION_ENCODE(2, 0)) == NULL);
+  CHECK(get(HIPACM_ABI_VERSION) == current); /* static tables */
+
+  /* This header's request: granted as asked, and the natural init fills this header's struct. */
+  CHECK(current->abi_version == HIPACM_ABI_VERSION);
+  CHECK(HIPACM_ABI_VERSION_MAJOR_OF(current->abi_version) == 1);
+  CHECK(bytes_written(current->mode_config_init, &size) == sizeof(hipacm_mode_config));
+  CHECK(size == sizeof(hipacm_mode_config));
+
+  /* A plain 1 (every header before 1.3): the 1.0 table, version 1 only. */
+  CHECK(plain->abi_version == 1);
+  CHECK(bytes_written(plain->mode_config_init, &size) == v1);
+  CHECK(size == v1);
+
+  /* Older minors fill their own header's struct, and never more. */
+  CHECK(minor0->abi_version == HIPACM_ABI_VERSION_ENCODE(1, 0));
+  CHECK(bytes_written(minor0->mode_config_init, &size) == v1);
+  CHECK(size == v1);
+  CHECK(minor1->abi_version == HIPACM_ABI_VERSION_ENCODE(1, 1));
+  CHECK(bytes_written(minor1->mode_config_init, &size) == v2);
+  CHECK(size == v2);
+
+  /* A newer minor than the plugin's: the plugin's newest, saying so. */
+  CHECK(newer->abi_version == HIPACM_ABI_VERSION);
+  CHECK(bytes_written(newer->mode_config_init, &size) == sizeof(hipacm_mode_config));
+  return 0;
+}
+
+/* The README's pattern: the provider's init, then fields past version 1. */
+static int enter_readme_mode(const hipacm_provider* hp, uint32_t timeout_ms, hipacm_mode** mode) {
+  hipacm_mode_config cfg;
+  hp->mode_config_init(&cfg);
+  cfg.arch = "gfx90a";
+  cfg.isolation = HIPACM_ISOLATION_PROCESS;
+  cfg.compile_timeout_ms = timeout_ms;
+  cfg.cache_policy = HIPACM_CACHE_OFF;
+  return hp->mode_enter(&cfg, mode);
+}
+
+static int check_isolation(const hipacm_provider* hp) {
+  hipacm_mode* mode = NULL;
+  const hipacm_status status = enter_readme_mode(hp, 0, &mode);
+  if (status == HIPACM_SUCCESS) {
+    fprintf(stderr,
+            "provider init host: cfg.isolation = PROCESS was ignored: the mode entered "
+            "without a worker binary\n");
+    hp->mode_exit(mode, NULL);
+  }
+  CHECK(status == HIPACM_ERROR_BACKEND_UNAVAILABLE);
+  CHECK(strstr(hp->last_error_message(), "worker") != NULL);
+  CHECK(hp->active_mode() == NULL);
+  return 0;
+}
+
+static int check_timeout(const hipacm_provider* hp) {
+  static const char kHangs[] =
+      "// @HANG@: the test worker hangs on this source\n"
+      "extern \"C\" __global__ void hangs(int* p) { p[0] = 1; }\n";
+  hipacm_mode* mode = NULL;
+  hipacm_request req;
+  hipacm_future* f = NULL;
+  hipacm_status status = enter_readme_mode(hp, 300, &mode);
+  if (status == HIPACM_ERROR_BACKEND_UNAVAILABLE) {
+    printf("provider init host: skipped, no compiler backend: %s\n", hp->last_error_message());
+    return SKIP_CODE;
+  }
+  CHECK(status == HIPACM_SUCCESS);
+  if (status != HIPACM_SUCCESS) {
+    fprintf(stderr, "provider init host: mode_enter: %s\n", hp->last_error_message());
+    return 1;
+  }
+  memset(&req, 0, sizeof req);
+  req.struct_size = sizeof req;
+  req.source = kHangs;
+  CHECK(hp->submit(mode, &req, &f) == HIPACM_SUCCESS);
+  if (f == NULL) {
+    return 1;
+  }
+  /* Far longer than the 300 ms limit: a compile still pending now means it was ignored. The
+   * host then leaves without exiting the mode, which worker isolation makes safe. */
+  if (hp->future_wait(f, 60000) != HIPACM_SUCCESS) {
+    fprintf(stderr,
+            "provider init host: cfg.compile_timeout_ms = 300 was ignored: the hung "
+            "compile still runs after 60 s\n");
+    return 1;
+  }
+  status = hp->future_status(f);
+  if (status != HIPACM_ERROR_TIMEOUT) {
+    fprintf(stderr, "provider init host: expected TIMEOUT, got %s: %s\n", hp->status_string(status),
+            hp->future_error_message(f));
+  }
+  CHECK(status == HIPACM_ERROR_TIMEOUT);
+  CHECK(hp->mode_exit(mode, NULL) == HIPACM_ERROR_TIMEOUT);
+  CHECK(hp->future_release(f) == HIPACM_SUCCESS);
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  void* plugin;
+  void* symbol;
+  hipacm_get_provider_fn get;
+  const hipacm_provider* hp;
+  int rc = 0;
+
+  if (argc != 3) {
+    fprintf(stderr, "usage: %s PATH_TO_LIBHIPACM tables|isolation|timeout\n", argv[0]);
+    return 2;
+  }
+  plugin = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  if (plugin == NULL) {
+    fprintf(stderr, "provider init host: dlopen(%s) failed: %s\n", argv[1], dlerror());
+    return 1;
+  }
+  symbol = dlsym(plugin, "hipacm_get_provider");
+  if (symbol == NULL) {
+    fprintf(stderr, "provider init host: no hipacm_get_provider: %s\n", dlerror());
+    return 1;
+  }
+  /* ISO C has no cast from void* to a function pointer; copying the bytes is the POSIX idiom. */
+  memcpy(&get, &symbol, sizeof get);
+  hp = get(HIPACM_ABI_VERSION);
+  if (hp == NULL) {
+    fprintf(stderr, "provider init host: hipacm_get_provider returned NULL\n");
+    return 1;
+  }
+
+  if (strcmp(argv[2], "tables") == 0) {
+    rc = check_tables(get);
+  } else if (strcmp(argv[2], "isolation") == 0) {
+    rc = check_isolation(hp);
+  } else if (strcmp(argv[2], "timeout") == 0) {
+    rc = check_timeout(hp);
+  } else {
+    fprintf(stderr, "provider init host: unknown scenario '%s'\n", argv[2]);
+    return 2;
+  }
+  if (rc == SKIP_CODE) {
+    return failures == 0 ? SKIP_CODE : 1;
+  }
+  if (rc != 0 || failures != 0) {
+    fprintf(stderr, "provider init host: %d check(s) failed\n", failures);
+    return 1;
+  }
+  printf("provider init host: ok\n");
+  return 0;
+}
