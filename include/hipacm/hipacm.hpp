@@ -288,11 +288,17 @@ class Future {
 
   /// Waits until done (whatever the outcome); false on timeout. Never runs callbacks.
   bool wait() const noexcept { return hipacm_future_wait(raw_, -1) == HIPACM_SUCCESS; }
+  /// Rounded up to milliseconds; one too long for int64_t milliseconds
+  /// (e.g. hours::max()) waits forever, and zero, negative or NaN only polls.
   template <class Rep, class Period>
   bool wait_for(std::chrono::duration<Rep, Period> timeout) const noexcept {
-    auto ms = std::chrono::ceil<std::chrono::milliseconds>(timeout).count();
-    if (ms < 0) ms = 0;
-    return hipacm_future_wait(raw_, static_cast<int64_t>(ms)) == HIPACM_SUCCESS;
+    // Compared in floating point first: converting a huge duration to integer
+    // milliseconds would overflow into a negative, i.e. no wait at all.
+    const double ms = std::chrono::duration<double, std::milli>(timeout).count();
+    if (!(ms > 0.0)) return hipacm_future_wait(raw_, 0) == HIPACM_SUCCESS;  // also NaN
+    if (ms >= 9.0e18) return wait();
+    const auto whole = static_cast<int64_t>(ms);
+    return hipacm_future_wait(raw_, whole < ms ? whole + 1 : whole) == HIPACM_SUCCESS;
   }
 
   /// NotReady while pending, else the outcome.

@@ -383,4 +383,18 @@ TEST_F(HppTest, ConfigOptionsAndMoves) {
   EXPECT_EQ(bad.status(), hipacm::Status::Compilation);
 }
 
+// The longest durations std::chrono has mean "forever", never "don't wait".
+class Trust12_LongWaits : public HppTest {};
+
+TEST_F(Trust12_LongWaits, MaxDurationsWaitForTheCompile) {
+  hipacm::Mode mode(config());
+  hipacm::Future hours = mode.submit(hipacm::Request(vadd_source("wait_hours_max")));
+  hipacm::Future millis = mode.submit(hipacm::Request(vadd_source("wait_millis_max")));
+  EXPECT_TRUE(hours.wait_for(std::chrono::hours::max()));
+  EXPECT_EQ(hours.status(), hipacm::Status::Success);
+  EXPECT_TRUE(millis.wait_for(std::chrono::milliseconds::max()));
+  EXPECT_EQ(millis.status(), hipacm::Status::Success);
+  mode.exit();
+}
+
 }  // namespace
