@@ -247,6 +247,7 @@ WorkerProcess::~WorkerProcess() {
   if (!reaped_) reap(kGracefulExitMs);
   WorkerFdRegistry::close(stderr_pipe_);
   WorkerFdRegistry::close(pidfd_);
+  remove_temp_dir();
 }
 
 void WorkerProcess::drain_stderr() {
@@ -417,14 +418,12 @@ void WorkerProcess::signal_kill() {
   ::kill(pid_, SIGKILL);
 }
 
-void WorkerProcess::reap(int grace_ms) {
-  wait_for_exit(grace_ms);
-  // The worker is gone, so nothing writes here any more: a killed compile's
-  // source and headers go now, not when the pool lets go of this object.
+void WorkerProcess::remove_temp_dir() {
+  // Only once the worker is gone does nothing write there any more.
   if (reaped_) temp_dir_.reset();
 }
 
-void WorkerProcess::wait_for_exit(int grace_ms) {
+void WorkerProcess::reap(int grace_ms) {
   if (reaped_) return;
   auto try_wait = [this](int options) {
     int status = 0;
@@ -470,6 +469,9 @@ CompileResult WorkerProcess::fail(hipacm_status status, const std::string& summa
   usable_ = false;
   reap(kGracefulExitMs);
   drain_stderr();  // after death: everything it wrote is in the pipe now
+  // A killed compile's source and headers go now, not when the pool lets go
+  // of this object.
+  remove_temp_dir();
   CompileResult result;
   result.status = status;
   result.error_message = summary;

@@ -84,10 +84,10 @@ class WorkerProcess {
   Io recv_frame(std::vector<std::uint8_t>* frame, const Deadline& deadline, std::string* why);
   void drain_stderr();
   void signal_kill();
-  /// Waits up to grace_ms for the worker to exit, then SIGKILLs it and waits;
-  /// then removes its private directory, which nothing writes to any more.
+  /// Waits up to grace_ms for the worker to exit, then SIGKILLs it and waits.
   void reap(int grace_ms);
-  void wait_for_exit(int grace_ms);
+  /// Removes the worker's private directory once it has been reaped.
+  void remove_temp_dir();
   std::string describe_exit() const;
   CompileResult fail(hipacm_status status, const std::string& summary);
 

@@ -157,6 +157,19 @@ TEST(Trust01_WorkerTempDir, EachCompileEmptiesItAndRetirementRemovesIt) {
   EXPECT_TRUE(tmp.entries().empty()) << "left behind: " << joined(tmp.entries());
 }
 
+TEST(Trust01_WorkerTempDir, NoPrivateDirectoryMeansNoWorker) {
+  backend::WorkerPool::instance().shutdown();
+  ScopedEnv missing("TMPDIR", "/nonexistent-hipacm-tmpdir");
+  WorkerCompiler compiler(kWorkerPath, 1, 120000);
+  const CompileResult result = compiler.compile(make_request(kernel_source(4)));
+  EXPECT_EQ(result.status, HIPACM_ERROR_BACKEND_UNAVAILABLE) << result.error_message;
+  EXPECT_NE(result.error_message.find("cannot create a private directory in "
+                                      "/nonexistent-hipacm-tmpdir"),
+            std::string::npos)
+      << result.error_message;
+  EXPECT_TRUE(worker_children().empty());
+}
+
 TEST(Trust01_WorkerTempDir, TheWorkerRefusesAnEscapingHeaderName) {
   // The host's request reader refuses this first; the worker is the second wall.
   ScratchTmpdir tmp;
