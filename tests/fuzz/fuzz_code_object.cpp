@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "hip_backend/code_object_check.h"
+#include "hip_backend/compile_result_check.h"
 #include "hip_backend/cuda_code_object.h"
 #include "hip_backend/elf_reader.h"
 #include "tests/fuzz/fuzz_input.h"
@@ -40,6 +41,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (usable && !be::check_code_object(code, arch, kernels, &why))
       invariant_broken(std::string("the kernels listed for ") + arch + " fail the check: " + why);
     (void)be::check_code_object(code, arch, {"add_one", "_Z5scaleIfEvPT_S0_", ""}, &why);
+    // The acceptance test of every compile, cache hit and worker reply.
+    be::CompileRequest request;
+    request.source = "template <typename T> __global__ void scale(T* x) {}\n";
+    request.arch = arch;
+    request.name_expressions = {"scale<float>"};
+    if (!be::check_compile_result(request, code, {"_Z5scaleIfEvPT_S0_"}, &why) && why.empty())
+      invariant_broken(std::string("a result for ") + arch + " was refused without a reason");
   }
   return 0;
 }

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "hip_backend/code_object_check.h"
+#include "hip_backend/compile_result_check.h"
 #include "hip_backend/worker_protocol.h"
 #include "tests/fuzz/fuzz_input.h"
 
@@ -35,11 +35,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     invariant_broken("an accepted result frame is not what the encoder writes for it");
   if (result.status < HIPACM_SUCCESS || result.status > HIPACM_ERROR_INTERNAL)
     invariant_broken("a result frame was accepted with an unknown status");
-  // A reply that claims success is only a claim: the host checks its code.
+  // A reply that claims success is only a claim: the host checks it against
+  // the request it sent, as WorkerCompiler does, with as many name
+  // expressions as the reply has lowered names (so that the deeper checks
+  // run) and with one.
   if (result.status == HIPACM_SUCCESS) {
     for (const char* arch : kArchs) {
-      std::string why;
-      (void)hipacm::backend::check_code_object(result.code, arch, result.lowered_names, &why);
+      hipacm::backend::CompileRequest request;
+      request.source = "extern \"C\" __global__ void add_one(float* x) { x[0] += 1; }\n";
+      request.source_name = "tiny.hip";
+      request.arch = arch;
+      for (std::size_t count : {result.lowered_names.size(), std::size_t{1}}) {
+        request.name_expressions.assign(count, "scale<float>");
+        std::string why;
+        if (!hipacm::backend::check_compile_result(request, result.code, result.lowered_names,
+                                                   &why) &&
+            why.empty())
+          invariant_broken("a worker's result was refused without a reason");
+      }
     }
   }
   return 0;
