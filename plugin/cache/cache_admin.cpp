@@ -2,6 +2,12 @@
 // import.
 #include "plugin/cache/cache_admin.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <stdexcept>
 
@@ -16,6 +22,38 @@ std::int64_t file_size_or_zero(const std::string& path) {
   const auto n = std::filesystem::file_size(path, ec);
   return ec ? 0 : static_cast<std::int64_t>(n);
 }
+
+// A new, empty, private (0600) file beside `target`, removed on destruction
+// unless it was moved into place.
+class TempFileBeside {
+ public:
+  explicit TempFileBeside(const std::string& target) : path_(target + ".tmp-XXXXXX") {
+    const int fd = ::mkstemp(path_.data());
+    if (fd < 0)
+      throw std::runtime_error("cannot create a file beside " + target + ": " +
+                               std::strerror(errno));
+    ::close(fd);
+  }
+  TempFileBeside(const TempFileBeside&) = delete;
+  TempFileBeside& operator=(const TempFileBeside&) = delete;
+  ~TempFileBeside() {
+    if (!placed_) ::unlink(path_.c_str());
+  }
+  const std::string& path() const noexcept { return path_; }
+
+  /// Gives the file the name `target`, which must still not exist: link(2)
+  /// never replaces a file and never follows a symlink at the new name.
+  void place_as(const std::string& target) {
+    if (::link(path_.c_str(), target.c_str()) != 0)
+      throw std::runtime_error("cannot create " + target + ": " + std::strerror(errno));
+    placed_ = true;
+    ::unlink(path_.c_str());
+  }
+
+ private:
+  std::string path_;
+  bool placed_ = false;
+};
 
 }  // namespace
 
@@ -87,26 +125,46 @@ std::size_t CacheAdmin::prune(std::int64_t max_bytes) { return store_->evict_to(
 std::size_t CacheAdmin::clear() { return store_->clear(); }
 
 std::size_t CacheAdmin::export_to(const std::string& file, const std::string& arch) {
-  std::error_code ec;
-  if (std::filesystem::exists(file, ec))
-    throw std::runtime_error(file + " already exists; export writes a new file");
-  // A rollback journal, not WAL: the export is one self-contained file that
-  // can be copied, shipped, and opened read-only (e.g. as a system cache).
-  auto target = CacheStore::open(file, CacheStore::Access::kReadWrite, /*network_fs=*/true);
+  // lstat, not stat: a symlink, even a dangling one, is refused rather than
+  // followed to wherever it points.
+  struct stat st {};
+  if (::lstat(file.c_str(), &st) == 0)
+    throw std::runtime_error(file +
+                             (S_ISLNK(st.st_mode) ? " is a symbolic link" : " already exists") +
+                             "; export writes a new file");
+  // Written beside the target and linked into place once complete: a failed
+  // export leaves nothing, and nobody sees a half-written file.
+  TempFileBeside temp(file);
   std::size_t exported = 0;
-  store_->for_each(
-      [&](CacheEntry&& entry) {
-        target->put(entry);
-        ++exported;
-      },
-      arch);
+  {
+    // A rollback journal, not WAL: the export is one self-contained file that
+    // can be copied, shipped, and opened read-only (e.g. as a system cache).
+    auto target =
+        CacheStore::open(temp.path(), CacheStore::Access::kReadWrite, /*network_fs=*/true);
+    store_->for_each(
+        [&](CacheEntry&& entry) {
+          target->put(entry);
+          ++exported;
+        },
+        arch);
+  }  // closed: no journal is left beside the file
+  temp.place_as(file);
   return exported;
 }
 
 ImportReport CacheAdmin::import_from(const std::string& file) {
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) throw std::runtime_error(file + " does not exist");
-  auto source = CacheStore::open(file, CacheStore::Access::kReadOnly);
+  // The file is untrusted: opening it checks its layout (no views, triggers
+  // or generated columns), every statement on it has a work budget, and
+  // quick_check runs before any entry is read.
+  std::shared_ptr<CacheStore> source;
+  try {
+    source = CacheStore::open(file, CacheStore::Access::kReadOnly);
+    source->quick_check();
+  } catch (const std::exception& e) {
+    throw std::runtime_error("cannot import " + file + ": " + e.what());
+  }
   ImportReport report;
   source->for_each([&](CacheEntry&& entry) {
     std::string why;
@@ -120,6 +178,7 @@ ImportReport CacheAdmin::import_from(const std::string& file) {
       return;
     }
     entry.info.last_used_us = now_us();
+    entry.info.hits = 0;
     store_->put(entry);
     ++report.accepted;
   });

@@ -5,11 +5,13 @@
 
 #include "hip_backend/compiler_identity.h"
 #include "hip_backend/log.h"
+#include "plugin/cache/external_inputs.h"
 #include "plugin/cache/integrity.h"
 #include "plugin/cache/key.h"
 #include "plugin/cache/library_fact_memo.h"
 #include "plugin/cache/name_list.h"
 #include "plugin/cache/registry.h"
+#include "plugin/cache/sha256.h"
 
 namespace hipacm::cache {
 namespace {
@@ -62,12 +64,29 @@ CachingCompiler::~CachingCompiler() {
 }
 
 std::string CachingCompiler::key_for(const backend::CompileRequest& request,
-                                     backend::CompilerIdentity* identity) {
+                                     backend::CompilerIdentity* identity,
+                                     std::string* inputs_digest) {
   try {
+    // Files the compile reads from disk (-I, absolute includes) are part of
+    // what it means; a request whose reads cannot be accounted for is never
+    // cached, since a hit could be stale.
+    const ExternalInputs inputs = scan_external_inputs(request);
+    if (!inputs.cacheable) {
+      backend::log_once(LogLevel::kWarning, "uncacheable:" + inputs.why_not,
+                        "not caching " + request.source_name + ": " + inputs.why_not);
+      return std::string();
+    }
+    *inputs_digest = inputs.digest;
     *identity = backend::compiler_identity(request.arch, fact_memo_.get());
     // Without an exact compiler version a key could outlive the compiler.
     if (identity->version.empty()) return std::string();
-    return cache_key(request, *identity);
+    std::string key = cache_key(request, *identity);
+    if (inputs.digest.empty()) return key;
+    Sha256 sha;
+    sha.add_field("hipacm-cache-key-with-files");
+    sha.add_field(key);
+    sha.add_field(inputs.digest);
+    return sha.hex();
   } catch (...) {
     return std::string();
   }
@@ -78,7 +97,8 @@ bool CachingCompiler::try_ready(const backend::CompileRequest& request,
   try {
     const auto start = std::chrono::steady_clock::now();
     backend::CompilerIdentity identity;
-    const std::string key = key_for(request, &identity);
+    std::string inputs_digest;
+    const std::string key = key_for(request, &identity, &inputs_digest);
     if (key.empty() || !serve_hit(key, request, out)) return false;
     out->compile_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -91,7 +111,8 @@ bool CachingCompiler::try_ready(const backend::CompileRequest& request,
 backend::CompileResult CachingCompiler::compile(const backend::CompileRequest& request) {
   const auto start = std::chrono::steady_clock::now();
   backend::CompilerIdentity identity;
-  const std::string key = key_for(request, &identity);
+  std::string inputs_digest;
+  const std::string key = key_for(request, &identity, &inputs_digest);
   if (key.empty()) return inner_->compile(request);
 
   backend::CompileResult result;
@@ -101,7 +122,10 @@ backend::CompileResult CachingCompiler::compile(const backend::CompileRequest& r
     return result;
   }
   result = inner_->compile(request);
-  if (settings_.policy == Policy::kReadWrite && result.status == HIPACM_SUCCESS)
+  // A header that changed while the compiler ran may be in the object under
+  // the old key: store only what was compiled from the files the key names.
+  if (settings_.policy == Policy::kReadWrite && result.status == HIPACM_SUCCESS &&
+      (inputs_digest.empty() || scan_external_inputs(request).digest == inputs_digest))
     store(key, request, identity.backend, identity.version, result);
   return result;
 }
@@ -122,7 +146,7 @@ bool CachingCompiler::serve_hit(const std::string& key, const backend::CompileRe
       std::optional<CacheEntry> entry = layer->find(key);
       if (!entry) continue;
       std::string why;
-      if (!validate_entry(*entry, request.arch, &why)) {
+      if (!validate_entry_for_request(*entry, request, &why)) {
         backend::log(LogLevel::kWarning, "kernel cache entry " + key + " in " + *path +
                                              " is unusable (" + why + "); recompiling");
         if (layer->writable()) layer->remove(key);
@@ -152,29 +176,26 @@ void CachingCompiler::store(const std::string& key, const backend::CompileReques
                             const backend::CompileResult& result) {
   if (settings_.user_db.empty()) return;
   try {
+    if (!names_joinable(result.lowered_names)) return;
     CacheEntry entry;
-    entry.expected_kernels =
-        expected_kernel_names(request.source, result.lowered_names, result.code);
-    if (!names_joinable(result.lowered_names) || !names_joinable(entry.expected_kernels)) return;
+    entry.info.key = key;
+    entry.info.arch = request.arch;
+    entry.lowered_names = result.lowered_names;
+    entry.log = result.log;
+    entry.code = result.code;
+    entry.checksum = entry_checksum(entry);
     std::string why;
     // Only what would pass the read-side checks is worth storing.
-    if (!validate_cached_code_object(result.code, request.arch, entry.expected_kernels, &why))
-      return;
+    if (!validate_entry_for_request(entry, request, &why)) return;
     std::shared_ptr<CacheStore> layer =
         shared_store(settings_.user_db, CacheStore::Access::kReadWrite);
     if (!layer) return;
-    entry.info.key = key;
-    entry.info.arch = request.arch;
     entry.info.source_name = request.source_name;
     entry.info.backend = compiler_backend;
     entry.info.compiler_version = compiler_version;
     entry.info.plugin_version = HIPACM_VERSION_STRING;
-    entry.lowered_names = result.lowered_names;
-    entry.log = result.log;
-    entry.code = result.code;
     entry.info.size = payload_size(entry);
     entry.info.created_us = entry.info.last_used_us = now_us();
-    entry.checksum = entry_checksum(entry);
     layer->put(entry);
     layer->evict_to(settings_.max_bytes, key);
   } catch (const std::exception& e) {

@@ -38,8 +38,10 @@ class CachingCompiler final : public backend::Compiler {
                  backend::CompileResult* out) noexcept override;
 
  private:
-  /// The key for `request`, or "" when it must not be cached.
-  std::string key_for(const backend::CompileRequest& request, backend::CompilerIdentity* identity);
+  /// The key for `request`, or "" when it must not be cached; *inputs_digest
+  /// receives the digest of the files on disk the key covers ("" for none).
+  std::string key_for(const backend::CompileRequest& request, backend::CompilerIdentity* identity,
+                      std::string* inputs_digest);
   bool serve_hit(const std::string& key, const backend::CompileRequest& request,
                  backend::CompileResult* out);
   void store(const std::string& key, const backend::CompileRequest& request,

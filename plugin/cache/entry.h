@@ -15,7 +15,7 @@ struct EntryInfo {
   std::string backend;
   std::string compiler_version;
   std::string plugin_version;
-  std::int64_t size = 0;          ///< payload bytes: code object + log + lowered names
+  std::int64_t size = 0;          ///< payload bytes (code object + log + lowered names), measured
   std::int64_t created_us = 0;    ///< microseconds since the Unix epoch
   std::int64_t last_used_us = 0;  ///< ditto; LRU eviction order
   std::int64_t hits = 0;
@@ -24,8 +24,10 @@ struct EntryInfo {
 /// A whole entry. `checksum` is entry_checksum() of the rest (integrity.h).
 struct CacheEntry {
   EntryInfo info;
-  std::vector<std::string> lowered_names;     ///< the request's name-expression order
-  std::vector<std::string> expected_kernels;  ///< symbols the ELF check requires
+  std::vector<std::string> lowered_names;  ///< the request's name-expression order
+  /// Written empty and never used: what an entry must contain is derived
+  /// from the request. Kept because older entries' checksums cover it.
+  std::vector<std::string> expected_kernels;
   std::string log;
   std::vector<std::uint8_t> code;
   std::string checksum;

@@ -2,11 +2,43 @@
 #include "plugin/cache/integrity.h"
 
 #include "hip_backend/code_object_check.h"
-#include "hip_backend/elf_reader.h"
-#include "hip_backend/target_arch.h"
+#include "hip_backend/compile_result_check.h"
+#include "plugin/cache/lowered_name_match.h"
 #include "plugin/cache/sha256.h"
 
 namespace hipacm::cache {
+namespace {
+
+// Far beyond any mangled name a real template produces (the same bound as
+// backend::check_compile_result's).
+constexpr std::size_t kMaxLoweredNameBytes = 64 * 1024;
+
+// Arch, source name, backend and version strings: short in every real entry.
+constexpr std::size_t kMaxLabelBytes = 4096;
+
+bool fail(std::string* error, std::string message) {
+  *error = std::move(message);
+  return false;
+}
+
+bool is_key(const std::string& key) {
+  if (key.size() != 64) return false;
+  for (char c : key)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+bool arch_and_checksum_hold(const CacheEntry& entry, const std::string& expected_arch,
+                            std::string* error) {
+  if (!expected_arch.empty() && entry.info.arch != expected_arch)
+    return fail(error,
+                "entry is for arch '" + entry.info.arch + "', expected '" + expected_arch + "'");
+  if (entry_checksum(entry) != entry.checksum)
+    return fail(error, "checksum mismatch (the entry was modified or damaged)");
+  return true;
+}
+
+}  // namespace
 
 std::string entry_checksum(const CacheEntry& entry) {
   Sha256 sha;
@@ -23,46 +55,34 @@ std::string entry_checksum(const CacheEntry& entry) {
   return sha.hex();
 }
 
-bool validate_cached_code_object(const std::vector<std::uint8_t>& code, const std::string& arch,
-                                 const std::vector<std::string>& expected_kernels,
-                                 std::string* error) {
-  if (arch.rfind("gfx", 0) == 0 || backend::is_nvidia_arch(arch))
-    return backend::check_code_object(code, arch, expected_kernels, error);
-  *error = "no code-object check is available for arch '" + arch + "'";
-  return false;
-}
-
 bool validate_entry(const CacheEntry& entry, const std::string& expected_arch, std::string* error) {
-  if (!expected_arch.empty() && entry.info.arch != expected_arch) {
-    *error = "entry is for arch '" + entry.info.arch + "', expected '" + expected_arch + "'";
-    return false;
-  }
-  if (entry_checksum(entry) != entry.checksum) {
-    *error = "checksum mismatch (the entry was modified or damaged)";
-    return false;
-  }
+  if (!is_key(entry.info.key)) return fail(error, "the key is not 64 lowercase hex digits");
+  for (const std::string* label : {&entry.info.arch, &entry.info.source_name, &entry.info.backend,
+                                   &entry.info.compiler_version, &entry.info.plugin_version})
+    if (label->size() > kMaxLabelBytes)
+      return fail(error, "its arch, source name, backend or a version is over " +
+                             std::to_string(kMaxLabelBytes) + " bytes");
+  if (!arch_and_checksum_hold(entry, expected_arch, error)) return false;
+  for (const auto& name : entry.lowered_names)
+    if (name.empty() || name.size() > kMaxLoweredNameBytes || name.find('\0') != std::string::npos)
+      return fail(error, "a lowered name is empty, oversized or holds a NUL byte");
   std::string why;
-  if (!validate_cached_code_object(entry.code, entry.info.arch, entry.expected_kernels, &why)) {
-    *error = "code object check failed: " + why;
-    return false;
-  }
+  // Without the request only presence can be checked: every lowered name the
+  // entry would hand out is a kernel or data symbol of its object.
+  if (!backend::check_code_object(entry.code, entry.info.arch, entry.lowered_names, &why))
+    return fail(error, "code object check failed: " + why);
   return true;
 }
 
-std::vector<std::string> expected_kernel_names(const std::string& source,
-                                               const std::vector<std::string>& lowered_names,
-                                               const std::vector<std::uint8_t>& code) {
-  std::vector<std::string> expected = backend::extern_c_kernel_names(source);
-  backend::CodeObjectInfo info;
-  std::string ignored;
-  const bool readable = backend::read_code_object(code.data(), code.size(), &info, &ignored);
-  for (const std::string& name : lowered_names) {
-    bool is_data = false;
-    for (const backend::ElfSymbol& symbol : info.symbols)
-      if (readable && symbol.name == name && symbol.type == 1 /* STT_OBJECT */) is_data = true;
-    if (!is_data) expected.push_back(name);
-  }
-  return expected;
+bool validate_entry_for_request(const CacheEntry& entry, const backend::CompileRequest& request,
+                                std::string* error) {
+  if (!arch_and_checksum_hold(entry, request.arch, error)) return false;
+  std::string why;
+  if (!backend::check_compile_result(request, entry.code, entry.lowered_names, &why))
+    return fail(error, "it does not answer the request: " + why);
+  if (!lowered_names_match(request.name_expressions, entry.lowered_names, &why))
+    return fail(error, why);
+  return true;
 }
 
 }  // namespace hipacm::cache

@@ -6,19 +6,6 @@
 
 namespace hipacm::cache {
 
-std::vector<std::string> normalized_options(const std::vector<std::string>& options) {
-  static constexpr const char* kSpace = " \t\n\r\f\v";
-  std::vector<std::string> out;
-  out.reserve(options.size());
-  for (const auto& option : options) {
-    const auto first = option.find_first_not_of(kSpace);
-    if (first == std::string::npos) continue;
-    const auto last = option.find_last_not_of(kSpace);
-    out.push_back(option.substr(first, last - first + 1));
-  }
-  return out;
-}
-
 std::string cache_key(const backend::CompileRequest& request,
                       const backend::CompilerIdentity& compiler) {
   return cache_key(request, compiler, kSchemaVersion);
@@ -38,9 +25,10 @@ std::string cache_key(const backend::CompileRequest& request,
   }
   sha.add_count(request.name_expressions.size());
   for (const auto& expression : request.name_expressions) sha.add_field(expression);
-  const auto options = normalized_options(request.options);
-  sha.add_count(options.size());
-  for (const auto& option : options) sha.add_field(option);
+  // Exactly what the compiler receives: whitespace and empty options can
+  // change its outcome (" -DX=1" is not "-DX=1" to hipRTC).
+  sha.add_count(request.options.size());
+  for (const auto& option : request.options) sha.add_field(option);
   sha.add_field(request.arch);
   sha.add_field(compiler.backend);
   sha.add_field(compiler.version);

@@ -9,16 +9,11 @@
 
 namespace hipacm::cache {
 
-/// Options as they enter the key: surrounding whitespace trimmed and empty
-/// options dropped (neither changes what the compiler does). Order is kept:
-/// later options can override earlier ones.
-std::vector<std::string> normalized_options(const std::vector<std::string>& options);
-
 /// Hex SHA-256 over: the schema version, the source, the source name, the
-/// headers (names and contents), the name expressions, the normalized
-/// options, the arch with its feature flags, and the compiler's backend name
-/// and exact version. Length-prefixed fields: distinct inputs never share a
-/// byte stream.
+/// headers (names and contents), the name expressions, the options
+/// exactly as the compiler receives them, the arch with its feature flags, and the compiler's
+/// backend name and exact version. Length-prefixed fields: distinct inputs never share a byte
+/// stream.
 std::string cache_key(const backend::CompileRequest& request,
                       const backend::CompilerIdentity& compiler, int schema_version);
 /// The same with the current kSchemaVersion.

@@ -111,12 +111,18 @@ bool on_network_filesystem(const std::string& path, std::string* fs_name) {
 }
 
 bool prepare_writable_dir(const std::string& dir, std::string* error) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) {
-    *error = "cannot create " + dir + ": " + ec.message();
-    return false;
+  // Each missing component is made 0700 here, one at a time (the umask can
+  // only take bits away); components that exist, such as ~/.cache, are the
+  // user's and keep their mode.
+  std::filesystem::path prefix;
+  for (const auto& component : std::filesystem::path(dir)) {
+    prefix /= component;
+    if (::mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST) {
+      *error = "cannot create " + prefix.string() + ": " + std::strerror(errno);
+      return false;
+    }
   }
+  std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) {
     *error = dir + " is not a directory";
     return false;

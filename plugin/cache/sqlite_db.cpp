@@ -8,6 +8,9 @@ void check_sqlite(sqlite3* db, int rc, std::string_view what) {
   std::string message(what);
   message += ": ";
   message += db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+  // Only the store's progress handler interrupts a statement.
+  if ((rc & 0xff) == SQLITE_INTERRUPT)
+    message += " (the statement exceeded the work any real cache needs; the file is refused)";
   const int code = db != nullptr ? sqlite3_extended_errcode(db) : rc;
   throw SqliteError(code, message);
 }

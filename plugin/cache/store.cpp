@@ -3,6 +3,9 @@
 
 #include <boost/thread/lock_guard.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -23,6 +26,30 @@ constexpr int kBusyTimeoutMs = 5000;
 // Buffered hits written per transaction (see touch()).
 constexpr std::int64_t kHitsPerFlush = 256;
 
+// The work one store operation may do, in units of kProgressStep SQLite VM
+// instructions. A real lookup takes tens; a scan of a large import a few
+// million. A hostile file (a view or generated column that expands without
+// end) is interrupted instead of running away. The user's own read-write
+// cache gets ten times more room for eviction over a huge cache.
+constexpr int kProgressStep = 1000;
+constexpr std::uint64_t kReadOnlyBudgetSteps = 100'000;
+constexpr std::uint64_t kReadWriteBudgetSteps = 1'000'000;
+
+// The largest string or blob any connection will hold: a bound on a single
+// code object or log, far above real ones (a few MB), far below what a forged
+// row could make SQLite allocate.
+constexpr int kMaxValueBytes = 256 << 20;
+
+// Rows a scan of a database that is not the user's own (an import, a system
+// cache) may list before it is refused as not a plausible cache.
+constexpr std::size_t kMaxUntrustedEntries = 1'000'000;
+
+// Real payload bytes, from the values themselves: the size column is written
+// for listings by older versions and never trusted (a forged size must not
+// evict the cache). length() of a blob reads only the record header.
+constexpr const char* kPayloadBytes =
+    "(length(code) + length(CAST(log AS BLOB)) + length(CAST(lowered_names AS BLOB)))";
+
 constexpr const char* kEntryColumns =
     "key, arch, source_name, backend, compiler_version, plugin_version, lowered_names, "
     "expected_kernels, log, size, created_us, last_used_us, hits, checksum, code";
@@ -38,7 +65,7 @@ CacheEntry read_entry(const Statement& s) {
   e.lowered_names = split_names(s.text(6));
   e.expected_kernels = split_names(s.text(7));
   e.log = s.text(8);
-  e.info.size = s.integer(9);
+  e.info.size = payload_size(e);
   e.info.created_us = s.integer(10);
   e.info.last_used_us = s.integer(11);
   e.info.hits = s.integer(12);
@@ -68,6 +95,66 @@ struct ResetOnExit {
   ~ResetOnExit() { s.reset(); }
 };
 
+// Defensive settings for every connection: no writes to sqlite_schema, no
+// functions with side effects run from schema objects, and bounded values.
+void harden(sqlite3* db) {
+  sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, nullptr);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, nullptr);
+  sqlite3_limit(db, SQLITE_LIMIT_LENGTH, kMaxValueBytes);
+  sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, 1 << 20);
+}
+
+std::vector<std::string> entry_column_names() {
+  std::vector<std::string> out;
+  const std::string all = kEntryColumns;
+  std::size_t start = 0;
+  while (start < all.size()) {
+    std::size_t end = all.find(',', start);
+    if (end == std::string::npos) end = all.size();
+    out.push_back(all.substr(start, end - start));
+    start = end + 2;
+  }
+  return out;
+}
+
+// Only a real `entries` table with every expected (plain, stored) column is a
+// cache: no views or triggers anywhere, no virtual table, no generated
+// columns, so that reading it runs no code the file chose.
+void require_cache_layout(Database& db, const std::string& path) {
+  const auto refuse = [&](const std::string& why) {
+    throw SqliteError(SQLITE_NOTADB, path + " is not a hipacm cache: " + why);
+  };
+  Statement objects = db.prepare("SELECT type, name, COALESCE(sql, '') FROM sqlite_schema");
+  bool has_entries = false;
+  while (objects.step()) {
+    const std::string type = objects.text(0), name = objects.text(1), sql = objects.text(2);
+    if (type == "view" || type == "trigger") refuse("it holds a " + type + " (" + name + ")");
+    if (name == "entries" || name == "meta") {
+      if (type != "table" || sql.rfind("CREATE TABLE", 0) != 0)
+        refuse("'" + name + "' is not a plain table");
+      has_entries = has_entries || name == "entries";
+    }
+  }
+  if (!has_entries) refuse("it has no entries table");
+  std::vector<std::string> missing = entry_column_names();
+  Statement columns = db.prepare("SELECT name, hidden FROM pragma_table_xinfo('entries')");
+  while (columns.step()) {
+    if (columns.integer(1) != 0) refuse("entries has a generated or hidden column");
+    std::erase(missing, columns.text(0));
+  }
+  if (!missing.empty()) refuse("entries has no column '" + missing.front() + "'");
+}
+
+// SQLite creates a database file 0644 & ~umask and gives its -wal, -shm and
+// -journal the database's mode; creating it first, 0600, keeps all of them
+// private whatever the umask.
+void create_private_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd >= 0) ::close(fd);
+}
+
 void rename_if_present(const std::string& from, const std::string& to) {
   if (std::rename(from.c_str(), to.c_str()) != 0 && errno != ENOENT)
     backend::log(backend::LogLevel::kWarning,
@@ -82,9 +169,8 @@ std::int64_t now_us() {
 }
 
 std::int64_t payload_size(const CacheEntry& entry) {
-  std::int64_t n = static_cast<std::int64_t>(entry.code.size() + entry.log.size());
-  for (const auto& name : entry.lowered_names) n += static_cast<std::int64_t>(name.size());
-  return n;
+  return static_cast<std::int64_t>(entry.code.size() + entry.log.size() +
+                                   join_names(entry.lowered_names).size());
 }
 
 std::string moved_aside_name(const std::string& path) {
@@ -117,13 +203,17 @@ void CacheStore::open_locked() {
   touch_.reset();
   put_.reset();
   db_.reset();
+  if (access_ == Access::kReadWrite) create_private_file(path_);
   const int flags = access_ == Access::kReadWrite
                         ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
                         : SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX;
   // Kept in db_ only once fully set up: a failed open leaves no half-ready
   // connection behind for the next call to trip over.
   Database db(path_, flags);
+  harden(db.handle());
   sqlite3_busy_timeout(db.handle(), kBusyTimeoutMs);
+  progress_steps_ = 0;
+  sqlite3_progress_handler(db.handle(), kProgressStep, &CacheStore::on_progress, this);
   if (access_ == Access::kReadWrite) {
     db.exec(network_fs_ ? "PRAGMA journal_mode=DELETE" : "PRAGMA journal_mode=WAL");
     // In WAL mode NORMAL loses at most the last commits on power loss, never
@@ -131,6 +221,7 @@ void CacheStore::open_locked() {
     db.exec("PRAGMA synchronous=NORMAL");
     Transaction tx(db);
     db.exec(kCreateSchema);
+    require_cache_layout(db, path_);
     Statement get = db.prepare("SELECT value FROM meta WHERE name='schema_version'");
     if (get.step()) {
       const std::string found = get.text(0);
@@ -144,6 +235,7 @@ void CacheStore::open_locked() {
     }
     tx.commit();
   } else {
+    require_cache_layout(db, path_);
     // Reading the version validates the file before any lookup relies on it.
     Statement get = db.prepare("SELECT value FROM meta WHERE name='schema_version'");
     if (!get.step() || get.text(0) != std::to_string(kSchemaVersion))
@@ -173,6 +265,7 @@ void CacheStore::recover_locked(const std::string& why) {
 template <typename Fn>
 auto CacheStore::locked(Fn&& fn) -> decltype(fn()) {
   boost::lock_guard<boost::mutex> lock(mutex_);
+  progress_steps_ = 0;
   try {
     if (!db_) open_locked();
     return fn();
@@ -283,12 +376,14 @@ std::size_t CacheStore::evict_to(std::int64_t max_bytes, const std::string& keep
   return locked([&] {
     flush_hits_locked();
     Transaction tx(*db_);
-    Statement total = db_->prepare("SELECT COALESCE(SUM(size), 0) FROM entries");
+    Statement total =
+        db_->prepare(std::string("SELECT COALESCE(SUM(") + kPayloadBytes + "), 0) FROM entries");
     total.step();
     std::int64_t bytes = total.integer(0);
     std::size_t removed = 0;
     if (bytes > max_bytes) {
-      Statement oldest = db_->prepare("SELECT key, size FROM entries ORDER BY last_used_us, key");
+      Statement oldest = db_->prepare(std::string("SELECT key, ") + kPayloadBytes +
+                                      " FROM entries ORDER BY last_used_us, key");
       Statement erase = db_->prepare("DELETE FROM entries WHERE key=?");
       std::vector<std::string> victims;
       while (bytes > max_bytes && oldest.step()) {
@@ -352,7 +447,8 @@ std::size_t CacheStore::count_facts() {
 
 std::int64_t CacheStore::total_bytes() {
   return locked([&] {
-    Statement s = db_->prepare("SELECT COALESCE(SUM(size), 0) FROM entries");
+    Statement s =
+        db_->prepare(std::string("SELECT COALESCE(SUM(") + kPayloadBytes + "), 0) FROM entries");
     s.step();
     return s.integer(0);
   });
@@ -361,8 +457,8 @@ std::int64_t CacheStore::total_bytes() {
 std::vector<ArchTotals> CacheStore::totals_by_arch() {
   return locked([&] {
     std::vector<ArchTotals> out;
-    Statement s = db_->prepare(
-        "SELECT arch, COUNT(*), SUM(size), SUM(hits) FROM entries GROUP BY arch ORDER BY arch");
+    Statement s = db_->prepare(std::string("SELECT arch, COUNT(*), SUM(") + kPayloadBytes +
+                               "), SUM(hits) FROM entries GROUP BY arch ORDER BY arch");
     while (s.step()) out.push_back({s.text(0), s.integer(1), s.integer(2), s.integer(3)});
     return out;
   });
@@ -372,8 +468,9 @@ std::vector<EntryInfo> CacheStore::list(const std::string& arch) {
   return locked([&] {
     std::vector<EntryInfo> out;
     Statement s = db_->prepare(
-        "SELECT key, arch, source_name, backend, compiler_version, plugin_version, size, "
-        "created_us, last_used_us, hits FROM entries WHERE ?1 = '' OR arch = ?1 "
+        std::string("SELECT key, arch, source_name, backend, compiler_version, plugin_version, ") +
+        kPayloadBytes +
+        ", created_us, last_used_us, hits FROM entries WHERE ?1 = '' OR arch = ?1 "
         "ORDER BY last_used_us DESC, key");
     s.bind(1, arch);
     while (s.step()) out.push_back(read_info(s));
@@ -388,11 +485,36 @@ void CacheStore::for_each(const std::function<void(CacheEntry&&)>& fn, const std
     std::vector<std::string> out;
     Statement s = db_->prepare("SELECT key FROM entries WHERE ?1 = '' OR arch = ?1 ORDER BY key");
     s.bind(1, arch);
-    while (s.step()) out.push_back(s.text(0));
+    while (s.step()) {
+      if (!writable() && out.size() >= kMaxUntrustedEntries)
+        throw SqliteError(SQLITE_TOOBIG, path_ + " holds more than " +
+                                             std::to_string(kMaxUntrustedEntries) + " entries");
+      out.push_back(s.text(0));
+    }
     return out;
   });
   for (const auto& key : keys)
     if (auto entry = find(key)) fn(std::move(*entry));
+}
+
+void CacheStore::quick_check() {
+  locked([&] {
+    Statement s = db_->prepare("PRAGMA quick_check");
+    std::string problems;
+    while (s.step()) {
+      const std::string line = s.text(0);
+      if (line == "ok") continue;
+      if (problems.size() < 512) problems += (problems.empty() ? "" : "; ") + line;
+    }
+    if (!problems.empty())
+      throw SqliteError(SQLITE_CORRUPT, path_ + " fails SQLite's quick_check: " + problems);
+  });
+}
+
+int CacheStore::on_progress(void* self) noexcept {
+  auto* store = static_cast<CacheStore*>(self);
+  const std::uint64_t budget = store->writable() ? kReadWriteBudgetSteps : kReadOnlyBudgetSteps;
+  return ++store->progress_steps_ > budget ? 1 : 0;
 }
 
 void CacheStore::abandon() noexcept {

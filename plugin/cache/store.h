@@ -82,6 +82,10 @@ class CacheStore {
   /// Calls fn with each whole entry (or one arch's), in key order.
   void for_each(const std::function<void(CacheEntry&&)>& fn, const std::string& arch = "");
 
+  /// Runs SQLite's quick_check; throws SqliteError (SQLITE_CORRUPT) naming
+  /// the first problems. For files from elsewhere, before an import.
+  void quick_check();
+
   /// Gives up the connection without closing it (see Database::abandon).
   void abandon() noexcept;
 
@@ -94,6 +98,9 @@ class CacheStore {
   void flush_hits_locked();
   template <typename Fn>
   auto locked(Fn&& fn) -> decltype(fn());
+  // SQLite's progress handler: interrupts a statement once the current
+  // operation has used its budget of VM steps.
+  static int on_progress(void* self) noexcept;
 
   const std::string path_;
   const Access access_;
@@ -109,6 +116,9 @@ class CacheStore {
   };
   std::map<std::string, PendingHit> pending_hits_;
   std::int64_t pending_total_ = 0;
+  // VM steps (in units of the handler's period) of the current operation;
+  // reset at its start, under mutex_.
+  std::uint64_t progress_steps_ = 0;
 };
 
 /// "<path>.corrupt-<UTC timestamp>" for a file moved aside.

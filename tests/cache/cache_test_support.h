@@ -99,6 +99,7 @@ struct CompileSpec {
   std::string source = kernel_source();
   std::string arch = kArch;
   std::vector<std::string> name_expressions;
+  std::vector<std::string> options;
   std::int32_t policy = HIPACM_CACHE_READWRITE;
 };
 
@@ -119,9 +120,13 @@ inline Outcome compile_in_mode(const std::string& cache_dir, const CompileSpec& 
 
   std::vector<const char*> names;
   for (const auto& n : spec.name_expressions) names.push_back(n.c_str());
+  std::vector<const char*> options;
+  for (const auto& o : spec.options) options.push_back(o.c_str());
   hipacm_request req{};
   req.struct_size = sizeof req;
   req.source = spec.source.c_str();
+  req.options = options.data();
+  req.num_options = options.size();
   req.name_expressions = names.data();
   req.num_name_expressions = names.size();
   hipacm_future* future = nullptr;

@@ -76,10 +76,18 @@ TEST(CacheKey, OptionsChangeKey) {
   EXPECT_NE(key_of(reordered), key_of(base_request()));
 }
 
-TEST(CacheKey, OptionsAreNormalized) {
-  auto r = base_request();
-  r.options = {" -O3\t", "", "-DN=4", "   "};
-  EXPECT_EQ(key_of(r), key_of(base_request()));
+// The compiler gets the options raw, so the key must too: a padded or empty
+// option can make a compile fail that the clean list would not.
+TEST(Trust05_OptionsKey, WhitespaceAndEmptyOptionsChangeTheKey) {
+  auto padded = base_request();
+  padded.options = {" -O3\t", "", "-DN=4", "   "};
+  EXPECT_NE(key_of(padded), key_of(base_request()));
+  auto empty_added = base_request();
+  empty_added.options.push_back("");
+  EXPECT_NE(key_of(empty_added), key_of(base_request()));
+  auto leading_space = base_request();
+  leading_space.options[0] = " " + leading_space.options[0];
+  EXPECT_NE(key_of(leading_space), key_of(base_request()));
 }
 
 TEST(CacheKey, ArchChangesKey) {
