@@ -72,6 +72,24 @@ _ISOLATION = {
     "process": _ffi.ISOLATION_PROCESS,
 }
 _MAX_TIMEOUT_MS = 0xFFFFFFFF
+_INT64_MAX = 2**63 - 1
+
+
+def _wait_milliseconds(timeout: float) -> int:
+    """``timeout`` seconds as future_wait's int64 milliseconds, rounded up.
+
+    ctypes silently truncates an int that does not fit, so a huge timeout
+    could wrap to a few milliseconds; it saturates instead, and the plugin
+    waits forever for INT64_MAX.
+    """
+    if math.isnan(timeout):
+        raise ValueError("hipacm: wait timeout is NaN")
+    if timeout <= 0:
+        return 0
+    if math.isinf(timeout):
+        return _INT64_MAX
+    return min(_INT64_MAX, int(math.ceil(timeout * 1000.0)))
+
 
 # HIPACM_CACHE_* of hipacm.h.
 _CACHE_DEFAULT = 0
@@ -441,12 +459,16 @@ class FutureKernel:
         """Blocks until the compile has finished, without running callbacks.
 
         Args:
-            timeout: Seconds to wait at most; None waits forever.
+            timeout: Seconds to wait at most; None, infinity or any timeout
+                beyond what int64 milliseconds hold waits forever.
 
         Returns:
             True if the compile finished, False on timeout.
+
+        Raises:
+            ValueError: ``timeout`` is NaN.
         """
-        ms = -1 if timeout is None else max(0, int(math.ceil(timeout * 1000.0)))
+        ms = -1 if timeout is None else _wait_milliseconds(timeout)
         status = _api.future_wait(self._state.handle, ms)
         if status == Status.SUCCESS:
             return True

@@ -79,6 +79,17 @@ def test_wait_timeout_and_status_while_pending():
     assert "pending-2" in repr(second)
 
 
+@pytest.mark.parametrize("timeout", [float("inf"), 1e300, 2.0**64 / 1000.0, 2.0**63 / 1000.0])
+def test_trust12_huge_wait_timeouts_wait_for_the_compile(timeout):
+    # 2**64 ms used to wrap to 0 ms in ctypes, 2**63 ms to a negative; inf raised.
+    with hipacm.AsyncCompileMode(1, arch=ARCH) as mode:
+        pending = mode.submit(f"huge-wait-{timeout!r}", good_source("huge_wait"))
+        assert pending.wait(timeout) is True
+        assert pending.status == hipacm.Status.SUCCESS
+    with pytest.raises(ValueError):
+        pending.wait(float("nan"))
+
+
 def test_nested_enter_raises_mode_already_active():
     assert issubclass(hipacm.ModeAlreadyActiveError, RuntimeError)
     with hipacm.AsyncCompileMode(arch=ARCH) as outer:
