@@ -6,6 +6,7 @@
 #include <boost/thread/lock_guard.hpp>
 #include <boost/thread/thread.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -20,6 +21,7 @@ namespace hipacm::backend {
 namespace {
 
 constexpr boost::chrono::milliseconds::rep kDefaultIdleMs = 60000;
+constexpr boost::chrono::milliseconds::rep kMaxIdleMs = 365LL * 24 * 3600 * 1000;
 
 boost::chrono::milliseconds idle_timeout_from_env() {
   const auto text = environment_value("HIPACM_WORKER_IDLE_MS");
@@ -28,7 +30,9 @@ boost::chrono::milliseconds idle_timeout_from_env() {
   const char* end = text->data() + text->size();
   const auto [ptr, ec] = std::from_chars(text->data(), end, ms);
   if (ec != std::errc() || ptr != end || ms < 0) ms = kDefaultIdleMs;
-  return boost::chrono::milliseconds(ms);
+  // A year already means "keep workers for the process's life"; more would
+  // overflow the clock arithmetic (since + timeout) and retire them at once.
+  return boost::chrono::milliseconds(std::min(ms, kMaxIdleMs));
 }
 
 }  // namespace
