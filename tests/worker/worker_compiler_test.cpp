@@ -135,6 +135,19 @@ TEST(WorkerCompiler, IdleWorkersRetireAndLeaveNothingBehind) {
   WorkerPool::instance().set_idle_timeout(std::chrono::milliseconds(60000));
 }
 
+// Under ctest each test is a process of its own, so the pool is created here,
+// after the variable is set.
+TEST(WorkerCompiler, Trust12_HugeIdleTimeoutKeepsWorkersInsteadOfOverflowing) {
+  setenv("HIPACM_WORKER_IDLE_MS", "9000000000000000000", 1);
+  const CompileRequest request = echo_request();
+  FaultScope echo("echo");
+  WorkerCompiler compiler(kWorkerPath, 1, 20000);
+  EXPECT_EQ(compiler.compile(request).status, HIPACM_SUCCESS);
+  boost::this_thread::sleep_for(boost::chrono::milliseconds(300));
+  EXPECT_EQ(WorkerPool::instance().idle_count(), 1u) << "the idle deadline wrapped around";
+  unsetenv("HIPACM_WORKER_IDLE_MS");
+}
+
 // Timings for the report; run with HIPACM_WORKER_BENCH=1.
 }  // namespace
 }  // namespace hipacm::test
