@@ -9,6 +9,8 @@
 #include "tools/commands.h"
 #include "tools/exit_codes.h"
 #include "tools/json_output.h"
+#include "tools/option_checks.h"
+#include "tools/terminal_text.h"
 
 namespace hipacm::cli {
 namespace {
@@ -78,7 +80,8 @@ int run_stats(const CacheOptions& options) {
   if (!stats.by_arch.empty()) {
     fmt::print("\n{:<20} {:>8} {:>12} {:>8}\n", "arch", "entries", "bytes", "hits");
     for (const cache::ArchTotals& a : stats.by_arch)
-      fmt::print("{:<20} {:>8} {:>12} {:>8}\n", a.arch, a.entries, human_bytes(a.bytes), a.hits);
+      fmt::print("{:<20} {:>8} {:>12} {:>8}\n", printable(a.arch), a.entries, human_bytes(a.bytes),
+                 a.hits);
   }
   return kExitOk;
 }
@@ -107,8 +110,10 @@ int run_list(const CacheOptions& options) {
              "last used (UTC)");
   for (const cache::EntryInfo& e : entries) {
     // 16 hex digits identify an entry in practice (inspect takes a prefix); --json has all.
-    fmt::print("{:<16} {:<14} {:<24} {:>10} {:>6}  {}\n", e.key.substr(0, 16), e.arch,
-               e.source_name.substr(0, 24), human_bytes(e.size), e.hits, utc_time(e.last_used_us));
+    // Keys, archs and names come from the database, which an import may have written.
+    fmt::print("{:<16} {:<14} {:<24} {:>10} {:>6}  {}\n", printable(e.key.substr(0, 16)),
+               printable(e.arch), printable(e.source_name.substr(0, 24)), human_bytes(e.size),
+               e.hits, utc_time(e.last_used_us));
   }
   fmt::print("{} entries in {}\n", entries.size(), admin.path());
   return kExitOk;
@@ -127,7 +132,7 @@ int run_verify(const CacheOptions& options) {
     write_json(out, "-");
   } else {
     for (const cache::RejectedEntry& bad : report.bad)
-      fmt::print("bad  {}  {}\n", bad.key, bad.reason);
+      fmt::print("bad  {}  {}\n", printable(bad.key), printable(bad.reason));
     fmt::print("{} entries checked, {} bad, {} removed\n", report.checked, report.bad.size(),
                report.removed);
     if (!report.bad.empty() && !options.remove_bad)
@@ -198,7 +203,7 @@ int run_import(const CacheOptions& options) {
     write_json(out, "-");
   } else {
     for (const cache::RejectedEntry& bad : report.rejected)
-      fmt::print("rejected  {}  {}\n", bad.key, bad.reason);
+      fmt::print("rejected  {}  {}\n", printable(bad.key), printable(bad.reason));
     fmt::print("imported {} entries ({} already present, {} rejected) into {}\n", report.accepted,
                report.duplicates, report.rejected.size(), admin.path());
   }
@@ -225,8 +230,10 @@ void add_cache_command(CLI::App& app, AppContext& context) {
   CLI::App* cache_cmd = app.add_subcommand(
       "cache", "Show, check, shrink, export and import the persistent kernel cache");
   cache_cmd->require_subcommand(1);
-  cache_cmd->add_option("--db", options->db,
-                        "A cache database file (default: the user cache, see 'hipacm doctor')");
+  cache_cmd
+      ->add_option("--db", options->db,
+                   "A cache database file (default: the user cache, see 'hipacm doctor')")
+      ->check(non_empty_value());
   cache_cmd->footer(
       "Examples:\n"
       "  hipacm cache stats\n"

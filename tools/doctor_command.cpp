@@ -7,6 +7,7 @@
 #include "tools/doctor_checks.h"
 #include "tools/exit_codes.h"
 #include "tools/json_output.h"
+#include "tools/terminal_text.h"
 
 namespace hipacm::cli {
 namespace {
@@ -17,8 +18,9 @@ struct DoctorOptions {
 
 void print_checks(const std::vector<Check>& checks) {
   for (const Check& check : checks) {
-    fmt::print("[{:<7}] {:<8} {}\n", level_name(check.level), check.name, check.summary);
-    if (!check.hint.empty()) fmt::print("{:<19}hint: {}\n", "", check.hint);
+    // Summaries quote paths from the environment and names from the libraries found.
+    fmt::print("[{:<7}] {:<8} {}\n", level_name(check.level), check.name, printable(check.summary));
+    if (!check.hint.empty()) fmt::print("{:<19}hint: {}\n", "", printable(check.hint));
   }
   fmt::print("{}\n", usable(checks) ? "hipacm is usable here."
                                     : "hipacm cannot compile here: fix the errors above.");

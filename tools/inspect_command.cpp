@@ -9,8 +9,10 @@
 #include "tools/code_object_summary.h"
 #include "tools/commands.h"
 #include "tools/exit_codes.h"
+#include "tools/input_files.h"
 #include "tools/json_output.h"
-#include "tools/kernel_directives.h"
+#include "tools/option_checks.h"
+#include "tools/terminal_text.h"
 
 namespace hipacm::cli {
 namespace {
@@ -21,14 +23,15 @@ struct InspectOptions {
   bool json = false;
 };
 
+// The file name, the arch and every symbol name come from the file: each is escaped.
 void print_summary(const std::string& source, const CodeObjectSummary& summary) {
-  fmt::print("{}\n", source);
+  fmt::print("{}\n", printable(source));
   fmt::print("  machine  {} (e_machine {})\n", summary.machine_name, summary.machine);
-  fmt::print("  arch     {}\n", summary.arch.empty() ? "unknown" : summary.arch);
+  fmt::print("  arch     {}\n", summary.arch.empty() ? "unknown" : printable(summary.arch));
   fmt::print("  type     {}, e_flags 0x{:x}\n", summary.elf_type, summary.flags);
   fmt::print("  size     {} bytes, {} symbols\n", summary.size, summary.symbol_count);
   fmt::print("  kernels  {}\n", summary.kernels.size());
-  for (const std::string& kernel : summary.kernels) fmt::print("    {}\n", kernel);
+  for (const std::string& kernel : summary.kernels) fmt::print("    {}\n", printable(kernel));
 }
 
 // Bytes from any source (a file here; a cache entry or a compile result elsewhere) print alike.
@@ -72,7 +75,7 @@ std::vector<std::uint8_t> code_from_cache(const InspectOptions& options) {
 
 int run(const InspectOptions& options) {
   if (std::filesystem::exists(options.file) || options.file.find('/') != std::string::npos) {
-    const std::string text = read_text_file(options.file);
+    const std::string text = read_input_file(options.file, kMaxCodeObjectFileBytes);
     return report_code_object(options.file, {text.begin(), text.end()}, options.json);
   }
   return report_code_object("cache:" + options.file, code_from_cache(options), options.json);
@@ -88,8 +91,10 @@ void add_inspect_command(CLI::App& app, AppContext& context) {
       ->add_option("file", options->file,
                    "A code object file (AMDGPU ELF or NVIDIA CUBIN), or a cache key or key "
                    "prefix as 'hipacm cache list' shows it")
-      ->required();
-  inspect->add_option("--db", options->db, "The cache database to look keys up in");
+      ->required()
+      ->check(non_empty_value());
+  inspect->add_option("--db", options->db, "The cache database to look keys up in")
+      ->check(non_empty_value());
   inspect->add_flag("--json", options->json, "Print a JSON document instead of text");
   inspect->footer(
       "Examples:\n"

@@ -13,7 +13,10 @@
 namespace hipacm::cli {
 
 void write_json(const nlohmann::ordered_json& document, const std::string& target) {
-  const std::string text = document.dump(2) + "\n";
+  // Names from files and caches may be invalid UTF-8; replacing those bytes with U+FFFD keeps the
+  // document valid JSON where the default handler would throw mid-report.
+  const std::string text =
+      document.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   if (target == "-") {
     std::cout << text << std::flush;
     return;

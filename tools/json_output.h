@@ -7,7 +7,8 @@
 
 namespace hipacm::cli {
 
-/// Pretty-printed, newline-terminated. Throws InputError when `target` cannot be written.
+/// Pretty-printed, newline-terminated; bytes that are not UTF-8 become U+FFFD. Throws InputError
+/// when `target` cannot be written.
 void write_json(const nlohmann::ordered_json& document, const std::string& target);
 
 }  // namespace hipacm::cli

@@ -3,13 +3,11 @@
 
 #include <fmt/core.h>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <sstream>
 #include <string_view>
 
 #include "tools/exit_codes.h"
+#include "tools/input_files.h"
 
 namespace hipacm::cli {
 namespace fs = std::filesystem;
@@ -40,7 +38,7 @@ void apply_directive(const fs::path& file, std::string_view text, KernelInput* k
     const fs::path header = file.parent_path() / value;
     if (header.filename().empty())
       throw InputError(fmt::format("{}: header '{}' has no file name", file.string(), value));
-    kernel->headers.emplace_back(header.filename().string(), read_text_file(header));
+    kernel->headers.emplace_back(header.filename().string(), read_source_file(header));
   } else {
     throw InputError(
         fmt::format("{}: unknown directive key '{}' (want option, header or name_expression)",
@@ -50,19 +48,11 @@ void apply_directive(const fs::path& file, std::string_view text, KernelInput* k
 
 }  // namespace
 
-std::string read_text_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(fmt::format("cannot read {}: {}", file.string(), std::strerror(errno)));
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
 KernelInput read_kernel_file(const fs::path& file) {
   KernelInput kernel;
   kernel.path = file.string();
   kernel.source_name = file.filename().string();
-  kernel.source = read_text_file(file);
+  kernel.source = read_source_file(file);
   std::istringstream lines(kernel.source);
   for (std::string line; std::getline(lines, line);) {
     if (line.rfind("//", 0) != 0) break;  // the block ends at the first non-// line

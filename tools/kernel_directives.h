@@ -11,11 +11,8 @@ namespace hipacm::cli {
 /// Reads `file` into a KernelInput and applies the directives of its leading
 /// // comment block (examples/kernels/README.md): option=, header= (a path
 /// relative to the file's directory, included by its base name) and
-/// name_expression=. Throws InputError for an unreadable file or header, a
+/// name_expression=. Throws InputError for an unreadable file or header (see read_source_file), a
 /// directive without '=' or with an empty value, or an unknown key.
 KernelInput read_kernel_file(const std::filesystem::path& file);
-
-/// The whole file as bytes; throws InputError naming the path when it cannot be read.
-std::string read_text_file(const std::filesystem::path& file);
 
 }  // namespace hipacm::cli

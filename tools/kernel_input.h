@@ -1,6 +1,7 @@
 // kernel_input.h - one kernel to warm, in owned form, and how PATHS become a list of them.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,13 +16,24 @@ struct KernelInput {
   std::vector<std::string> options;
   std::vector<std::pair<std::string, std::string>> headers;  ///< (include name, contents)
   std::vector<std::string> name_expressions;
+  /// `path`, or, when other requests share the path, `path` with what sets this one apart
+  /// (its options, else its index among them): what reports print.
+  std::string label;
+
+  /// Source and header bytes: what the run's input budget counts.
+  std::size_t input_bytes() const;
+  /// The same compile request: every field the compiler sees (all but path and label).
+  bool same_request(const KernelInput& other) const;
 };
 
 /// Expands PATHS in order: a .hip file is one kernel (directives from its
 /// leading // block); a directory contributes every .hip file below it,
-/// recursively, sorted by path; a .json file is a manifest. A file reached
-/// twice is kept once (the first time). Throws InputError for a missing path,
-/// an unreadable file, a bad directive or manifest, or when nothing is found.
+/// recursively, sorted by path; a .json file is a manifest. Only exact
+/// duplicates of a whole request are dropped (the first is kept): the same
+/// file with other options, headers or name expressions is another kernel,
+/// and gets a label that tells it apart. Throws InputError for a missing
+/// path, an unreadable file, a bad directive or manifest, inputs past
+/// kMaxInputBytesPerRun, or when nothing is found.
 std::vector<KernelInput> collect_kernel_inputs(const std::vector<std::string>& paths);
 
 }  // namespace hipacm::cli

@@ -7,6 +7,7 @@
 #include "tools/backend_probe.h"
 #include "tools/commands.h"
 #include "tools/exit_codes.h"
+#include "tools/terminal_text.h"
 
 namespace {
 
@@ -52,13 +53,14 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);  // prints help, the version, or the parse error
     return code == 0 ? kExitOk : kExitUsage;
   } catch (const InputError& e) {
-    fmt::print(stderr, "hipacm: error: {}\n", e.what());
+    fmt::print(stderr, "hipacm: error: {}\n", printable(e.what()));
     return kExitUsage;
   } catch (const BackendUnavailable& e) {
-    fmt::print(stderr, "hipacm: error: {}\n(run 'hipacm doctor' for what is missing)\n", e.what());
+    fmt::print(stderr, "hipacm: error: {}\n(run 'hipacm doctor' for what is missing)\n",
+               printable(e.what()));
     return kExitNoBackend;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "hipacm: error: {}\n", e.what());
+    fmt::print(stderr, "hipacm: error: {}\n", printable(e.what()));
     return kExitFailures;
   }
   return context.exit_code;

@@ -1,8 +1,6 @@
 // warmup_command.cpp - `hipacm warmup`: compiles .hip files, directories or a manifest for archs.
 #include <fmt/core.h>
 
-#include <algorithm>
-#include <cmath>
 #include <memory>
 
 #include "tools/backend_probe.h"
@@ -11,6 +9,7 @@
 #include "tools/exit_codes.h"
 #include "tools/json_output.h"
 #include "tools/kernel_input.h"
+#include "tools/option_checks.h"
 #include "tools/progress.h"
 #include "tools/warmup_report.h"
 #include "tools/warmup_run.h"
@@ -18,11 +17,16 @@
 namespace hipacm::cli {
 namespace {
 
+// Ten minutes: far longer than any real kernel's compile, short enough that CI notices a hang.
+constexpr const char* kDefaultTimeoutSeconds = "600";
+constexpr std::size_t kMaxLogLines = 1'000'000;
+
 struct WarmupOptions {
   std::vector<std::string> paths;
   std::vector<std::string> archs;
   std::uint32_t jobs = 0;
-  double timeout_seconds = 0;
+  /// As given; a hung compiler must not hang the run, so there is always a default.
+  std::string timeout_seconds = kDefaultTimeoutSeconds;
   std::string json_target;
   std::string cache_dir;
   std::string output_dir;
@@ -34,10 +38,7 @@ struct WarmupOptions {
 };
 
 std::vector<std::string> resolve_archs(const WarmupOptions& options) {
-  std::vector<std::string> archs;
-  for (const std::string& arch : options.archs)
-    if (!arch.empty() && std::find(archs.begin(), archs.end(), arch) == archs.end())
-      archs.push_back(arch);
+  std::vector<std::string> archs = split_archs(options.archs);
   if (archs.empty()) {
     const std::string fallback = default_arch();
     if (fallback.empty())
@@ -51,16 +52,13 @@ int run(const WarmupOptions& options) {
   WarmupSettings settings;
   settings.archs = resolve_archs(options);
   settings.jobs = options.jobs;
-  // 0 means "no limit" to the plugin, so a tiny positive limit must not round down to it.
-  settings.timeout_ms =
-      options.timeout_seconds > 0
-          ? static_cast<std::uint32_t>(std::max(1L, std::lround(options.timeout_seconds * 1000)))
-          : 0;
+  settings.timeout_ms = timeout_ms_from_seconds(options.timeout_seconds);
   settings.cache_dir = options.cache_dir;
   settings.no_cache = options.no_cache;
 
   // Everything that can be wrong with the input is found before anything compiles.
   const std::vector<KernelInput> inputs = collect_kernel_inputs(options.paths);
+  check_request_names(inputs);
   check_archs(settings);
 
   // With the JSON report on stdout, the human-readable text goes to stderr.
@@ -92,34 +90,40 @@ void add_warmup_command(CLI::App& app, AppContext& context) {
       ->add_option("paths", options->paths,
                    ".hip files, directories (searched recursively for .hip files) or a JSON "
                    "manifest")
-      ->required();
-  warmup
-      ->add_option("-a,--arch", options->archs,
-                   "Target archs, comma-separated (default: $HIPACM_ARCH, else the GPU's)")
-      ->delimiter(',');
+      ->required()
+      ->check(non_empty_value());
+  warmup->add_option("-a,--arch", options->archs,
+                     "Target archs, comma-separated or repeated (default: $HIPACM_ARCH, else the "
+                     "GPU's)");
   warmup->add_option("-j,--jobs", options->jobs, "Parallel compiles (0 = one per core)")
       ->check(CLI::Range(0, 4096));
   warmup
       ->add_option("--timeout", options->timeout_seconds,
                    "Per-compile limit in seconds (0 = none); a compile past it fails")
-      ->check(CLI::Range(0.0, 86400.0));
-  warmup->add_option("--json", options->json_target,
-                     "Write a JSON report to FILE, or to stdout for '-'");
+      ->capture_default_str();
+  warmup
+      ->add_option("--json", options->json_target,
+                   "Write a JSON report to FILE, or to stdout for '-'")
+      ->check(non_empty_value());
   auto* cache_dir = warmup->add_option(
       "--cache-dir", options->cache_dir,
       "Cache directory (default: $HIPACM_CACHE_DIR, $XDG_CACHE_HOME/hipacm, ~/.cache/hipacm)");
+  cache_dir->check(non_empty_value());
   warmup->add_flag("--no-cache", options->no_cache, "Neither read nor write the cache")
       ->excludes(cache_dir);
-  warmup->add_option("-o,--output-dir", options->output_dir,
-                     "Also write each code object to DIR as <name>.<arch>.co");
+  warmup
+      ->add_option("-o,--output-dir", options->output_dir,
+                   "Also write each code object to DIR as <name>.<arch>.co")
+      ->check(non_empty_value());
   warmup->add_flag("-k,--keep-going", options->keep_going,
                    "Exit 0 even when some kernels failed (failures are still reported)");
   warmup->add_flag("-q,--quiet", options->quiet, "No progress output");
   warmup->add_flag("-v,--verbose", options->verbose, "One line per compiled kernel");
   warmup
       ->add_option("--log-lines", options->log_lines,
-                   "Lines kept from each end of a failed compile's log")
-      ->capture_default_str();
+                   "Lines kept from each end of a failed compile's log (0: none)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{0}, kMaxLogLines));
   warmup->footer(
       "Examples:\n"
       "  hipacm warmup examples/kernels --arch gfx90a,gfx1030\n"

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tools/backend_probe.h"
+#include "tools/terminal_text.h"
 
 namespace hipacm::cli {
 namespace {
@@ -26,8 +27,8 @@ void add(WarmupTotals* totals, const KernelOutcome& outcome) {
 }
 
 void print_row(std::FILE* out, const std::string& name, const WarmupTotals& t) {
-  fmt::print(out, "{:<10} {:>8} {:>11} {:>9} {:>7} {:>10.2f} {:>8.2f}\n", name, t.kernels,
-             t.cache_hits, t.compiled, t.failed, t.compile_seconds, t.wall_seconds);
+  fmt::print(out, "{:<10} {:>8} {:>11} {:>9} {:>7} {:>10.2f} {:>8.2f}\n", printable(name),
+             t.kernels, t.cache_hits, t.compiled, t.failed, t.compile_seconds, t.wall_seconds);
 }
 
 }  // namespace
@@ -67,8 +68,8 @@ void print_kernel_lines(std::FILE* out, const WarmupResult& result) {
     const char* state = outcome.status != HIPACM_SUCCESS ? "FAILED"
                         : outcome.from_cache             ? "cached"
                                                          : "compiled";
-    fmt::print(out, "{:<8} {:<8} {:>8} B {:>7.2f} s  {}\n", state, outcome.arch, outcome.code_size,
-               outcome.compile_seconds, outcome.input->path);
+    fmt::print(out, "{:<8} {:<8} {:>8} B {:>7.2f} s  {}\n", state, printable(outcome.arch),
+               outcome.code_size, outcome.compile_seconds, printable(outcome.input->label));
   }
 }
 
@@ -77,12 +78,15 @@ std::string trim_log(const std::string& log, std::size_t keep) {
   std::istringstream in(log);
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   while (!lines.empty() && lines.back().empty()) lines.pop_back();
+  const std::size_t total = lines.size();
+  // Written so that no keep, however large, overflows: cut only when more than 2 * keep lines.
+  const bool cut = total > keep && total - keep > keep;
   std::string text;
-  const bool cut = lines.size() > 2 * keep;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
+  for (std::size_t i = 0; i < total; ++i) {
     if (cut && i == keep) {
-      text += fmt::format("... ({} lines omitted) ...\n", lines.size() - 2 * keep);
-      i = lines.size() - keep;
+      text += fmt::format("... ({} lines omitted) ...\n", total - 2 * keep);
+      i = total - keep;
+      if (i == total) break;
     }
     text += lines[i] + "\n";
   }
@@ -92,12 +96,13 @@ std::string trim_log(const std::string& log, std::size_t keep) {
 void print_failures(std::FILE* out, const WarmupResult& result, std::size_t keep_lines) {
   for (const KernelOutcome& outcome : result.outcomes) {
     if (outcome.status == HIPACM_SUCCESS) continue;
-    fmt::print(out, "FAILED {} [{}]: {}: {}\n", outcome.input->path, outcome.arch,
-               hipacm_status_string(outcome.status), outcome.error);
+    fmt::print(out, "FAILED {} [{}]: {}: {}\n", printable(outcome.input->label),
+               printable(outcome.arch), hipacm_status_string(outcome.status),
+               printable(outcome.error));
     const std::string log = trim_log(outcome.log, keep_lines);
     if (!log.empty()) {
       std::istringstream in(log);
-      for (std::string line; std::getline(in, line);) fmt::print(out, "    {}\n", line);
+      for (std::string line; std::getline(in, line);) fmt::print(out, "    {}\n", printable(line));
     }
   }
 }
@@ -110,6 +115,8 @@ nlohmann::ordered_json warmup_report_json(const WarmupResult& result,
     const bool ok = outcome.status == HIPACM_SUCCESS;
     kernels.push_back(
         {{"path", outcome.input->path},
+         {"label", outcome.input->label},
+         {"options", outcome.input->options},
          {"arch", outcome.arch},
          {"key", outcome.key},
          {"status", ok ? "ok" : "failed"},
@@ -124,6 +131,7 @@ nlohmann::ordered_json warmup_report_json(const WarmupResult& result,
           {"hipacm_version", probe_plugin().version},
           {"archs", settings.archs},
           {"jobs", settings.jobs},
+          {"timeout_seconds", settings.timeout_ms / 1000.0},
           {"cache", settings.no_cache ? "off" : "default"},
           {"cache_dir", settings.cache_dir.empty() ? nlohmann::ordered_json(nullptr)
                                                    : nlohmann::ordered_json(settings.cache_dir)},

@@ -8,8 +8,10 @@
 #include <memory>
 #include <stdexcept>
 
+#include "hip_backend/source_name_policy.h"
 #include "tools/code_object_summary.h"
 #include "tools/exit_codes.h"
+#include "tools/terminal_text.h"
 
 namespace hipacm::cli {
 namespace {
@@ -116,6 +118,19 @@ void read_outcome(hipacm_future* future, KernelOutcome* outcome) {
 
 }  // namespace
 
+void check_request_names(const std::vector<KernelInput>& inputs) {
+  for (const KernelInput& input : inputs) {
+    std::string why;
+    if (!backend::source_name_allowed(input.source_name, &why))
+      throw InputError(
+          fmt::format("{}: source name refused: {}", printable(input.label), printable(why)));
+    for (const auto& header : input.headers)
+      if (!backend::source_name_allowed(header.first, &why))
+        throw InputError(
+            fmt::format("{}: header name refused: {}", printable(input.label), printable(why)));
+  }
+}
+
 void check_archs(const WarmupSettings& settings) {
   // Entering a mode checks the arch and that its compiler loads (from the
   // cache's remembered facts when it can); without this, every compile would
@@ -141,6 +156,9 @@ WarmupResult run_warmup(const std::vector<KernelInput>& inputs, const WarmupSett
       hipacm_future* future = nullptr;
       const hipacm_status status = hipacm_submit(mode.get(), &view.request, &future);
       futures.emplace_back(status == HIPACM_SUCCESS ? future : nullptr);
+      if (status == HIPACM_ERROR_INVALID_ARGUMENT)
+        throw InputError(fmt::format("{}: refused by hipacm: {}", printable(inputs[i].label),
+                                     printable(hipacm_last_error_message())));
       if (status != HIPACM_SUCCESS) {
         outcomes[i].status = status;
         outcomes[i].error = fmt::format("submit failed: {}", hipacm_last_error_message());

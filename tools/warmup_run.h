@@ -16,7 +16,7 @@ namespace hipacm::cli {
 struct WarmupSettings {
   std::vector<std::string> archs;
   std::uint32_t jobs = 0;        ///< max_workers; 0 = hardware concurrency
-  std::uint32_t timeout_ms = 0;  ///< compile_timeout_ms; 0 = none
+  std::uint32_t timeout_ms = 0;  ///< compile_timeout_ms; 0 = none (the command's default is 600 s)
   std::string cache_dir;         ///< "" = the plugin's default resolution
   bool no_cache = false;         ///< HIPACM_CACHE_OFF
 };
@@ -42,13 +42,19 @@ struct WarmupResult {
   double wall_seconds = 0.0;
 };
 
+/// Checks every input's source and header names against the names the plugin
+/// accepts (relative, no "..", a conservative character set), so that a bad
+/// name is an input error before anything compiles. Throws InputError.
+void check_request_names(const std::vector<KernelInput>& inputs);
+
 /// Enters (and at once leaves) a mode for every arch, so that a missing
 /// backend or an unknown arch is reported before anything compiles.
 /// Throws BackendUnavailable or InputError (unknown arch).
 void check_archs(const WarmupSettings& settings);
 
 /// One mode per arch, in order, each with every input submitted at once.
-/// Never throws for a failed compile: that is an outcome.
+/// Never throws for a failed compile: that is an outcome. A request the plugin
+/// refuses at submit (HIPACM_ERROR_INVALID_ARGUMENT) is bad input: InputError.
 WarmupResult run_warmup(const std::vector<KernelInput>& inputs, const WarmupSettings& settings,
                         Progress& progress);
 

@@ -1,0 +1,365 @@
+# test_trust.py - hipacm's inputs are untrusted: variants are kept, bad input exits 2, names are
+# escaped, and a hung compile ends with a timeout.
+import json
+import os
+import sqlite3
+
+import pytest
+
+from conftest import EXAMPLES
+
+SCHEMA = "hipacm-examples-manifest-1"
+
+# One file, three kernels: which one exists depends on -DVARIANT, as in solver -D sets.
+VARIANT_SOURCE = """\
+#if VARIANT == 1
+extern "C" __global__ void variant_one(float* x) { x[0] = 1.0f; }
+#elif VARIANT == 2
+extern "C" __global__ void variant_two(float* x) { x[0] = 2.0f; }
+#else
+extern "C" __global__ void variant_three(float* x) { x[0] = 3.0f; }
+#endif
+"""
+
+SIMPLE_SOURCE = 'extern "C" __global__ void simple(float* x) { x[0] = 1.0f; }\n'
+
+
+def write_manifest(path, kernels):
+    path.write_text(json.dumps({"schema": SCHEMA, "kernels": kernels}))
+    return path
+
+
+def assert_input_error(r, *fragments):
+    assert r.rc == 2, (r.rc, r.out, r.err)
+    assert "hipacm: error:" in r.err or "Run with --help" in r.err, r.err
+    for fragment in fragments:
+        assert fragment in r.err, r.err
+
+
+# --- 10: a kernel is the whole request ------------------------------------------------------
+
+def test_trust10_option_variants_of_one_source_are_each_compiled(run, backend_usable, tmp_path):
+    (tmp_path / "variants.hip").write_text(VARIANT_SOURCE)
+    entries = [{"source": "variants.hip", "options": [f"-DVARIANT={n}"]} for n in (1, 2, 3)]
+    entries.append(dict(entries[0]))  # an exact duplicate of the whole request is warmed once
+    manifest = write_manifest(tmp_path / "manifest.json", entries)
+    r = run("warmup", manifest, "--arch", "gfx90a,gfx1030", "--no-cache", "-v", "--json", "-")
+    assert r.rc == 0, r.err
+    doc = json.loads(r.out)
+    assert doc["totals"]["kernels"] == 6 and doc["totals"]["compiled"] == 6
+    assert len(doc["kernels"]) == 6
+    for arch in ("gfx90a", "gfx1030"):
+        rows = [k for k in doc["kernels"] if k["arch"] == arch]
+        assert [k["kernels"] for k in rows] == [["variant_one"], ["variant_two"],
+                                                ["variant_three"]]
+        assert [k["options"] for k in rows] == [["-DVARIANT=1"], ["-DVARIANT=2"],
+                                                ["-DVARIANT=3"]]
+        assert len({k["key"] for k in rows}) == 3
+        labels = [k["label"] for k in rows]
+        assert len(set(labels)) == 3 and all("-DVARIANT=" in label for label in labels)
+    # The table (-v goes to stderr with --json -) names each variant too.
+    for n in (1, 2, 3):
+        assert f"[-DVARIANT={n}]" in r.err
+
+
+def test_trust10_header_variants_with_the_same_options_get_distinct_labels(run, backend_usable,
+                                                                            tmp_path):
+    (tmp_path / "uses_header.hip").write_text(
+        '#include "value.h"\nextern "C" __global__ void k(float* x) { x[0] = VALUE; }\n')
+    (tmp_path / "one.h").write_text("#define VALUE 1.0f\n")
+    (tmp_path / "two.h").write_text("#define VALUE 2.0f\n")
+    manifest = write_manifest(tmp_path / "manifest.json", [
+        {"source": "uses_header.hip", "options": ["-O3"], "headers": {"value.h": "one.h"}},
+        {"source": "uses_header.hip", "options": ["-O3"], "headers": {"value.h": "two.h"}},
+    ])
+    r = run("warmup", manifest, "--arch", "gfx90a", "--no-cache", "--json", "-")
+    assert r.rc == 0, r.err
+    rows = json.loads(r.out)["kernels"]
+    assert len(rows) == 2 and rows[0]["key"] != rows[1]["key"]
+    assert rows[0]["label"] != rows[1]["label"]
+    assert "#1" in rows[0]["label"] and "#2" in rows[1]["label"]
+
+
+def test_trust10_a_file_reached_twice_with_the_same_request_is_warmed_once(run, backend_usable):
+    r = run("warmup", EXAMPLES / "saxpy.hip", EXAMPLES / "saxpy.hip", "--arch", "gfx90a",
+            "--no-cache", "--json", "-")
+    assert r.rc == 0, r.err
+    rows = json.loads(r.out)["kernels"]
+    assert len(rows) == 1 and rows[0]["label"] == rows[0]["path"]
+
+
+# --- 13: bad input exits 2 with a message, never a crash or a hang ---------------------------
+
+def test_trust13_deeply_nested_manifest_exits_2(run, tmp_path):
+    depth = 50_000
+    path = tmp_path / "deep.json"
+    path.write_text('{"schema": "%s", "kernels": %s%s}' % (SCHEMA, "[" * depth, "]" * depth))
+    r = run("warmup", path, "--arch", "gfx90a", timeout=60)
+    assert_input_error(r, "nested deeper than 64 levels")
+
+
+def test_trust13_nesting_at_the_limit_is_still_parsed(run, tmp_path):
+    # 64 levels are fine: the error is then about the content, not the depth.
+    path = tmp_path / "deep.json"
+    path.write_text('{"schema": "%s", "kernels": [%s1%s]}' % (SCHEMA, "[" * 62, "]" * 62))
+    r = run("warmup", path, "--arch", "gfx90a")
+    assert_input_error(r, "kernels[0]: entry must be an object")
+
+
+def test_trust13_oversized_manifest_exits_2(run, tmp_path):
+    path = tmp_path / "big.json"
+    path.write_text('{"schema": "%s", "kernels": [], "pad": "%s"}' % (SCHEMA, "x" * (17 << 20)))
+    r = run("warmup", path, "--arch", "gfx90a")
+    assert_input_error(r, "larger than the limit of 16 MiB")
+
+
+@pytest.mark.parametrize("role", ["source", "manifest", "header"])
+def test_trust13_fifo_input_exits_2_without_hanging(run, tmp_path, role):
+    fifo = tmp_path / ("pipe.json" if role == "manifest" else "pipe.hip")
+    os.mkfifo(fifo)
+    if role == "header":
+        (tmp_path / "k.hip").write_text(SIMPLE_SOURCE)
+        target = write_manifest(tmp_path / "m.json",
+                                [{"source": "k.hip", "headers": {"h.h": "pipe.hip"}}])
+    else:
+        target = fifo
+    r = run("warmup", target, "--arch", "gfx90a", timeout=60)
+    assert_input_error(r, "not a regular file")
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/null"])
+def test_trust13_device_named_as_a_source_exits_2(run, tmp_path, device):
+    (tmp_path / "k.hip").write_text(SIMPLE_SOURCE)
+    manifest = write_manifest(tmp_path / "m.json", [{"source": device}])
+    r = run("warmup", manifest, "--arch", "gfx90a", timeout=60)
+    assert_input_error(r, device, "not a regular file")
+    r = run("warmup", device, "--arch", "gfx90a", timeout=60)
+    assert_input_error(r, device, "not a regular file")
+
+
+def test_trust13_source_with_a_nul_byte_exits_2(run, tmp_path):
+    path = tmp_path / "nul.hip"
+    path.write_bytes(SIMPLE_SOURCE.encode() + b"\0 garbage the compiler would never see\n")
+    r = run("warmup", path, "--arch", "gfx90a")
+    assert_input_error(r, "NUL byte at offset")
+
+
+TYPE_ERRORS = {
+    "document is an array": ([], "must be a JSON object"),
+    "schema is a number": ({"schema": 1, "kernels": []}, "schema is a number, want"),
+    "schema is missing": ({"kernels": []}, "schema is missing, want"),
+    "kernels is an object": ({"schema": SCHEMA, "kernels": {}}, "'kernels' must be an array"),
+    "entry is a string": ({"schema": SCHEMA, "kernels": ["k.hip"]}, "entry must be an object"),
+    "source is a number": ({"schema": SCHEMA, "kernels": [{"source": 3}]}, "'source'"),
+    "options is a string": ({"schema": SCHEMA, "kernels": [{"source": "k.hip", "options": "-O3"}]},
+                            "'options' must be an array of strings"),
+    "option is a number": ({"schema": SCHEMA, "kernels": [{"source": "k.hip", "options": [3]}]},
+                           "options[0] must be a string"),
+    "option is null": ({"schema": SCHEMA, "kernels": [{"source": "k.hip", "options": [None]}]},
+                       "options[0] must be a string"),
+    "name expression is an object": (
+        {"schema": SCHEMA, "kernels": [{"source": "k.hip", "name_expressions": [{}]}]},
+        "name_expressions[0] must be a string"),
+    "headers is an array": ({"schema": SCHEMA, "kernels": [{"source": "k.hip", "headers": []}]},
+                            "'headers' must map include names to paths"),
+    "header path is a number": (
+        {"schema": SCHEMA, "kernels": [{"source": "k.hip", "headers": {"h.h": 1}}]},
+        "header 'h.h' must map to a path"),
+    "option holds a NUL": (
+        {"schema": SCHEMA, "kernels": [{"source": "k.hip", "options": ["-DX\u0000=1"]}]},
+        "contains a NUL character"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TYPE_ERRORS))
+def test_trust13_manifest_type_errors_exit_2(run, tmp_path, case):
+    (tmp_path / "k.hip").write_text(SIMPLE_SOURCE)
+    document, message = TYPE_ERRORS[case]
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(document))
+    r = run("warmup", path, "--arch", "gfx90a")
+    assert_input_error(r, message)
+
+
+def test_trust13_manifest_that_is_not_json_exits_2(run, tmp_path):
+    path = tmp_path / "m.json"
+    path.write_bytes(b'{"schema": "\xff\xfe", "kernels": [')
+    r = run("warmup", path, "--arch", "gfx90a")
+    assert_input_error(r, "not valid JSON")
+
+
+@pytest.mark.parametrize("value", ["nan", "NaN", "inf", "-inf", "-1", "1e999", "ten", "", "1x",
+                                   "604801"])
+def test_trust13_bad_timeout_exits_2(run, value):
+    r = run("warmup", EXAMPLES / "saxpy.hip", "--arch", "gfx90a", "--timeout", value)
+    assert_input_error(r, "--timeout")
+
+
+@pytest.mark.parametrize("option", ["--cache-dir", "--json", "--output-dir"])
+def test_trust13_empty_path_option_exits_2(run, option):
+    r = run("warmup", EXAMPLES / "saxpy.hip", "--arch", "gfx90a", option, "")
+    assert_input_error(r, "must not be empty")
+
+
+def test_trust13_empty_db_and_inspect_arguments_exit_2(run):
+    assert_input_error(run("cache", "--db", "", "stats"), "must not be empty")
+    assert_input_error(run("inspect", ""), "must not be empty")
+    assert_input_error(run("warmup", "", "--arch", "gfx90a"), "must not be empty")
+
+
+@pytest.mark.parametrize("value", [",", ",,", "gfx90a,", ",gfx90a", "gfx90a,,gfx1030"])
+def test_trust13_empty_arch_items_exit_2(run, value):
+    r = run("warmup", EXAMPLES / "saxpy.hip", "--arch", value, env={"HIPACM_ARCH": "gfx90a"})
+    assert_input_error(r, "--arch: empty arch name")
+
+
+@pytest.mark.parametrize("name", ["/tmp/abs.h", "../escape.h", "sub/../../escape.h", "",
+                                  "a\x1b[2Jb.h", "dir//x.h"])
+def test_trust01_refused_header_names_in_a_manifest_exit_2(run, tmp_path, name):
+    (tmp_path / "k.hip").write_text(SIMPLE_SOURCE)
+    (tmp_path / "h.h").write_text("#define H 1\n")
+    manifest = write_manifest(tmp_path / "m.json",
+                              [{"source": "k.hip", "headers": {name: "h.h"}}])
+    r = run("warmup", manifest, "--arch", "gfx90a")
+    assert_input_error(r, "header name refused")
+    assert "\x1b" not in r.err
+
+
+def test_trust01_refused_source_name_exits_2(run, tmp_path):
+    path = tmp_path / "bad name;rm.hip"
+    path.write_text(SIMPLE_SOURCE)
+    r = run("warmup", path, "--arch", "gfx90a")
+    assert_input_error(r, "source name refused")
+
+
+# --- 14: numeric options at their edges ------------------------------------------------------
+
+def test_trust14_log_lines_zero_prints_no_log_lines(run, backend_usable, broken_kernel):
+    r = run("warmup", broken_kernel, "--arch", "gfx90a", "--no-cache", "--log-lines", "0", "-q")
+    assert r.rc == 1, r.err  # a failed kernel, not a crash (a signal would be negative)
+    assert "FAILED" in r.err
+    assert "lines omitted" in r.err
+    assert "undefined_name" not in r.err  # no line of the log is kept
+    assert "\x00" not in r.err
+
+
+@pytest.mark.parametrize("keep", ["1", "1000000"])
+def test_trust14_log_lines_small_and_large_keep_the_log(run, backend_usable, broken_kernel, keep):
+    r = run("warmup", broken_kernel, "--arch", "gfx90a", "--no-cache", "--log-lines", keep, "-q")
+    assert r.rc == 1, r.err
+    assert "undefined_name" in r.err
+
+
+@pytest.mark.parametrize("option,value", [
+    ("--log-lines", "-1"), ("--log-lines", "1000001"),
+    ("--log-lines", "18446744073709551616"), ("--jobs", "-1"), ("--jobs", "4097"),
+    ("--jobs", "99999999999999999999"),
+])
+def test_trust14_numeric_options_out_of_range_exit_2(run, option, value):
+    r = run("warmup", EXAMPLES / "saxpy.hip", "--arch", "gfx90a", option, value)
+    assert r.rc == 2, (r.rc, r.err)
+    assert option in r.err
+
+
+def test_trust14_prune_refuses_negative_sizes_and_never_wraps_huge_ones(run, backend_usable,
+                                                                        tmp_path):
+    r = run("warmup", EXAMPLES / "saxpy.hip", "--arch", "gfx90a", "-q")
+    assert r.rc == 0, r.err
+    assert run("cache", "prune", "--max-bytes", "-1").rc == 2
+    assert run("cache", "prune", "--max-bytes", "1e3").rc == 2
+    # Past int64: refused, or read as "keep everything"; never wrapped into a small size.
+    r = run("cache", "prune", "--max-bytes", "99999999999999999999999", "--json")
+    assert r.rc in (0, 2), r.err
+    if r.rc == 0:
+        assert r.json()["removed"] == 0 and r.json()["entries"] == 1
+
+
+# --- 15: names from files and caches are escaped ---------------------------------------------
+
+HOSTILE_NAME = "evil\x1b[2J\x1b]0;owned\x07\u202e.hip"
+
+
+def hostile_cache(run, tmp_path, cache_dir):
+    r = run("warmup", EXAMPLES / "saxpy.hip", "--arch", "gfx90a", "--json", tmp_path / "r.json")
+    assert r.rc == 0, r.err
+    with sqlite3.connect(cache_dir / "kernels.sqlite3") as db:
+        # As an imported file could hold them: a control sequence and invalid UTF-8.
+        db.execute("UPDATE entries SET source_name = ? || CAST(X'FF' AS TEXT), "
+                   "key = 'sha256:' || ? || substr(key, 8)", (HOSTILE_NAME, "\x1b[31m"))
+    db_size = (cache_dir / "kernels.sqlite3").stat().st_size
+    assert db_size > 0
+
+
+def test_trust15_cache_list_escapes_names_from_the_database(run, backend_usable, tmp_path,
+                                                            cache_dir):
+    hostile_cache(run, tmp_path, cache_dir)
+    r = run("cache", "list")
+    assert r.rc == 0, r.err
+    assert "\x1b" not in r.out and "\x07" not in r.out and "\u202e" not in r.out
+    assert "\\e[31m" in r.out  # the key, escaped
+    assert "evil\\e[2J" in r.out  # the source name, escaped
+    r = run("cache", "list", "--json")
+    assert r.rc == 0, r.err
+    entries = r.json()["entries"]  # still valid JSON, invalid UTF-8 replaced
+    assert entries[0]["source_name"].startswith(HOSTILE_NAME)
+    assert entries[0]["source_name"].endswith("\ufffd")
+
+
+def test_trust15_cache_verify_escapes_keys(run, backend_usable, tmp_path, cache_dir):
+    hostile_cache(run, tmp_path, cache_dir)
+    r = run("cache", "verify")
+    assert "\x1b" not in r.out and "\x1b" not in r.err
+    r = run("cache", "verify", "--json")
+    json.loads(r.out)
+
+
+def test_trust15_warmup_errors_escape_paths(run, tmp_path):
+    path = tmp_path / "a\x1b[2Jb.hip"
+    path.write_text(SIMPLE_SOURCE)
+    r = run("warmup", path, "--arch", "gfx90a")
+    assert r.rc == 2
+    assert "\x1b" not in r.err and "\\e[2J" in r.err
+
+
+def test_trust15_paths_with_control_bytes_and_invalid_utf8_are_escaped(run, backend_usable,
+                                                                       tmp_path):
+    # The directory part reaches the report, while hipRTC sees only the (valid) file name.
+    directory = os.path.join(os.fsencode(tmp_path), b"d\xff\x1b[2J")
+    os.mkdir(directory)
+    with open(os.path.join(directory, b"k.hip"), "w") as f:
+        f.write(SIMPLE_SOURCE)
+    r = run("warmup", os.fsdecode(os.path.join(directory, b"k.hip")), "--arch", "gfx90a", "-v",
+            "--no-cache", "--json", "-")
+    assert r.rc == 0, r.err
+    assert "\x1b" not in r.err and "d\\xff\\e[2J/k.hip" in r.err  # the -v line
+    row = json.loads(r.out)["kernels"][0]  # still valid JSON: the bad byte is replaced
+    assert row["path"].endswith("d\ufffd\x1b[2J/k.hip")
+
+
+# --- 16: a hung compiler cannot hang warmup --------------------------------------------------
+
+def test_trust16_hung_compile_times_out_and_the_rest_compile(run, backend_usable, tmp_path):
+    hang = tmp_path / "hang.hip"
+    hang.write_text("// @HANG@\n" + SIMPLE_SOURCE)
+    env = {"HIPACM_WORKER_ENABLE_FAULTS": "1", "HIPACM_WORKER_FAULT": "hang:when=@HANG@",
+           "HIPACM_ISOLATION": "process"}
+    r = run("warmup", hang, EXAMPLES / "saxpy.hip", "--arch", "gfx90a", "--no-cache",
+            "--timeout", "1", "--json", "-", env=env, timeout=300)
+    assert r.rc == 1, r.err
+    doc = json.loads(r.out)
+    assert doc["timeout_seconds"] == 1.0
+    hung, saxpy = doc["kernels"]
+    assert hung["status"] == "failed" and hung["status_code"] == "HIPACM_ERROR_TIMEOUT"
+    assert saxpy["status"] == "ok"
+    assert "HIPACM_ERROR_TIMEOUT" in r.err
+
+
+def test_trust16_default_timeout_is_ten_minutes(run, backend_usable, tmp_path):
+    r = run("warmup", EXAMPLES / "saxpy.hip", "--arch", "gfx90a", "--json", tmp_path / "a.json")
+    assert r.rc == 0, r.err
+    assert json.loads((tmp_path / "a.json").read_text())["timeout_seconds"] == 600.0
+    r = run("warmup", EXAMPLES / "saxpy.hip", "--arch", "gfx90a", "--timeout", "0", "--json",
+            tmp_path / "b.json")
+    assert r.rc == 0, r.err
+    assert json.loads((tmp_path / "b.json").read_text())["timeout_seconds"] == 0.0
+    assert "600" in run("warmup", "--help").out
