@@ -167,3 +167,32 @@ def test_help_shows_an_example_for_every_cache_subcommand(run):
     for sub in ["stats", "list", "verify", "prune", "clear", "export", "import"]:
         r = run("cache", sub, "--help")
         assert r.rc == 0 and "Example" in r.out, sub
+
+
+def test_trust02_export_to_a_dangling_symlink_exits_2_and_creates_nothing(run, tmp_path):
+    target = tmp_path / "elsewhere" / "victim.sqlite3"
+    target.parent.mkdir()
+    link = tmp_path / "export.hipacm"
+    link.symlink_to(target)
+    r = run("cache", "export", link)
+    assert r.rc == 2
+    assert "symbolic link" in r.err
+    assert not target.exists()
+    assert list(target.parent.iterdir()) == []
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("export")) == \
+        ["export.hipacm"]
+
+
+def test_trust07_import_of_a_view_database_exits_2_with_the_reason(run, tmp_path):
+    hostile = tmp_path / "hostile.hipacm"
+    with sqlite3.connect(hostile) as db:
+        db.executescript(
+            "CREATE TABLE meta(name TEXT PRIMARY KEY, value TEXT NOT NULL);"
+            "INSERT INTO meta VALUES('schema_version', '1');"
+            "CREATE VIEW entries AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n)"
+            " SELECT printf('%064x', i) AS key, zeroblob(900000000) AS code FROM n;")
+    r = run("cache", "--db", tmp_path / "mine.sqlite3", "import", hostile)
+    assert r.rc == 2
+    assert "holds a view" in r.err
+    r = run("cache", "--db", tmp_path / "mine.sqlite3", "stats", "--json")
+    assert r.rc == 0 and r.json()["entries"] == 0
