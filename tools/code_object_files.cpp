@@ -1,19 +1,40 @@
 // code_object_files.cpp - saves warmed code objects under predictable file names.
 #include "tools/code_object_files.h"
 
+#include <fcntl.h>
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "tools/exit_codes.h"
+#include "tools/file_descriptor.h"
 
 namespace hipacm::cli {
 namespace fs = std::filesystem;
+namespace {
+
+// O_NOFOLLOW: a link planted at DIR/<name>.co must not redirect the write to a file elsewhere.
+void write_file_no_follow(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
+  const FileDescriptor fd(
+      ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
+  if (fd.get() < 0)
+    throw InputError(fmt::format("cannot write {}: {}{}", path.string(), std::strerror(errno),
+                                 errno == ELOOP ? " (it is a symbolic link)" : ""));
+  for (std::size_t done = 0; done < bytes.size();) {
+    const ssize_t n = ::write(fd.get(), bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0)
+      throw InputError(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace
 
 std::vector<std::string> write_code_objects(const WarmupResult& result, const std::string& dir) {
   std::error_code ec;
@@ -30,11 +51,7 @@ std::vector<std::string> write_code_objects(const WarmupResult& result, const st
     for (int n = 2; !used.insert(name).second; ++n)
       name = fmt::format("{}-{}.{}.co", stem, n, arch);
     const fs::path path = fs::path(dir) / name;
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(outcome.code.data()),
-              static_cast<std::streamsize>(outcome.code.size()));
-    if (!out.flush())
-      throw InputError(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
+    write_file_no_follow(path, outcome.code);
     written.push_back(path.string());
   }
   return written;

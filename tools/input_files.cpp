@@ -11,23 +11,10 @@
 #include <cstring>
 
 #include "tools/exit_codes.h"
+#include "tools/file_descriptor.h"
 
 namespace hipacm::cli {
 namespace {
-
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 std::string mib(std::size_t bytes) { return fmt::format("{} MiB", bytes >> 20); }
 

@@ -363,3 +363,27 @@ def test_trust16_default_timeout_is_ten_minutes(run, backend_usable, tmp_path):
     assert r.rc == 0, r.err
     assert json.loads((tmp_path / "b.json").read_text())["timeout_seconds"] == 0.0
     assert "600" in run("warmup", "--help").out
+
+
+@pytest.mark.parametrize("case", ["empty source", "empty name expression"])
+def test_trust13_request_the_plugin_refuses_at_submit_exits_2(run, backend_usable, tmp_path,
+                                                             case):
+    # Names pass the CLI's own check; the plugin's request reader refuses the rest at submit.
+    (tmp_path / "empty.hip").write_text("")
+    (tmp_path / "k.hip").write_text(SIMPLE_SOURCE)
+    entry = ({"source": "empty.hip"} if case == "empty source"
+             else {"source": "k.hip", "name_expressions": [""]})
+    manifest = write_manifest(tmp_path / "m.json", [entry])
+    r = run("warmup", manifest, "--arch", "gfx90a", "--no-cache")
+    assert_input_error(r, "refused by hipacm", "request.")
+
+
+def test_trust02_output_dir_never_writes_through_a_symlink(run, backend_usable, tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "saxpy.gfx90a.co").symlink_to(victim)
+    r = run("warmup", EXAMPLES / "saxpy.hip", "--arch", "gfx90a", "-o", out)
+    assert_input_error(r, "symbolic link")
+    assert victim.read_text() == "keep me\n"
