@@ -387,3 +387,10 @@ def test_trust02_output_dir_never_writes_through_a_symlink(run, backend_usable, 
     r = run("warmup", EXAMPLES / "saxpy.hip", "--arch", "gfx90a", "-o", out)
     assert_input_error(r, "symbolic link")
     assert victim.read_text() == "keep me\n"
+
+
+def test_trust13_inspect_refuses_a_fifo_and_a_device(run, tmp_path):
+    fifo = tmp_path / "pipe.co"
+    os.mkfifo(fifo)
+    assert_input_error(run("inspect", fifo, timeout=60), "not a regular file")
+    assert_input_error(run("inspect", "/dev/zero", timeout=60), "not a regular file")
