@@ -99,7 +99,7 @@ bool CachingCompiler::try_ready(const backend::CompileRequest& request,
     backend::CompilerIdentity identity;
     std::string inputs_digest;
     const std::string key = key_for(request, &identity, &inputs_digest);
-    if (key.empty() || !serve_hit(key, request, out)) return false;
+    if (key.empty() || !serve_hit(key, inputs_digest, request, out)) return false;
     out->compile_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return true;
@@ -116,7 +116,7 @@ backend::CompileResult CachingCompiler::compile(const backend::CompileRequest& r
   if (key.empty()) return inner_->compile(request);
 
   backend::CompileResult result;
-  if (serve_hit(key, request, &result)) {
+  if (serve_hit(key, inputs_digest, request, &result)) {
     result.compile_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
@@ -126,11 +126,12 @@ backend::CompileResult CachingCompiler::compile(const backend::CompileRequest& r
   // the old key: store only what was compiled from the files the key names.
   if (settings_.policy == Policy::kReadWrite && result.status == HIPACM_SUCCESS &&
       (inputs_digest.empty() || scan_external_inputs(request).digest == inputs_digest))
-    store(key, request, identity.backend, identity.version, result);
+    store(key, !inputs_digest.empty(), request, identity.backend, identity.version, result);
   return result;
 }
 
-bool CachingCompiler::serve_hit(const std::string& key, const backend::CompileRequest& request,
+bool CachingCompiler::serve_hit(const std::string& key, const std::string& inputs_digest,
+                                const backend::CompileRequest& request,
                                 backend::CompileResult* out) {
   const bool may_write = settings_.policy == Policy::kReadWrite;
   const std::pair<const std::string*, CacheStore::Access> layers[] = {
@@ -146,7 +147,7 @@ bool CachingCompiler::serve_hit(const std::string& key, const backend::CompileRe
       std::optional<CacheEntry> entry = layer->find(key);
       if (!entry) continue;
       std::string why;
-      if (!validate_entry_for_request(*entry, request, &why)) {
+      if (!validate_entry_for_request(*entry, request, !inputs_digest.empty(), &why)) {
         backend::log(LogLevel::kWarning, "kernel cache entry " + key + " in " + *path +
                                              " is unusable (" + why + "); recompiling");
         if (layer->writable()) layer->remove(key);
@@ -170,7 +171,8 @@ bool CachingCompiler::serve_hit(const std::string& key, const backend::CompileRe
   return false;
 }
 
-void CachingCompiler::store(const std::string& key, const backend::CompileRequest& request,
+void CachingCompiler::store(const std::string& key, bool reads_disk_headers,
+                            const backend::CompileRequest& request,
                             const std::string& compiler_backend,
                             const std::string& compiler_version,
                             const backend::CompileResult& result) {
@@ -186,7 +188,7 @@ void CachingCompiler::store(const std::string& key, const backend::CompileReques
     entry.checksum = entry_checksum(entry);
     std::string why;
     // Only what would pass the read-side checks is worth storing.
-    if (!validate_entry_for_request(entry, request, &why)) return;
+    if (!validate_entry_for_request(entry, request, reads_disk_headers, &why)) return;
     std::shared_ptr<CacheStore> layer =
         shared_store(settings_.user_db, CacheStore::Access::kReadWrite);
     if (!layer) return;

@@ -42,11 +42,11 @@ class CachingCompiler final : public backend::Compiler {
   /// receives the digest of the files on disk the key covers ("" for none).
   std::string key_for(const backend::CompileRequest& request, backend::CompilerIdentity* identity,
                       std::string* inputs_digest);
-  bool serve_hit(const std::string& key, const backend::CompileRequest& request,
-                 backend::CompileResult* out);
-  void store(const std::string& key, const backend::CompileRequest& request,
-             const std::string& compiler_backend, const std::string& compiler_version,
-             const backend::CompileResult& result);
+  bool serve_hit(const std::string& key, const std::string& inputs_digest,
+                 const backend::CompileRequest& request, backend::CompileResult* out);
+  void store(const std::string& key, bool reads_disk_headers,
+             const backend::CompileRequest& request, const std::string& compiler_backend,
+             const std::string& compiler_version, const backend::CompileResult& result);
 
   const std::shared_ptr<backend::Compiler> inner_;
   const CacheSettings settings_;

@@ -3,6 +3,7 @@
 
 #include "hip_backend/code_object_check.h"
 #include "hip_backend/compile_result_check.h"
+#include "hip_backend/definite_kernels.h"
 #include "plugin/cache/lowered_name_match.h"
 #include "plugin/cache/sha256.h"
 
@@ -75,11 +76,18 @@ bool validate_entry(const CacheEntry& entry, const std::string& expected_arch, s
 }
 
 bool validate_entry_for_request(const CacheEntry& entry, const backend::CompileRequest& request,
-                                std::string* error) {
+                                bool reads_disk_headers, std::string* error) {
   if (!arch_and_checksum_hold(entry, request.arch, error)) return false;
   std::string why;
   if (!backend::check_compile_result(request, entry.code, entry.lowered_names, &why))
     return fail(error, "it does not answer the request: " + why);
+  // A header on disk could rename a kernel by macro; without one the scan's
+  // names are in every valid compile of this request.
+  if (!reads_disk_headers) {
+    const std::vector<std::string> kernels = backend::definite_extern_c_kernels(request);
+    if (!kernels.empty() && !backend::check_code_object(entry.code, request.arch, kernels, &why))
+      return fail(error, "it lacks a kernel the source defines: " + why);
+  }
   if (!lowered_names_match(request.name_expressions, entry.lowered_names, &why))
     return fail(error, why);
   return true;

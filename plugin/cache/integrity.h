@@ -23,9 +23,12 @@ bool validate_entry(const CacheEntry& entry, const std::string& expected_arch, s
 /// and it answers `request` by what the request itself requires
 /// (backend::check_compile_result: a readable object, one lowered name per
 /// name expression, each present) with lowered names that match their name
-/// expressions (lowered_name_match.h). Nothing the entry says about itself
-/// is trusted.
+/// expressions (lowered_name_match.h). For a request that reads no header
+/// from disk, the object must also hold every kernel its source defines
+/// unconditionally (backend::definite_extern_c_kernels), so an entry cannot
+/// answer a request with some other program. Nothing the entry says about
+/// itself is trusted.
 bool validate_entry_for_request(const CacheEntry& entry, const backend::CompileRequest& request,
-                                std::string* error);
+                                bool reads_disk_headers, std::string* error);
 
 }  // namespace hipacm::cache

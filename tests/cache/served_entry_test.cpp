@@ -107,6 +107,26 @@ TEST_F(Trust06_ForgedEntry, SwappedLoweredNamesInTheSystemCacheAreNeverServed) {
   EXPECT_EQ(counter.compiles.load(), 1);
 }
 
+// No name expressions: an entry holding another program's code object (same
+// arch, valid checksum) must not answer a request whose source defines
+// `vadd`, the kernel the host will look up.
+TEST_F(Trust06_ForgedEntry, AnotherProgramsObjectIsNeverServedForASourceWithoutNameExpressions) {
+  TempDir other_dir, dir;
+  CompileSpec other;
+  other.source = kernel_source("not_vadd");
+  const Outcome impostor = compile_in_mode(other_dir.path(), other);
+  ASSERT_EQ(impostor.status, HIPACM_SUCCESS);
+  const Outcome real = compile_in_mode(dir.path());
+  ASSERT_EQ(real.status, HIPACM_SUCCESS);
+  forge_entries(dir, [&](cache::CacheEntry& e) { e.code = impostor.code; });
+  CountingFactory counter;
+  const Outcome again = compile_in_mode(dir.path());
+  ASSERT_EQ(again.status, HIPACM_SUCCESS);
+  EXPECT_FALSE(again.from_cache) << "served another program's code object";
+  EXPECT_EQ(counter.compiles.load(), 1);
+  EXPECT_EQ(again.code, real.code);
+}
+
 TEST_F(Trust06_ForgedEntry, ACodeObjectWithoutTheRequestedKernelIsNeverServed) {
   TempDir other, dir;
   ASSERT_EQ(compile_in_mode(other.path()).status, HIPACM_SUCCESS);  // vadd, extern "C"
