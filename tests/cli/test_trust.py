@@ -98,6 +98,16 @@ def test_trust13_deeply_nested_manifest_exits_2(run, tmp_path):
     assert_input_error(r, "nested deeper than 64 levels")
 
 
+def test_trust13_deep_nesting_in_an_ignored_key_exits_2(run, tmp_path):
+    (tmp_path / "k.hip").write_text(SIMPLE_SOURCE)
+    deep = "[" * 50_000 + "]" * 50_000
+    path = tmp_path / "m.json"
+    path.write_text('{"schema": "%s", "kernels": [{"source": "k.hip", "description": %s}]}'
+                    % (SCHEMA, deep))
+    r = run("warmup", path, "--arch", "gfx90a", timeout=60)
+    assert_input_error(r, "nested deeper than 64 levels")
+
+
 def test_trust13_nesting_at_the_limit_is_still_parsed(run, tmp_path):
     # 64 levels are fine: the error is then about the content, not the depth.
     path = tmp_path / "deep.json"
