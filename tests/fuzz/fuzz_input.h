@@ -25,7 +25,8 @@ class FuzzInput {
 
   /// A u16 length prefix, then that many bytes (fewer at the end of the input).
   std::string str() {
-    const std::size_t n = std::min<std::size_t>(u16(), remaining());
+    const std::size_t wanted = u16();  // read before remaining(): argument order is unspecified
+    const std::size_t n = std::min(wanted, remaining());
     std::string s(reinterpret_cast<const char*>(p_), n);
     p_ += n;
     return s;
