@@ -2,6 +2,7 @@
 #include <fmt/core.h>
 
 #include <ctime>
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -190,6 +191,12 @@ int run_export(const CacheOptions& options) {
 }
 
 int run_import(const CacheOptions& options) {
+  // SQLite would block on a FIFO and read a device without end.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(options.file, ec))
+    throw InputError(
+        fmt::format("{}: not a regular file (an export written by 'hipacm cache export')",
+                    printable(options.file)));
   cache::CacheAdmin admin = open_cache(options);
   const cache::ImportReport report = admin.import_from(options.file);
   if (options.json) {
@@ -284,9 +291,7 @@ void add_cache_command(CLI::App& app, AppContext& context) {
 
   CLI::App* imp = add("import", "Merge an exported file; every entry is validated first",
                       "hipacm cache import kernels.hipacm");
-  imp->add_option("file", options->file, "A file written by 'hipacm cache export'")
-      ->required()
-      ->check(CLI::ExistingFile);
+  imp->add_option("file", options->file, "A file written by 'hipacm cache export'")->required();
   imp->callback(
       [options, &context] { run_guarded(context, [&] { return run_import(*options); }); });
 }

@@ -8,6 +8,7 @@
 
 #include "tools/exit_codes.h"
 #include "tools/input_files.h"
+#include "tools/kernel_input.h"
 
 namespace hipacm::cli {
 namespace fs = std::filesystem;
@@ -51,7 +52,7 @@ void apply_directive(const fs::path& file, std::string_view text, KernelInput* k
 KernelInput read_kernel_file(const fs::path& file) {
   KernelInput kernel;
   kernel.path = file.string();
-  kernel.source_name = file.filename().string();
+  kernel.source_name = compiler_source_name(file.filename().string());
   kernel.source = read_source_file(file);
   std::istringstream lines(kernel.source);
   for (std::string line; std::getline(lines, line);) {

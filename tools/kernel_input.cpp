@@ -130,4 +130,16 @@ std::vector<KernelInput> collect_kernel_inputs(const std::vector<std::string>& p
   return kernels;
 }
 
+std::string compiler_source_name(const std::string& file_name) {
+  std::string name = file_name.substr(0, 255);
+  for (char& c : name) {
+    const bool allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                         (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.' || c == '+' ||
+                         c == '@';
+    if (!allowed) c = '_';
+  }
+  if (name.empty() || name == "." || name == "..") name = "kernel.hip";
+  return name;
+}
+
 }  // namespace hipacm::cli

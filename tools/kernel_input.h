@@ -26,6 +26,12 @@ struct KernelInput {
   bool same_request(const KernelInput& other) const;
 };
 
+/// The name hipRTC sees for a kernel file: its file name, with every byte
+/// outside the plugin's source-name set (letters, digits, `_ - . + @`) made
+/// '_' and cut to 255 bytes, so a file called "my kernel.hip" still
+/// compiles. Reports keep the real path.
+std::string compiler_source_name(const std::string& file_name);
+
 /// Expands PATHS in order: a .hip file is one kernel (directives from its
 /// leading // block); a directory contributes every .hip file below it,
 /// recursively, sorted by path; a .json file is a manifest. Only exact

@@ -7,6 +7,7 @@
 
 #include "tools/exit_codes.h"
 #include "tools/input_files.h"
+#include "tools/kernel_input.h"
 
 namespace hipacm::cli {
 namespace fs = std::filesystem;
@@ -48,7 +49,7 @@ KernelInput read_entry(const fs::path& dir, const Json& entry, const std::string
   const fs::path file = dir / checked_string(entry.at("source"), where + ": source");
   KernelInput kernel;
   kernel.path = file.string();
-  kernel.source_name = file.filename().string();
+  kernel.source_name = compiler_source_name(file.filename().string());
   kernel.source = read_source_file(file);
   kernel.options = string_array(entry, "options", where);
   kernel.name_expressions = string_array(entry, "name_expressions", where);

@@ -235,11 +235,17 @@ def test_trust01_refused_header_names_in_a_manifest_exit_2(run, tmp_path, name):
     assert "\x1b" not in r.err
 
 
-def test_trust01_refused_source_name_exits_2(run, tmp_path):
+def test_trust01_a_file_name_outside_the_name_set_still_compiles(run, backend_usable, tmp_path):
+    # The file name is only a label for the compiler: "bad name;rm.hip" reaches
+    # hipRTC as "bad_name_rm.hip", and reports keep the real path.
     path = tmp_path / "bad name;rm.hip"
     path.write_text(SIMPLE_SOURCE)
-    r = run("warmup", path, "--arch", "gfx90a")
-    assert_input_error(r, "source name refused")
+    r = run("warmup", path, "--arch", "gfx90a", "--no-cache", "--json", "-")
+    assert r.rc == 0, r.err
+    doc = json.loads(r.out)
+    assert doc["totals"]["compiled"] == 1
+    assert doc["kernels"][0]["kernels"] == ["simple"]
+    assert "bad name;rm.hip" in doc["kernels"][0]["label"]
 
 
 # --- 14: numeric options at their edges ------------------------------------------------------
@@ -404,3 +410,11 @@ def test_trust13_inspect_refuses_a_fifo_and_a_device(run, tmp_path):
     os.mkfifo(fifo)
     assert_input_error(run("inspect", fifo, timeout=60), "not a regular file")
     assert_input_error(run("inspect", "/dev/zero", timeout=60), "not a regular file")
+
+
+def test_trust13_cache_import_refuses_a_fifo_and_a_device(run, tmp_path):
+    fifo = tmp_path / "pipe.hipacm"
+    os.mkfifo(fifo)
+    for target in (fifo, "/dev/zero"):
+        r = run("cache", "import", target, timeout=30)
+        assert_input_error(r, "not a regular file")
