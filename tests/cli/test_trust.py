@@ -330,8 +330,9 @@ def test_trust15_cache_verify_escapes_keys(run, backend_usable, tmp_path, cache_
 
 
 def test_trust15_warmup_errors_escape_paths(run, tmp_path):
+    # A kernel file with a NUL byte is refused, and the error names its path.
     path = tmp_path / "a\x1b[2Jb.hip"
-    path.write_text(SIMPLE_SOURCE)
+    path.write_bytes(b"extern \"C\" __global__ void k() {}\0\n")
     r = run("warmup", path, "--arch", "gfx90a")
     assert r.rc == 2
     assert "\x1b" not in r.err and "\\e[2J" in r.err
