@@ -65,12 +65,14 @@ CacheEntry read_entry(const Statement& s) {
   e.lowered_names = split_names(s.text(6));
   e.expected_kernels = split_names(s.text(7));
   e.log = s.text(8);
-  e.info.size = payload_size(e);
   e.info.created_us = s.integer(10);
   e.info.last_used_us = s.integer(11);
   e.info.hits = s.integer(12);
   e.checksum = s.text(13);
   e.code = s.blob(14);
+  // Measured from what was read, code object included; the row's own
+  // `size` column is never believed.
+  e.info.size = payload_size(e);
   return e;
 }
 
