@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds hipacm and runs every test: a release build, then ASan+UBSan, then TSan.
+# Builds hipacm and runs every test: a release build, the bindings, libFuzzer targets for a bounded
+# time, then ASan+UBSan, then TSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -43,6 +44,9 @@ echo "=== hipacm: Rust binding tests ==="
     echo "cargo clippy is not installed here: lint step not run"
   fi
 )
+echo "=== hipacm: fuzzing every decoder of untrusted bytes (60 s a target) ==="
+bash scripts/fuzz.sh "${HIPACM_FUZZ_SECONDS:-60}"
+
 CTEST_ARGS="" run_config asan -DCMAKE_BUILD_TYPE=Debug -DHIPACM_SANITIZE=address
 # TSan runs the concurrency suites: the core and the worker pool.
 CTEST_ARGS="-L concurrency" run_config tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHIPACM_SANITIZE=thread
