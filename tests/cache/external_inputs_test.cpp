@@ -172,36 +172,11 @@ struct Compiled {
 
 Compiled compile_with_options(const std::string& cache_dir, const std::string& source,
                               const std::vector<std::string>& options) {
-  Compiled out;
-  std::vector<const char*> argv;
-  for (const auto& option : options) argv.push_back(option.c_str());
-  hipacm_request req{};
-  req.struct_size = sizeof req;
-  req.source = source.c_str();
-  req.options = argv.data();
-  req.num_options = argv.size();
-  hipacm_mode_config cfg;
-  hipacm_mode_config_init(&cfg);
-  cfg.arch = kArch;
-  cfg.isolation = HIPACM_ISOLATION_IN_PROCESS;
-  cfg.cache_dir = cache_dir.c_str();
-  cfg.cache_policy = HIPACM_CACHE_READWRITE;
-  hipacm_mode* mode = nullptr;
-  if (hipacm_mode_enter(&cfg, &mode) != HIPACM_SUCCESS) return out;
-  hipacm_future* future = nullptr;
-  out.status = hipacm_submit(mode, &req, &future);
-  if (out.status == HIPACM_SUCCESS) {
-    const hipacm_kernel* kernel = nullptr;
-    out.status = hipacm_future_result(future, &kernel);
-    if (out.status == HIPACM_SUCCESS) {
-      const auto* bytes = static_cast<const std::uint8_t*>(kernel->code);
-      out.kernels = backend::code_object_kernels({bytes, bytes + kernel->code_size}, kArch);
-      out.from_cache = kernel->from_cache != 0;
-    }
-    hipacm_future_release(future);
-  }
-  hipacm_mode_exit(mode, nullptr);
-  return out;
+  CompileSpec spec;
+  spec.source = source;
+  spec.options = options;
+  const Outcome outcome = compile_in_mode(cache_dir, spec);
+  return {outcome.status, outcome.from_cache, backend::code_object_kernels(outcome.code, kArch)};
 }
 
 class Trust04_StaleIncludes : public CacheEnvironment {};
