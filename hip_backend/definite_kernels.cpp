@@ -35,7 +35,8 @@ bool is_space(char c) {
 // A C++ lexer that only knows what it needs: comments, literals, preprocessor
 // lines and identifiers. Every conditional block (#if, #ifdef, #ifndef, with
 // all its branches) is skipped: what it defines depends on macros, and only
-// what every compile defines is wanted. #define'd names are collected. Copying it is a cheap
+// what every compile defines is wanted. #define'd names are collected
+// from every branch. Copying it is a cheap
 // checkpoint for look-ahead. Every loop advances, so any input terminates.
 class Lexer {
  public:
@@ -104,7 +105,7 @@ class Lexer {
       ++skip_depth_;
     } else if (word == "endif") {
       if (skip_depth_ > 0) --skip_depth_;
-    } else if (word == "define" && skip_depth_ == 0) {
+    } else if (word == "define") {  // in any branch: it may be the one compiled
       std::size_t end = 0;
       while (end < argument.size() && is_identifier_char(static_cast<unsigned char>(argument[end])))
         ++end;
@@ -113,7 +114,7 @@ class Lexer {
   }
 
  public:
-  /// Names #define'd outside conditional blocks so far.
+  /// Names #define'd anywhere so far, in any branch of any conditional.
   const std::unordered_set<std::string>& macros() const { return macros_; }
 
  private:

@@ -40,6 +40,11 @@ TEST(Trust06_DefiniteKernels, NothingBehindAConditionOrAMacroIsRequired) {
                      "#define MAKE(x) x##_k\nextern \"C\" __global__ void MAKE(e)(int*) {}\n"
                      "extern \"C\" __global__ void kept(int*) {}\n"),
             Names{"kept"});
+  // A name #define'd in any branch of a conditional may be the one compiled.
+  EXPECT_EQ(definite("#if defined(__gfx90a__)\n#define KNAME cdna_kernel\n#else\n"
+                     "#define KNAME other_kernel\n#endif\n"
+                     "extern \"C\" __global__ void KNAME(int*) {}\n"),
+            Names{});
   // Names a -D option or a request header could define are not required.
   EXPECT_EQ(definite("extern \"C\" __global__ void KNAME(int*) {}\n", {"-DKNAME=other"}), Names{});
   EXPECT_EQ(definite("extern \"C\" __global__ void KNAME(int*) {}\n", {"-D", "KNAME"}), Names{});

@@ -419,3 +419,23 @@ def test_trust13_cache_import_refuses_a_fifo_and_a_device(run, tmp_path):
     for target in (fifo, "/dev/zero"):
         r = run("cache", "import", target, timeout=30)
         assert_input_error(r, "not a regular file")
+
+
+# --- 9: what compiles is also cached and served -------------------------------------------
+
+FIXTURES = EXAMPLES.parent.parent / "tests" / "fixtures" / "miopen_style"
+
+
+def test_trust09_every_fixture_variant_is_stored_and_served_on_the_next_run(run, backend_usable):
+    # Macro-named, #if-selected and templated kernels must not only compile but
+    # also pass the cache's own checks: a variant that is never stored would be
+    # recompiled on every warm run.
+    manifest = FIXTURES / "manifest.json"
+    first = run("warmup", manifest, "--arch", "gfx90a", "--json", "-", "-q")
+    assert first.rc == 0, first.err
+    assert first.json()["totals"]["compiled"] == 14
+    second = run("warmup", manifest, "--arch", "gfx90a", "--json", "-", "-q")
+    assert second.rc == 0, second.err
+    doc = second.json()
+    assert [k["label"] for k in doc["kernels"] if not k["from_cache"]] == []
+    assert doc["totals"]["compiled"] == 0
