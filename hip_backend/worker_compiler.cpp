@@ -12,16 +12,18 @@ namespace hipacm::backend {
 namespace {
 
 /// A worker is another process, and what it sends is untrusted: a SUCCESS
-/// counts only once hipacm's own check of the code object agrees.
-void recheck_worker_success(const CompileRequest& request, CompileResult* result) {
-  if (result->status != HIPACM_SUCCESS) return;
+/// counts only once hipacm's own check of the code object agrees. A worker
+/// whose answer failed it is retired (the caller marks it unusable).
+bool recheck_worker_success(const CompileRequest& request, CompileResult* result) {
+  if (result->status != HIPACM_SUCCESS) return true;
   std::string why;
-  if (check_compile_result(request, result->code, result->lowered_names, &why)) return;
+  if (check_compile_result(request, result->code, result->lowered_names, &why)) return true;
   result->status = HIPACM_ERROR_COMPILATION;
   result->error_message = "the worker's result for " + request.source_name +
                           " failed hipacm's code-object check: " + why;
   result->code.clear();
   result->lowered_names.clear();
+  return false;
 }
 
 }  // namespace
@@ -45,7 +47,7 @@ CompileResult WorkerCompiler::compile(const CompileRequest& request) {
       return result;
     }
     result = worker->compile(request, compile_timeout_ms_);
-    recheck_worker_success(request, &result);
+    if (!recheck_worker_success(request, &result)) worker->mark_unusable();
     return result;
   } catch (const std::bad_alloc&) {
     result.status = HIPACM_ERROR_OUT_OF_MEMORY;

@@ -62,6 +62,9 @@ class WorkerProcess {
 
   /// False once the worker has failed; it must then be discarded.
   bool usable() const { return usable_; }
+  /// Marks a worker that answered with something hipacm rejected: it is
+  /// killed when given back, never trusted with another request.
+  void mark_unusable() noexcept { usable_ = false; }
 
   /// A non-blocking check for an idle worker: drains its stderr and returns
   /// false (and marks it unusable) if it died or wrote to the socket unasked.

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "hip_backend/worker_compiler.h"
+#include "hip_backend/worker_pool.h"
 #include "worker_test_support.h"
 
 namespace hipacm::test {
@@ -33,6 +34,18 @@ void expect_rejected_by_hipacm(const CompileResult& r) {
 
 TEST(Trust08_WorkerResult, ASuccessThatIsNotAnElfIsRejected) {
   expect_rejected_by_hipacm(forged_reply(make_request("these bytes are not a code object")));
+}
+
+TEST(Trust08_WorkerResult, AWorkerWhoseAnswerWasRejectedIsRetiredNotReused) {
+  FaultScope echo("echo");
+  WorkerCompiler compiler(kWorkerPath, 1, 120000);
+  expect_rejected_by_hipacm(compiler.compile(make_request("not a code object either")));
+  EXPECT_EQ(backend::WorkerPool::instance().idle_count(), 0u);
+  EXPECT_TRUE(wait_until([] { return worker_children().empty(); }, 5000))
+      << "the worker that sent a rejected result is still running";
+  // A valid answer gives the worker back to the pool.
+  EXPECT_EQ(compiler.compile(echo_request()).status, HIPACM_SUCCESS);
+  EXPECT_EQ(backend::WorkerPool::instance().idle_count(), 1u);
 }
 
 TEST(Trust08_WorkerResult, ACodeObjectForAnotherArchIsRejected) {
