@@ -35,8 +35,10 @@ struct SearchPlan {
 };
 
 // Options that add an include directory; the value is joined or the next option.
+// (--include-path and --pre-include are NVRTC's spellings.)
 constexpr std::string_view kDirOptions[] = {"--include-directory-after",
                                             "--include-directory",
+                                            "--include-path",
                                             "-isystem-after",
                                             "-cxx-isystem",
                                             "-idirafter",
@@ -44,8 +46,8 @@ constexpr std::string_view kDirOptions[] = {"--include-directory-after",
                                             "-iquote",
                                             "-I"};
 // Options that include a file before the source.
-constexpr std::string_view kForcedIncludeOptions[] = {"--include", "-include", "--imacros",
-                                                      "-imacros"};
+constexpr std::string_view kForcedIncludeOptions[] = {"--pre-include", "--include", "-include",
+                                                      "--imacros", "-imacros"};
 // Options through which the compiler reads files or arguments hipacm does not
 // model: a request using one is compiled, never cached.
 constexpr std::string_view kOpaqueOptions[] = {
@@ -92,6 +94,10 @@ constexpr std::string_view kOpaqueOptions[] = {
     "-fxray-never-instrument",
     "-fxray-attr-list",
     "--config",
+    "--pch",
+    "--use-pch",
+    "--create-pch",
+    "--instantiate-templates-in-pch",
 };
 
 bool starts_with(std::string_view s, std::string_view prefix) {

@@ -70,6 +70,16 @@ TEST(Trust04_ExternalInputs, SeparateAndLongIncludeOptionsAreFollowed) {
   EXPECT_EQ(scan_external_inputs(request).files_read, 3u);
 }
 
+TEST(Trust04_ExternalInputs, NvrtcSpellingsAreFollowedToo) {
+  TempDir dir;
+  write_file(dir.path() + "/inc/n.h", "1");
+  write_file(dir.path() + "/pre.h", "2");
+  const auto request = request_with("#include <n.h>\n", {"--include-path=" + dir.path() + "/inc",
+                                                         "--pre-include=" + dir.path() + "/pre.h"});
+  EXPECT_EQ(scan_external_inputs(request).files_read, 2u);
+  EXPECT_FALSE(scan_external_inputs(request_with("", {"--use-pch=" + dir.path()})).cacheable);
+}
+
 TEST(Trust04_ExternalInputs, AFileThatWouldShadowAnIncludeChangesTheDigest) {
   TempDir dir;
   write_file(dir.path() + "/second/config.h", "#define A 1\n");
