@@ -27,17 +27,16 @@ from ._errors import (
     Status,
 )
 from ._core import (
-    AsyncCompileMode,
     BackendInfo,
-    FutureKernel,
     Kernel,
-    active_mode,
     backend_info,
     compile,
     library_path,
     plugin_version,
     status_string,
 )
+from ._future import FutureKernel
+from ._mode import AsyncCompileMode, active_mode
 from ._ffi import ABI_VERSION_MAJOR, ABI_VERSION_MINOR
 
 __version__ = "0.1.0"

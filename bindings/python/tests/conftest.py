@@ -23,7 +23,7 @@ os.environ.setdefault("HIPACM_CACHE", "off")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import hipacm  # noqa: E402
-from hipacm import _core  # noqa: E402
+from hipacm import _callbacks, _core, _mode  # noqa: E402
 
 ARCH = "gfx90a"
 
@@ -71,7 +71,7 @@ def clean_plugin_state():
     assert _core._api.active_mode() is None
     yield
     gc.collect()
-    leftover = _core._current_mode
+    leftover = _mode._current_mode
     if _core._api.active_mode() is not None and leftover is not None:
         try:  # keep one broken test from failing every later one
             leftover.__exit__(None, None, None)
@@ -79,4 +79,4 @@ def clean_plugin_state():
             pass
         pytest.fail("a test left a mode active")
     assert hipacm.active_mode() is None
-    assert _core._live_callback_entries() == 0, "callback registry entries leaked"
+    assert _callbacks._live_callback_entries() == 0, "callback registry entries leaked"

@@ -3,7 +3,7 @@
 import pytest
 
 import hipacm
-from hipacm import _core
+from hipacm import _callbacks
 from conftest import ARCH, STATIC_ASSERT_SOURCE, TEMPLATED_SOURCE, assert_amdgpu_elf, good_source
 
 
@@ -112,7 +112,7 @@ def test_mode_object_can_be_entered_again_after_exit():
         assert not mode.active
     with pytest.raises(hipacm.ModeClosedError):
         mode.submit("after-exit", good_source())
-    assert _core._live_callback_entries() == 0
+    assert _callbacks._live_callback_entries() == 0
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -149,5 +149,5 @@ def test_bad_submit_arguments_leave_nothing_behind():
             mode.submit("opts", good_source(), options="-O3")
         with pytest.raises(TypeError, match="callable"):
             mode.submit("cb", good_source(), finalize=42)
-        assert _core._live_callback_entries() == 0
+        assert _callbacks._live_callback_entries() == 0
         assert mode._futures == {}

@@ -7,7 +7,7 @@ import time
 import pytest
 
 import hipacm
-from hipacm import _core
+from hipacm import _callbacks
 from conftest import ARCH, STATIC_ASSERT_SOURCE, good_source
 
 THREADS = 8
@@ -103,9 +103,9 @@ def test_dedup_hit_callbacks_are_never_called_and_released_at_exit():
         first = mode.submit("dedup-cb", good_source(), finalize=lambda k: calls.append("first"))
         second = mode.submit("dedup-cb", good_source(), finalize=lambda k: calls.append("second"))
         assert second is first
-        assert _core._live_callback_entries() == 2  # the hit's entry lives until exit
+        assert _callbacks._live_callback_entries() == 2  # the hit's entry lives until exit
     assert calls == ["first"]
-    assert _core._live_callback_entries() == 0
+    assert _callbacks._live_callback_entries() == 0
 
 
 def test_default_key_is_a_content_digest():

@@ -8,7 +8,7 @@ import weakref
 import pytest
 
 import hipacm
-from hipacm import _core
+from hipacm import _callbacks
 from conftest import ARCH, STATIC_ASSERT_SOURCE, good_source
 
 ROUNDS = 3
@@ -43,9 +43,9 @@ def test_gc_stress_counts_are_exact_and_nothing_leaks():
                     if i % 7 == 0:
                         gc.collect()
                 gc.collect()  # between the last submit and the exit
-                assert _core._live_callback_entries() == SUBMITS
+                assert _callbacks._live_callback_entries() == SUBMITS
         assert info.value.key == f"gc-{rnd}-2"
         gc.collect()
         assert counts == {"finalize": 2, "cleanup": 1}, counts
-        assert _core._live_callback_entries() == 0
+        assert _callbacks._live_callback_entries() == 0
         assert all(ref() is None for ref in tokens), "callbacks kept alive after exit"

@@ -1,0 +1,359 @@
+"""AsyncCompileMode, the process-wide active mode, and what a forked child keeps of it."""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import os
+import threading
+from ctypes import byref, c_void_p
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+from . import _callbacks, _ffi
+from ._callbacks import (_CLEANUP_TRAMPOLINE, _FINALIZE_TRAMPOLINE, _add_note, _claim,
+                         _FutureState, _held_in, _make_pending, _pending_note, _pop_frame,
+                         _push_frame, _register, _unregister)
+from ._core import Kernel, _api, _error_from_handle, _last_error
+from ._errors import CompilationError, ModeAlreadyActiveError, ModeClosedError, Status, error_for
+from ._future import FutureKernel
+from ._request import _build_request, _check_callable, _encode, _str_list
+
+_ISOLATION = {
+    "auto": _ffi.ISOLATION_AUTO,
+    "in-process": _ffi.ISOLATION_IN_PROCESS,
+    "process": _ffi.ISOLATION_PROCESS,
+}
+_MAX_TIMEOUT_MS = 0xFFFFFFFF
+
+
+# HIPACM_CACHE_* of hipacm.h.
+_CACHE_DEFAULT = 0
+_CACHE_POLICIES = {"off": 1, "read": 2, "readwrite": 3}
+
+
+def _cache_setting(cache: Any) -> Tuple[int, Optional[bytes]]:
+    """``cache=`` as (cache_policy, cache_dir) for hipacm_mode_config."""
+    if cache is None:
+        return _CACHE_DEFAULT, None
+    if isinstance(cache, str) and cache in _CACHE_POLICIES:
+        return _CACHE_POLICIES[cache], None
+    if isinstance(cache, (str, os.PathLike)):
+        path = os.fspath(cache)
+        if not isinstance(path, str):
+            raise TypeError("hipacm: cache must be a str path, not bytes")
+        if not path:
+            raise ValueError("hipacm: cache must not be an empty path (pass None for the default)")
+        return _CACHE_DEFAULT, _encode(path, "cache")
+    raise TypeError(f"hipacm: cache must be None, a policy ('off', 'read', 'readwrite') or a "
+                    f"directory path, not {type(cache).__name__}")
+
+
+_current_mode: Optional["AsyncCompileMode"] = None
+_current_lock = threading.Lock()
+
+
+class AsyncCompileMode:
+    """Compiles submitted kernels in the background, like Triton's
+    ``triton.runtime._async_compile.AsyncCompileMode``.
+
+    Only one mode can be active in a process (the plugin's slot). ``__exit__``
+    always frees the slot first, then collects every compile, running each
+    ``finalize``/``cleanup`` exactly once on the exiting thread (unless another
+    thread's ``result()`` collected it first).
+
+    Example:
+        >>> with hipacm.AsyncCompileMode(arch="gfx90a") as mode:   # doctest: +SKIP
+        ...     fut = mode.submit("vadd", SOURCE)
+        >>> fut.result().code[:4]                                  # doctest: +SKIP
+        b'\\x7fELF'
+
+    Args:
+        max_workers: Compiles run at once; None uses the hardware concurrency.
+        ignore_errors: If True, ``__exit__`` does not raise for failed compiles
+            (exceptions raised by ``finalize``/``cleanup`` are still raised).
+        fail_fast: The first failure cancels compiles that have not started.
+        arch: Target arch such as ``"gfx90a"``; None means ``$HIPACM_ARCH``,
+            otherwise the current device's.
+        isolation: ``"auto"`` (worker processes when ``hipacm-worker`` is found,
+            else in-process; ``$HIPACM_ISOLATION`` overrides), ``"in-process"``
+            or ``"process"`` (enter fails if no worker is found).
+        timeout: Per-compile limit in seconds for worker processes; a compile
+            past it ends with ``Status.TIMEOUT``. In-process compiles ignore it.
+            None means no limit.
+        cache: The persistent kernel cache. None: ``$HIPACM_CACHE`` and the
+            default directory decide. ``"off"``, ``"read"`` or ``"readwrite"``:
+            that policy in the default directory. Any other string or an
+            ``os.PathLike``: that cache directory (the policy stays the default,
+            so ``HIPACM_CACHE=off`` still turns it off; pass a ``Path`` for a
+            directory literally named like a policy).
+
+    Raises:
+        ValueError: A bad ``isolation``, ``timeout``, ``max_workers`` or ``cache``.
+        TypeError: A ``cache`` that is neither None, a string nor a path.
+    """
+
+    def __init__(self, max_workers: Optional[int] = None, *, ignore_errors: bool = False,
+                 fail_fast: bool = False, arch: Optional[str] = None, isolation: str = "auto",
+                 timeout: Optional[float] = None,
+                 cache: Optional[Union[str, "os.PathLike[str]"]] = None) -> None:
+        cache_policy, cache_dir = _cache_setting(cache)
+        if isolation not in _ISOLATION:
+            raise ValueError(
+                f"hipacm: isolation must be one of {sorted(_ISOLATION)}, not {isolation!r}")
+        if max_workers is not None:
+            if isinstance(max_workers, bool) or not isinstance(max_workers, int):
+                raise TypeError("hipacm: max_workers must be an int or None")
+            if not 1 <= max_workers <= 0xFFFFFFFF:
+                raise ValueError(f"hipacm: max_workers must be at least 1, not {max_workers}")
+        timeout_ms = 0
+        if timeout is not None:
+            if not (isinstance(timeout, (int, float)) and math.isfinite(timeout) and timeout > 0):
+                raise ValueError(f"hipacm: timeout must be a positive number of seconds or None, "
+                                 f"not {timeout!r}")
+            timeout_ms = max(1, int(math.ceil(timeout * 1000.0)))
+            if timeout_ms > _MAX_TIMEOUT_MS:
+                raise ValueError(f"hipacm: timeout {timeout!r} s is too large")
+        self.max_workers = max_workers
+        self.ignore_errors = bool(ignore_errors)
+        self.fail_fast = bool(fail_fast)
+        self.arch = arch
+        self.isolation = isolation
+        self.timeout = timeout
+        self._arch_bytes = None if arch is None else _encode(arch, "arch")
+        self._timeout_ms = timeout_ms
+        self.cache = cache
+        self._cache_policy = cache_policy
+        self._cache_dir_bytes = cache_dir
+        self._lock = threading.Lock()
+        self._handle: Optional[int] = None
+        self._futures: Dict[int, FutureKernel] = {}
+        self._dedup_entries: List[int] = []
+
+    # -- entering
+
+    def __enter__(self) -> "AsyncCompileMode":
+        global _current_mode
+        with self._lock:
+            if self._handle is not None:
+                raise ModeAlreadyActiveError("hipacm: this AsyncCompileMode is already active",
+                                             Status.MODE_ALREADY_ACTIVE)
+            cfg = _ffi.ModeConfig()
+            _api.mode_config_init_sized(byref(cfg), ctypes.sizeof(cfg))
+            cfg.max_workers = self.max_workers or 0
+            cfg.ignore_errors = int(self.ignore_errors)
+            cfg.fail_fast = int(self.fail_fast)
+            cfg.arch = self._arch_bytes
+            cfg.isolation = _ISOLATION[self.isolation]
+            cfg.compile_timeout_ms = self._timeout_ms
+            cfg.cache_dir = self._cache_dir_bytes
+            cfg.cache_policy = self._cache_policy
+            out = c_void_p()
+            status = _api.mode_enter(byref(cfg), byref(out))
+            if status != Status.SUCCESS:
+                raise error_for(status, _last_error())
+            self._handle = out.value
+            self._futures = {}
+            self._dedup_entries = []
+        with _current_lock:
+            _current_mode = self
+        return self
+
+    @property
+    def active(self) -> bool:
+        """True between a successful ``__enter__`` and ``__exit__``."""
+        return self._handle is not None
+
+    # -- submitting
+
+    def submit(self, key: Optional[str], source: str, *, name: Optional[str] = None,
+               options: Sequence[str] = (), headers: Optional[Mapping[str, str]] = None,
+               name_expressions: Sequence[str] = (),
+               finalize: Optional[Callable[[Kernel], Any]] = None,
+               cleanup: Optional[Callable[[CompilationError], Any]] = None) -> FutureKernel:
+        """Schedules a compile and returns at once.
+
+        Args:
+            key: The dedup key; None uses the plugin's SHA-256 content digest
+                (``"sha256:..."``) of everything that affects the output. A key
+                already submitted in this mode returns the same
+                :class:`FutureKernel`, and this call's callbacks are ignored.
+            source: The HIP source.
+            name: The source's file name for diagnostics (default ``kernel.hip``).
+            options: hipRTC options, e.g. ``["-O3"]``.
+            headers: Header name -> contents, for ``#include``.
+            name_expressions: Expressions such as ``"scale<float>"`` whose lowered
+                names are reported in :attr:`Kernel.lowered_names`.
+            finalize: ``finalize(kernel)``, called once after a successful compile,
+                on the thread that collects the future (``result()`` or
+                ``__exit__``). If it raises, the future becomes
+                ``FINALIZE_FAILED``, ``cleanup`` runs, and the exception is
+                re-raised to that collector.
+            cleanup: ``cleanup(error)``, called once with a :class:`CompilationError`
+                after a failed, cancelled or finalize-failed compile, on the
+                collecting thread. An exception it raises is re-raised to the
+                collector in place of the compile error.
+
+        Returns:
+            The :class:`FutureKernel`.
+
+        Raises:
+            ModeClosedError: The mode is not active.
+            InvalidArgumentError: The plugin rejected the request.
+            TypeError, ValueError: A badly typed argument, or one with a NUL.
+        """
+        _check_callable(finalize, "finalize")
+        _check_callable(cleanup, "cleanup")
+        exprs = _str_list(name_expressions, "name_expressions")
+        req, keep = _build_request(key, source, name, options, headers, exprs)
+        state = _FutureState(exprs, finalize, cleanup)
+        entry_id: Optional[int] = None
+        if finalize is not None or cleanup is not None:
+            state.callbacks_pending = True
+            entry_id = _register(state)
+            req.finalize = _FINALIZE_TRAMPOLINE
+            req.cleanup = _CLEANUP_TRAMPOLINE
+            req.user_data = entry_id
+        attached = False
+        try:
+            # Held across the C submit, so the FutureKernel of a key always
+            # belongs to the submit whose callbacks the plugin attached.
+            with self._lock:
+                handle = self._handle
+                if handle is None:
+                    raise ModeClosedError("hipacm: the mode is not active (not entered, or exited)",
+                                          Status.MODE_CLOSED)
+                out = c_void_p()
+                status = _api.submit(handle, byref(req), byref(out))
+                if status != Status.SUCCESS:
+                    raise error_for(status, _last_error())
+                attached = True
+                h = out.value
+                existing = self._futures.get(h)
+                if existing is not None:  # a dedup hit: one more reference, no callbacks
+                    _api.future_release(h)
+                    if entry_id is not None:
+                        self._dedup_entries.append(entry_id)
+                    return existing
+                try:
+                    state.handle = h
+                    state.key = _ffi.optional_str(_api.future_key(h))
+                    future = FutureKernel._create(state)
+                except BaseException:
+                    _api.future_release(h)
+                    raise
+                self._futures[h] = future
+                return future
+        finally:
+            if not attached:
+                _unregister(entry_id)
+            del keep
+
+    # -- exiting
+
+    def __exit__(self, exc_type: Any, exc: Optional[BaseException], tb: Any) -> bool:
+        """Leaves the mode: frees the slot, then collects every compile.
+
+        If the with-body raised, that exception propagates unchanged (compile
+        failures do not replace it). Otherwise the first failure in completion
+        order is raised as :class:`CompilationError` (unless ``ignore_errors``),
+        or, if the callback exception of a future this exit collected came
+        first, that exception itself.
+        """
+        global _current_mode
+        with self._lock:
+            handle = self._handle
+            self._handle = None  # later submits get ModeClosedError
+        if handle is None:
+            return False
+        frame = _push_frame()
+        first = c_void_p()
+        try:
+            status = _api.mode_exit(handle, byref(first))
+            message = _last_error() if status != Status.SUCCESS else ""
+        finally:
+            _pop_frame(frame)
+            with _current_lock:
+                if _current_mode is self:
+                    _current_mode = None
+            with self._lock:
+                futures, self._futures = self._futures, {}
+                dedup, self._dedup_entries = self._dedup_entries, []
+            for entry_id in dedup:  # the plugin never attached these callbacks
+                _unregister(entry_id)
+
+        failure: Optional[BaseException] = None
+        first_state: Optional[_FutureState] = None
+        if first.value:
+            try:
+                fk = futures.get(first.value)
+                first_state = fk._state if fk is not None else None
+                key = first_state.key if first_state else _ffi.optional_str(_api.future_key(first.value))
+                fstatus = _api.future_status(first.value)
+                msg = None
+                if first_state is not None and first_state.finalize_exc is not None \
+                        and fstatus == Status.FINALIZE_FAILED:
+                    fe = first_state.finalize_exc
+                    msg = f"the finalize callback raised {type(fe).__name__}: {fe}"
+                failure = _error_from_handle(first.value, fstatus, key, msg)
+                if first_state is not None and first_state.exc is not None:
+                    failure.__cause__ = first_state.exc
+            finally:
+                _api.future_release(first.value)
+        elif status != Status.SUCCESS:
+            failure = error_for(status, message)
+        del futures
+
+        held = _held_in(frame)
+        if exc is not None:
+            # The body's exception wins; callback exceptions stay available to
+            # result() and are named on it so they are not lost.
+            _make_pending(held)
+            for s in held:
+                _add_note(exc, _pending_note(s))
+            return False
+        to_raise: Optional[BaseException] = failure
+        if first_state is not None and any(s is first_state for s in held):
+            to_raise = _claim(first_state, True) or failure
+            held = [s for s in held if s is not first_state]
+        elif failure is None and held:
+            to_raise = _claim(held[0], True)
+            held = held[1:]
+        _make_pending(held)
+        if to_raise is not None:
+            for s in held:
+                _add_note(to_raise, _pending_note(s))
+            raise to_raise
+        return False
+
+
+def active_mode() -> Optional[AsyncCompileMode]:
+    """The active :class:`AsyncCompileMode`, or None.
+
+    None whenever the plugin's slot is empty (also while an exiting mode
+    collects its compiles), and when the active mode was entered by someone
+    else (a C host in the same process).
+    """
+    handle = _api.active_mode()
+    if not handle:
+        return None
+    mode = _current_mode
+    if mode is not None and mode._handle == handle:
+        return mode
+    return None
+
+
+def _after_fork_in_child() -> None:
+    """The plugin closes the parent's modes in a forked child (its slot is empty
+    there); mirror that, and replace locks another thread may have held."""
+    global _current_lock, _current_mode
+    _callbacks._reset_locks_after_fork()
+    _current_lock = threading.Lock()
+    mode = _current_mode
+    _current_mode = None
+    if mode is not None:
+        mode._lock = threading.Lock()
+        mode._handle = None  # submit: ModeClosedError; __exit__: nothing to do
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
