@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "hip_backend/inprocess_compiler.h"
+#include "hip_backend/hiprtc/inprocess_compiler.h"
 #include "kernel_set.h"
 
 extern char** environ;

@@ -1,6 +1,6 @@
 // compile_dispatch.cpp - the in-process compile step for any arch: NVRTC or hipRTC by prefix.
-#include "hip_backend/inprocess_compiler.h"
-#include "hip_backend/nvrtc_compiler.h"
+#include "hip_backend/hiprtc/inprocess_compiler.h"
+#include "hip_backend/nvrtc/nvrtc_compiler.h"
 #include "hip_backend/target_arch.h"
 
 namespace hipacm::backend {

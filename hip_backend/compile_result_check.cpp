@@ -1,7 +1,7 @@
 // compile_result_check.cpp - the one acceptance test for a code object claimed to answer a request.
 #include "hip_backend/compile_result_check.h"
 
-#include "hip_backend/code_object_check.h"
+#include "hip_backend/codeobject/code_object_check.h"
 
 namespace hipacm::backend {
 

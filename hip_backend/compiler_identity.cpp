@@ -11,12 +11,12 @@
 #include <utility>
 #include <vector>
 
-#include "hip_backend/dynamic_library.h"
-#include "hip_backend/hiprtc_api.h"
-#include "hip_backend/hiprtc_internal.h"
+#include "support/dynamic_library.h"
+#include "hip_backend/hiprtc/hiprtc_api.h"
+#include "hip_backend/hiprtc/hiprtc_internal.h"
 #include "hip_backend/library_facts.h"
-#include "hip_backend/no_destructor.h"
-#include "hip_backend/nvrtc_api.h"
+#include "support/no_destructor.h"
+#include "hip_backend/nvrtc/nvrtc_api.h"
 #include "hip_backend/target_arch.h"
 
 namespace hipacm::backend {

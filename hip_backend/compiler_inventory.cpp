@@ -1,8 +1,8 @@
 // compiler_inventory.cpp - describes hipRTC and NVRTC as this process finds them.
 #include "hip_backend/compiler_inventory.h"
 
-#include "hip_backend/hiprtc_api.h"
-#include "hip_backend/nvrtc_api.h"
+#include "hip_backend/hiprtc/hiprtc_api.h"
+#include "hip_backend/nvrtc/nvrtc_api.h"
 #include "hip_backend/target_arch.h"
 
 namespace hipacm::backend {

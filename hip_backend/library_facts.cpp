@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "hip_backend/dynamic_library.h"
+#include "support/dynamic_library.h"
 
 namespace hipacm::backend {
 namespace {

@@ -5,9 +5,9 @@
 #include <charconv>
 #include <string_view>
 
-#include "hip_backend/comgr_isa.h"
+#include "hip_backend/hiprtc/comgr_isa.h"
 #include "hip_backend/compiler_identity.h"
-#include "hip_backend/nvrtc_api.h"
+#include "hip_backend/nvrtc/nvrtc_api.h"
 
 namespace hipacm::backend {
 

@@ -11,7 +11,7 @@
 #include "tools/exit_codes.h"
 #include "tools/json_output.h"
 #include "tools/option_checks.h"
-#include "tools/terminal_text.h"
+#include "tools/input/terminal_text.h"
 
 namespace hipacm::cli {
 namespace {

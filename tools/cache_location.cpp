@@ -1,7 +1,7 @@
 // cache_location.cpp - resolves the cache directory and whether this user can write it.
 #include "tools/cache_location.h"
 
-#include "plugin/cache/location.h"
+#include "plugin/cache/store/location.h"
 
 #include <unistd.h>
 

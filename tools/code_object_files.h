@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/warmup_run.h"
+#include "tools/warmup/warmup_run.h"
 
 namespace hipacm::cli {
 

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "hip_backend/elf_reader.h"
+#include "hip_backend/codeobject/elf_reader.h"
 
 namespace hipacm::cli {
 namespace {

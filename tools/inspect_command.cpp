@@ -9,10 +9,10 @@
 #include "tools/code_object_summary.h"
 #include "tools/commands.h"
 #include "tools/exit_codes.h"
-#include "tools/input_files.h"
+#include "tools/input/input_files.h"
 #include "tools/json_output.h"
 #include "tools/option_checks.h"
-#include "tools/terminal_text.h"
+#include "tools/input/terminal_text.h"
 
 namespace hipacm::cli {
 namespace {

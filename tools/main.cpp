@@ -4,10 +4,10 @@
 #include <CLI/CLI.hpp>
 #include <exception>
 
-#include "tools/backend_probe.h"
+#include "tools/doctor/backend_probe.h"
 #include "tools/commands.h"
 #include "tools/exit_codes.h"
-#include "tools/terminal_text.h"
+#include "tools/input/terminal_text.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "tools/exit_codes.h"
-#include "tools/terminal_text.h"
+#include "tools/input/terminal_text.h"
 
 namespace hipacm::cli {
 

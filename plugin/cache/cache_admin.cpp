@@ -11,8 +11,8 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "plugin/cache/integrity.h"
-#include "plugin/cache/location.h"
+#include "plugin/cache/store/integrity.h"
+#include "plugin/cache/store/location.h"
 
 namespace hipacm::cache {
 namespace {

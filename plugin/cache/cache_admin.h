@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "plugin/cache/entry.h"
-#include "plugin/cache/store.h"
+#include "plugin/cache/store/store.h"
 
 namespace hipacm::cache {
 

@@ -7,8 +7,8 @@
 #include "hip_backend/compiler.h"
 #include "hip_backend/compiler_identity.h"
 #include "hip_backend/library_facts.h"
-#include "plugin/cache/location.h"
-#include "plugin/mode_settings.h"
+#include "plugin/cache/store/location.h"
+#include "plugin/mode/mode_settings.h"
 
 namespace hipacm::cache {
 

@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "hip_backend/log.h"
-#include "hip_backend/no_destructor.h"
-#include "plugin/cache/location.h"
-#include "plugin/fork_generation.h"
+#include "support/log.h"
+#include "support/no_destructor.h"
+#include "plugin/cache/store/location.h"
+#include "plugin/mode/fork_generation.h"
 
 namespace hipacm::cache {
 namespace {

@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "plugin/cache/store.h"
+#include "plugin/cache/store/store.h"
 
 namespace hipacm::cache {
 

@@ -6,8 +6,8 @@
 #include <string_view>
 
 #include "plugin/cache/cache_admin.h"
-#include "plugin/cache/integrity.h"
-#include "plugin/cache/store.h"
+#include "plugin/cache/store/integrity.h"
+#include "plugin/cache/store/store.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace hipacm::fuzz {

@@ -4,10 +4,10 @@
 #include <sqlite3.h>
 
 #include "plugin/cache/entry.h"
-#include "plugin/cache/integrity.h"
-#include "plugin/cache/name_list.h"
-#include "plugin/cache/sqlite_db.h"
-#include "plugin/cache/store.h"
+#include "plugin/cache/store/integrity.h"
+#include "plugin/cache/key/name_list.h"
+#include "plugin/cache/store/sqlite_db.h"
+#include "plugin/cache/store/store.h"
 
 namespace hipacm::fuzz {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <exception>
 
-#include "plugin/cache/sqlite_db.h"
+#include "plugin/cache/store/sqlite_db.h"
 #include "tests/fuzz/cache_checks.h"
 #include "tests/fuzz/cache_row.h"
 #include "tests/fuzz/fuzz_input.h"

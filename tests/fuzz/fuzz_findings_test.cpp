@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "hip_backend/code_object_check.h"
+#include "hip_backend/codeobject/code_object_check.h"
 
 namespace {
 

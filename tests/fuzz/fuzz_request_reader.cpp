@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "plugin/error.h"
-#include "plugin/request_reader.h"
+#include "plugin/abi/request_reader.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "hip_backend/compile_result_check.h"
-#include "hip_backend/worker_protocol.h"
+#include "hip_backend/worker/worker_protocol.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace {

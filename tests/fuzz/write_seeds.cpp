@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "hip_backend/worker_protocol.h"
-#include "plugin/cache/integrity.h"
+#include "hip_backend/worker/worker_protocol.h"
+#include "plugin/cache/store/integrity.h"
 #include "tests/fuzz/cache_row.h"
 #include "tests/fuzz/fuzz_input.h"
 

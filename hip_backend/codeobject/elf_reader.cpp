@@ -1,0 +1,326 @@
+// elf_reader.cpp - a bounds-checked ELF64 little-endian reader: header, section table, symbols.
+#include "hip_backend/codeobject/elf_reader.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <set>
+#include <string_view>
+#include <unordered_set>
+#include <utility>
+
+namespace hipacm::backend {
+
+namespace {
+
+constexpr std::size_t kEhdrSize = 64;
+constexpr std::size_t kShdrSize = 64;
+constexpr std::size_t kSymSize = 24;
+constexpr std::uint32_t kShtSymtab = 2;
+constexpr std::uint32_t kShtStrtab = 3;
+constexpr std::uint32_t kShtDynsym = 11;
+constexpr std::uint32_t kShnXindex = 0xffff;
+constexpr std::uint8_t kSttObject = 1;
+constexpr std::uint8_t kSttFunc = 2;
+
+// Every read goes through here: the image may be a hostile cache blob.
+class Bytes {
+ public:
+  Bytes(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
+  std::size_t size() const { return size_; }
+  bool contains(std::uint64_t offset, std::uint64_t length) const {
+    return offset <= size_ && length <= size_ - offset;
+  }
+  template <typename T>
+  T read(std::uint64_t offset) const {  // little-endian, caller checked contains()
+    T value = 0;
+    for (std::size_t i = 0; i < sizeof(T); ++i) {
+      value |= static_cast<T>(static_cast<T>(data_[offset + i]) << (8 * i));
+    }
+    return value;
+  }
+  const std::uint8_t* at(std::uint64_t offset) const { return data_ + offset; }
+
+ private:
+  const std::uint8_t* data_;
+  std::size_t size_;
+};
+
+struct Section {
+  std::uint32_t name = 0;
+  std::uint32_t type = 0;
+  std::uint64_t offset = 0;
+  std::uint64_t size = 0;
+  std::uint32_t link = 0;
+  std::uint64_t entsize = 0;
+};
+
+Section read_section(const Bytes& bytes, std::uint64_t at) {
+  Section s;
+  s.name = bytes.read<std::uint32_t>(at + 0);
+  s.type = bytes.read<std::uint32_t>(at + 4);
+  s.offset = bytes.read<std::uint64_t>(at + 24);
+  s.size = bytes.read<std::uint64_t>(at + 32);
+  s.link = bytes.read<std::uint32_t>(at + 40);
+  s.entsize = bytes.read<std::uint64_t>(at + 56);
+  return s;
+}
+
+std::string hex(std::uint64_t value) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  do {
+    out.insert(out.begin(), kDigits[value & 0xf]);
+    value >>= 4;
+  } while (value != 0);
+  return "0x" + out;
+}
+
+class Parser {
+ public:
+  Parser(const Bytes& bytes, CodeObjectInfo* out, std::string* error)
+      : bytes_(bytes), out_(out), error_(error) {}
+
+  bool run() { return header() && section_table() && section_names() && symbols() && kernels(); }
+
+ private:
+  bool fail(std::string message) {
+    if (error_ != nullptr) *error_ = "invalid ELF: " + std::move(message);
+    return false;
+  }
+
+  bool header() {
+    if (bytes_.size() < kEhdrSize) {
+      return fail("truncated: " + std::to_string(bytes_.size()) +
+                  " bytes, an ELF64 header needs 64");
+    }
+    static constexpr std::array<std::uint8_t, 4> kMagic = {0x7f, 'E', 'L', 'F'};
+    if (std::memcmp(bytes_.at(0), kMagic.data(), kMagic.size()) != 0) {
+      return fail("bad magic (not an ELF file)");
+    }
+    if (bytes_.read<std::uint8_t>(4) != 2) return fail("not ELF64 (EI_CLASS is not ELFCLASS64)");
+    if (bytes_.read<std::uint8_t>(5) != 1) {
+      return fail("not little-endian (EI_DATA is not ELFDATA2LSB)");
+    }
+    if (bytes_.read<std::uint8_t>(6) != 1) return fail("unknown EI_VERSION");
+    out_->type = bytes_.read<std::uint16_t>(16);
+    out_->machine = bytes_.read<std::uint16_t>(18);
+    out_->flags = bytes_.read<std::uint32_t>(48);
+    shoff_ = bytes_.read<std::uint64_t>(40);
+    shentsize_ = bytes_.read<std::uint16_t>(58);
+    shnum_ = bytes_.read<std::uint16_t>(60);
+    shstrndx_ = bytes_.read<std::uint16_t>(62);
+    return true;
+  }
+
+  bool section_table() {
+    if (shoff_ == 0) {
+      if (shnum_ != 0) return fail("e_shnum is " + std::to_string(shnum_) + " but e_shoff is 0");
+      return true;  // no sections: nothing to list, not an error
+    }
+    if (shentsize_ != kShdrSize) {
+      return fail("e_shentsize is " + std::to_string(shentsize_) + ", expected 64");
+    }
+    if (!bytes_.contains(shoff_, kShdrSize)) {
+      return fail("section header table at " + hex(shoff_) + " is past the end of the " +
+                  std::to_string(bytes_.size()) + "-byte image");
+    }
+    std::uint64_t count = shnum_;
+    // Extended numbering: with 0xff00 or more sections, section 0 holds the counts.
+    const Section zero = read_section(bytes_, shoff_);
+    if (count == 0) count = zero.size;
+    if (shstrndx_ == kShnXindex) shstrndx_ = zero.link;
+    if (count == 0) return fail("e_shoff is set but the section count is 0");
+    if (count > (bytes_.size() - shoff_) / kShdrSize) {
+      return fail("section header table (" + std::to_string(count) + " entries at " + hex(shoff_) +
+                  ") extends past the end of the " + std::to_string(bytes_.size()) + "-byte image");
+    }
+    sections_.reserve(static_cast<std::size_t>(count));
+    for (std::uint64_t i = 0; i < count; ++i) {
+      sections_.push_back(read_section(bytes_, shoff_ + i * kShdrSize));
+    }
+    return true;
+  }
+
+  // A string table is usable when it lies inside the image.
+  bool string_table(std::uint32_t index, const char* what, std::string_view* table) {
+    if (index >= sections_.size()) {
+      return fail(std::string(what) + " refers to section " + std::to_string(index) + " of " +
+                  std::to_string(sections_.size()));
+    }
+    const Section& s = sections_[index];
+    if (s.type != kShtStrtab) {
+      return fail(std::string(what) + " refers to section " + std::to_string(index) +
+                  ", which is not a string table");
+    }
+    if (!bytes_.contains(s.offset, s.size)) {
+      return fail("string table section " + std::to_string(index) + " (" + hex(s.offset) + " + " +
+                  hex(s.size) + ") is past the end of the image");
+    }
+    *table = std::string_view(reinterpret_cast<const char*>(bytes_.at(s.offset)),
+                              static_cast<std::size_t>(s.size));
+    return true;
+  }
+
+  // A NUL-terminated name inside `table`, or an error.
+  bool name_in(std::string_view table, std::uint32_t offset, std::string_view* name) {
+    if (offset >= table.size()) return false;
+    const std::size_t end = table.find('\0', offset);
+    if (end == std::string_view::npos) return false;
+    *name = table.substr(offset, end - offset);
+    return true;
+  }
+
+  bool section_names() {
+    if (sections_.empty() || shstrndx_ == 0) return true;
+    return string_table(shstrndx_, "e_shstrndx", &section_names_);
+  }
+
+  std::string section_label(std::size_t index) {
+    std::string_view name;
+    if (!section_names_.empty() && name_in(section_names_, sections_[index].name, &name) &&
+        !name.empty()) {
+      return std::to_string(index) + " (" + std::string(name) + ")";
+    }
+    return std::to_string(index);
+  }
+
+  bool symbols() {
+    for (std::size_t i = 0; i < sections_.size(); ++i) {
+      const Section& s = sections_[i];
+      if (s.type != kShtSymtab && s.type != kShtDynsym) continue;
+      const std::string label = "symbol table section " + section_label(i);
+      if (s.entsize != kSymSize) {
+        return fail(label + " has sh_entsize " + std::to_string(s.entsize) + ", expected 24");
+      }
+      if (s.size % kSymSize != 0) {
+        return fail(label + " size " + std::to_string(s.size) + " is not a multiple of 24");
+      }
+      if (!bytes_.contains(s.offset, s.size)) {
+        return fail(label + " (" + hex(s.offset) + " + " + hex(s.size) +
+                    ") is past the end of the " + std::to_string(bytes_.size()) + "-byte image");
+      }
+      std::string_view strings;
+      if (!string_table(s.link, label.c_str(), &strings)) return false;
+      const std::uint64_t count = s.size / kSymSize;
+      for (std::uint64_t k = 0; k < count; ++k) {
+        const std::uint64_t at = s.offset + k * kSymSize;
+        const auto name_offset = bytes_.read<std::uint32_t>(at);
+        const auto info = bytes_.read<std::uint8_t>(at + 4);
+        std::string_view name;
+        if (name_offset == 0) continue;  // unnamed (the null symbol, sections)
+        if (!name_in(strings, name_offset, &name)) {
+          return fail(label + ": symbol " + std::to_string(k) + " has name offset " +
+                      std::to_string(name_offset) +
+                      " outside its string table or without a NUL terminator");
+        }
+        if (name.empty()) continue;
+        add_symbol(name, static_cast<std::uint8_t>(info & 0xf),
+                   static_cast<std::uint8_t>(info >> 4), bytes_.read<std::uint8_t>(at + 5),
+                   bytes_.read<std::uint64_t>(at + 16));
+      }
+    }
+    return true;
+  }
+
+  void add_symbol(std::string_view name, std::uint8_t type, std::uint8_t binding,
+                  std::uint8_t other, std::uint64_t size) {
+    if (type == kSttFunc) funcs_.emplace(name);
+    if (type == kSttFunc && (other & kStoCudaEntry) != 0) cuda_entries_.emplace(name);
+    if (type == kSttObject) objects_.emplace(name);
+    if (!seen_.insert(name).second) return;
+    ElfSymbol symbol;
+    symbol.name = std::string(name);
+    symbol.type = type;
+    symbol.binding = binding;
+    symbol.other = other;
+    symbol.size = size;
+    out_->symbols.push_back(std::move(symbol));
+  }
+
+  bool kernels() {
+    static constexpr std::string_view kSuffix = ".kd";
+    for (std::string_view object : objects_) {
+      if (object.size() <= kSuffix.size() || !object.ends_with(kSuffix)) continue;
+      const std::string_view kernel = object.substr(0, object.size() - kSuffix.size());
+      if (funcs_.count(kernel) != 0) out_->amdgpu_kernels.emplace_back(kernel);
+    }
+    // objects_ is ordered, so the list is already sorted.
+    out_->cuda_kernels.assign(cuda_entries_.begin(), cuda_entries_.end());
+    return true;
+  }
+
+  const Bytes& bytes_;
+  CodeObjectInfo* out_;
+  std::string* error_;
+  std::uint64_t shoff_ = 0;
+  std::uint16_t shentsize_ = 0;
+  std::uint16_t shnum_ = 0;
+  std::uint32_t shstrndx_ = 0;
+  std::vector<Section> sections_;
+  std::string_view section_names_;
+  std::unordered_set<std::string_view> seen_;
+  std::set<std::string_view> funcs_;
+  std::set<std::string_view> objects_;
+  std::set<std::string_view> cuda_entries_;
+};
+
+// EF_AMDGPU_MACH values (LLVM's BinaryFormat/ELF.h and AMDGPUUsage); R600
+// processors are left out because hipRTC never targets them.
+struct MachName {
+  std::uint8_t mach;
+  const char* name;
+};
+constexpr std::array<MachName, 63> kAmdgpuMachNames = {{
+    {0x20, "gfx600"},          {0x21, "gfx601"},          {0x22, "gfx700"},
+    {0x23, "gfx701"},          {0x24, "gfx702"},          {0x25, "gfx703"},
+    {0x26, "gfx704"},          {0x28, "gfx801"},          {0x29, "gfx802"},
+    {0x2a, "gfx803"},          {0x2b, "gfx810"},          {0x2c, "gfx900"},
+    {0x2d, "gfx902"},          {0x2e, "gfx904"},          {0x2f, "gfx906"},
+    {0x30, "gfx908"},          {0x31, "gfx909"},          {0x32, "gfx90c"},
+    {0x33, "gfx1010"},         {0x34, "gfx1011"},         {0x35, "gfx1012"},
+    {0x36, "gfx1030"},         {0x37, "gfx1031"},         {0x38, "gfx1032"},
+    {0x39, "gfx1033"},         {0x3a, "gfx602"},          {0x3b, "gfx705"},
+    {0x3c, "gfx805"},          {0x3d, "gfx1035"},         {0x3e, "gfx1034"},
+    {0x3f, "gfx90a"},          {0x40, "gfx940"},          {0x41, "gfx1100"},
+    {0x42, "gfx1013"},         {0x43, "gfx1150"},         {0x44, "gfx1103"},
+    {0x45, "gfx1036"},         {0x46, "gfx1101"},         {0x47, "gfx1102"},
+    {0x48, "gfx1200"},         {0x49, "gfx1250"},         {0x4a, "gfx1151"},
+    {0x4b, "gfx941"},          {0x4c, "gfx942"},          {0x4e, "gfx1201"},
+    {0x4f, "gfx950"},          {0x50, "gfx1310"},         {0x51, "gfx9-generic"},
+    {0x52, "gfx10-1-generic"}, {0x53, "gfx10-3-generic"}, {0x54, "gfx11-generic"},
+    {0x55, "gfx1152"},         {0x57, "gfx1154"},         {0x58, "gfx1153"},
+    {0x59, "gfx12-generic"},   {0x5a, "gfx1251"},         {0x5b, "gfx12-5-generic"},
+    {0x5c, "gfx1172"},         {0x5d, "gfx1170"},         {0x5e, "gfx1171"},
+    {0x5f, "gfx9-4-generic"},  {0x62, "gfx11-7-generic"}, {0x63, "gfx13-generic"},
+}};
+
+}  // namespace
+
+bool read_code_object(const void* data, std::size_t size, CodeObjectInfo* out, std::string* error) {
+  if (out == nullptr) {
+    if (error != nullptr) *error = "read_code_object: no output";
+    return false;
+  }
+  *out = CodeObjectInfo{};
+  if (data == nullptr && size != 0) {
+    if (error != nullptr) *error = "invalid ELF: NULL data";
+    return false;
+  }
+  static constexpr std::uint8_t kEmpty = 0;
+  const Bytes bytes(data != nullptr ? static_cast<const std::uint8_t*>(data) : &kEmpty, size);
+  Parser parser(bytes, out, error);
+  if (parser.run()) return true;
+  *out = CodeObjectInfo{};
+  return false;
+}
+
+std::string amdgpu_processor_from_flags(std::uint32_t e_flags) {
+  const auto mach = static_cast<std::uint8_t>(e_flags & 0xff);
+  for (const MachName& entry : kAmdgpuMachNames) {
+    if (entry.mach == mach) return entry.name;
+  }
+  return "";
+}
+
+}  // namespace hipacm::backend

@@ -1,0 +1,129 @@
+// cuda_module.cpp - a code object loaded into a device's primary CUDA context, unloaded with it
+// pushed.
+#include "hip_backend/device/cuda_driver_api.h"
+#include "hip_backend/device/module_loader.h"
+
+namespace hipacm::backend {
+
+namespace {
+
+hipacm_status status_for(cu_result result) {
+  if (result == kCudaErrorOutOfMemory) return HIPACM_ERROR_OUT_OF_MEMORY;
+  if (result == kCudaErrorNoDevice || result == kCudaErrorInvalidDevice) {
+    return HIPACM_ERROR_BACKEND_UNAVAILABLE;
+  }
+  return HIPACM_ERROR_INTERNAL;
+}
+
+// Pushes a context for one scope: the pool thread's own current context
+// (if the host set one) is back in place afterwards.
+class PushedContext {
+ public:
+  PushedContext(const CudaDriverApi& api, cu_context context) : api_(api) {
+    pushed_ = api_.cuCtxPushCurrent(context);
+  }
+  PushedContext(const PushedContext&) = delete;
+  PushedContext& operator=(const PushedContext&) = delete;
+  ~PushedContext() {
+    cu_context popped = nullptr;
+    if (pushed_ == kCudaSuccess) api_.cuCtxPopCurrent(&popped);
+  }
+  cu_result result() const { return pushed_; }
+
+ private:
+  const CudaDriverApi& api_;
+  cu_result pushed_;
+};
+
+class CudaModule final : public LoadedModule {
+ public:
+  CudaModule(const CudaDriverApi& api, cu_device device) : api_(api), device_(device) {}
+  ~CudaModule() override {
+    if (module_ != nullptr) {
+      PushedContext pushed(api_, context_);
+      if (pushed.result() == kCudaSuccess) api_.cuModuleUnload(static_cast<cu_module>(module_));
+    }
+    if (context_ != nullptr) api_.cuDevicePrimaryCtxRelease(device_);
+  }
+
+  // Each step leaves what it acquired in a member, so the destructor undoes
+  // exactly what succeeded when a later step fails.
+  cu_result load(const std::vector<std::uint8_t>& code, const std::vector<std::string>& names,
+                 std::string* step) {
+    *step = "cuDevicePrimaryCtxRetain";
+    cu_context context = nullptr;
+    cu_result result = api_.cuDevicePrimaryCtxRetain(&context, device_);
+    if (result != kCudaSuccess) return result;
+    context_ = context;
+    PushedContext pushed(api_, context_);
+    *step = "cuCtxPushCurrent";
+    if (pushed.result() != kCudaSuccess) return pushed.result();
+    *step = "cuModuleLoadData";
+    cu_module module = nullptr;
+    result = api_.cuModuleLoadData(&module, code.data());
+    if (result != kCudaSuccess) return result;
+    module_ = module;
+    functions_.reserve(names.size());
+    for (const std::string& name : names) {
+      *step = "cuModuleGetFunction(\"" + name + "\")";
+      cu_function function = nullptr;
+      result = api_.cuModuleGetFunction(&function, module, name.c_str());
+      if (result != kCudaSuccess) return result;
+      functions_.push_back(function);
+    }
+    return kCudaSuccess;
+  }
+
+ private:
+  const CudaDriverApi& api_;
+  const cu_device device_;
+  cu_context context_ = nullptr;
+};
+
+}  // namespace
+
+ModuleLoad load_cuda_module(const std::vector<std::uint8_t>& code, int device,
+                            const std::vector<std::string>& function_names) {
+  ModuleLoad load;
+  std::string driver_error;
+  const CudaDriverApi* api = load_cuda_driver(&driver_error);
+  if (api == nullptr) {
+    load.status = HIPACM_ERROR_BACKEND_UNAVAILABLE;
+    load.error =
+        "cannot load the module on CUDA device " + std::to_string(device) + ": " + driver_error;
+    return load;
+  }
+  int count = 0;
+  cu_result result = api->cuDeviceGetCount(&count);
+  if (result != kCudaSuccess || device >= count) {
+    load.status = HIPACM_ERROR_BACKEND_UNAVAILABLE;
+    load.error =
+        "load_device is " + std::to_string(device) + " but the CUDA driver reports " +
+        std::to_string(count) + " device(s)" +
+        (result != kCudaSuccess ? " (cuDeviceGetCount: " + cuda_error_text(*api, result) + ")"
+                                : std::string());
+    return load;
+  }
+  cu_device handle = 0;
+  result = api->cuDeviceGet(&handle, device);
+  if (result != kCudaSuccess) {
+    load.status = status_for(result);
+    load.error =
+        "cuDeviceGet(" + std::to_string(device) + ") failed: " + cuda_error_text(*api, result);
+    return load;
+  }
+  auto module = std::make_shared<CudaModule>(*api, handle);
+  std::string step;
+  result = module->load(code, function_names, &step);
+  if (result != kCudaSuccess) {
+    load.status = status_for(result);
+    load.error = step + " on CUDA device " + std::to_string(device) +
+                 " failed: " + cuda_error_text(*api, result);
+    return load;
+  }
+  load.status = HIPACM_SUCCESS;
+  load.module = std::move(module);
+  return load;
+}
+
+}  // namespace hipacm::backend

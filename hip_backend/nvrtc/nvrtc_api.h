@@ -1,0 +1,84 @@
+// nvrtc_api.h - the NVRTC entry points, loaded at run time with dlopen/dlsym.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "support/dynamic_library.h"
+
+namespace hipacm::backend {
+
+// Mirrors of NVRTC's C types, so the plugin builds and loads without CUDA.
+using nvrtc_result = int;  // nvrtcResult; 0 = NVRTC_SUCCESS
+using nvrtc_program = struct nvrtc_program_opaque*;
+
+inline constexpr nvrtc_result kNvrtcSuccess = 0;
+inline constexpr nvrtc_result kNvrtcErrorOutOfMemory = 1;
+inline constexpr nvrtc_result kNvrtcErrorInvalidInput = 3;
+inline constexpr nvrtc_result kNvrtcErrorInvalidOption = 5;
+inline constexpr nvrtc_result kNvrtcErrorCompilation = 6;
+inline constexpr nvrtc_result kNvrtcErrorBuiltinOperationFailure = 7;
+inline constexpr nvrtc_result kNvrtcErrorNameExpressionNotValid = 10;
+
+// X-macro: (name, return type, parameter list), as for hipRTC.
+#define HIPACM_NVRTC_SYMBOLS(X)                                                              \
+  X(nvrtcGetErrorString, const char*, (nvrtc_result))                                        \
+  X(nvrtcVersion, nvrtc_result, (int*, int*))                                                \
+  X(nvrtcGetNumSupportedArchs, nvrtc_result, (int*))                                         \
+  X(nvrtcGetSupportedArchs, nvrtc_result, (int*))                                            \
+  X(nvrtcCreateProgram, nvrtc_result,                                                        \
+    (nvrtc_program*, const char*, const char*, int, const char* const*, const char* const*)) \
+  X(nvrtcDestroyProgram, nvrtc_result, (nvrtc_program*))                                     \
+  X(nvrtcAddNameExpression, nvrtc_result, (nvrtc_program, const char*))                      \
+  X(nvrtcCompileProgram, nvrtc_result, (nvrtc_program, int, const char* const*))             \
+  X(nvrtcGetLoweredName, nvrtc_result, (nvrtc_program, const char*, const char**))           \
+  X(nvrtcGetProgramLogSize, nvrtc_result, (nvrtc_program, std::size_t*))                     \
+  X(nvrtcGetProgramLog, nvrtc_result, (nvrtc_program, char*))                                \
+  X(nvrtcGetCUBINSize, nvrtc_result, (nvrtc_program, std::size_t*))                          \
+  X(nvrtcGetCUBIN, nvrtc_result, (nvrtc_program, char*))                                     \
+  X(nvrtcGetPTXSize, nvrtc_result, (nvrtc_program, std::size_t*))                            \
+  X(nvrtcGetPTX, nvrtc_result, (nvrtc_program, char*))
+
+/// The loaded NVRTC library. Lives until process exit once loaded.
+struct NvrtcApi {
+#define HIPACM_DECLARE_FIELD(name, ret, params) ret(*name) params = nullptr;
+  HIPACM_NVRTC_SYMBOLS(HIPACM_DECLARE_FIELD)
+#undef HIPACM_DECLARE_FIELD
+  std::string library_path;          ///< the file that was opened
+  std::string version;               ///< "major.minor" from nvrtcVersion
+  std::vector<int> supported_archs;  ///< e.g. {75, 80, ..., 90, 100}
+};
+
+/// A loaded NVRTC: the handle keeps the library referenced, the table holds
+/// its entry points.
+struct LoadedNvrtc {
+  DynamicLibrary library;
+  NvrtcApi api;
+};
+
+/// Loads NVRTC once per process (thread-safe). NVRTC is thread-safe, so
+/// unlike hipRTC nothing here or in its compiles takes a process-wide lock.
+/// Candidates: nvrtc_library_candidates(). Returns nullptr and sets *error
+/// (may be null) when none opens or the opened one lacks a symbol.
+const NvrtcApi* load_nvrtc(std::string* error);
+
+/// $HIPACM_NVRTC_LIBRARY alone when set and non-empty; otherwise
+/// libnvrtc.so.13, .12, .11 on the default search path, then the same names in
+/// $CUDA_HOME/lib64, $CUDA_PATH/lib64 and /usr/local/cuda/lib64.
+std::vector<std::string> nvrtc_library_candidates();
+
+/// The uncached loader behind load_nvrtc: opens the candidates in order and
+/// stops at the first that opens.
+std::optional<LoadedNvrtc> load_nvrtc_from(const std::vector<std::string>& candidates,
+                                           std::string* error);
+
+/// The compiler's identity for cache keys: "nvrtc 13.0 (/path/libnvrtc.so.13)",
+/// or "nvrtc unavailable" when it cannot be loaded.
+std::string nvrtc_version_string();
+
+/// "NVRTC_ERROR_COMPILATION" etc. from a local table.
+std::string nvrtc_result_name(nvrtc_result result);
+
+}  // namespace hipacm::backend

@@ -1,0 +1,65 @@
+// worker_compiler.cpp - one compile: check out a worker, run the request, give the worker back.
+#include "hip_backend/worker/worker_compiler.h"
+
+#include <exception>
+#include <new>
+#include <utility>
+
+#include "hip_backend/compile_result_check.h"
+#include "hip_backend/worker/worker_pool.h"
+
+namespace hipacm::backend {
+namespace {
+
+/// A worker is another process, and what it sends is untrusted: a SUCCESS
+/// counts only once hipacm's own check of the code object agrees. A worker
+/// whose answer failed it is retired (the caller marks it unusable).
+bool recheck_worker_success(const CompileRequest& request, CompileResult* result) {
+  if (result->status != HIPACM_SUCCESS) return true;
+  std::string why;
+  if (check_compile_result(request, result->code, result->lowered_names, &why)) return true;
+  result->status = HIPACM_ERROR_COMPILATION;
+  result->error_message = "the worker's result for " + request.source_name +
+                          " failed hipacm's code-object check: " + why;
+  result->code.clear();
+  result->lowered_names.clear();
+  return false;
+}
+
+}  // namespace
+
+WorkerCompiler::WorkerCompiler(std::string worker_path, unsigned max_workers,
+                               std::uint32_t compile_timeout_ms)
+    : worker_path_(std::move(worker_path)),
+      max_workers_(max_workers == 0 ? 1 : max_workers),
+      compile_timeout_ms_(compile_timeout_ms) {}
+
+CompileResult WorkerCompiler::compile(const CompileRequest& request) {
+  CompileResult result;
+  try {
+    std::string why;
+    // The lease gives the worker back on every path, exceptions included; a
+    // worker left mid-request is marked unusable and is killed, not reused.
+    WorkerPool::Lease worker = WorkerPool::instance().checkout(worker_path_, max_workers_, &why);
+    if (!worker) {
+      result.status = HIPACM_ERROR_BACKEND_UNAVAILABLE;
+      result.error_message = std::move(why);
+      return result;
+    }
+    result = worker->compile(request, compile_timeout_ms_);
+    if (!recheck_worker_success(request, &result)) worker->mark_unusable();
+    return result;
+  } catch (const std::bad_alloc&) {
+    result.status = HIPACM_ERROR_OUT_OF_MEMORY;
+    result.error_message = "out of memory while talking to hipacm-worker";
+  } catch (const std::exception& e) {
+    result.status = HIPACM_ERROR_INTERNAL;
+    result.error_message = std::string("hipacm-worker transport: ") + e.what();
+  } catch (...) {
+    result.status = HIPACM_ERROR_INTERNAL;
+    result.error_message = "hipacm-worker transport: unknown exception";
+  }
+  return result;
+}
+
+}  // namespace hipacm::backend

@@ -1,0 +1,212 @@
+// worker_pool.cpp - checks hipacm-worker processes out and in, retires idle ones, survives fork().
+#include "hip_backend/worker/worker_pool.h"
+
+#include <pthread.h>
+
+#include <boost/thread/lock_guard.hpp>
+#include <boost/thread/thread.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "support/environment.h"
+#include "support/no_destructor.h"
+
+namespace hipacm::backend {
+namespace {
+
+constexpr boost::chrono::milliseconds::rep kDefaultIdleMs = 60000;
+constexpr boost::chrono::milliseconds::rep kMaxIdleMs = 365LL * 24 * 3600 * 1000;
+
+boost::chrono::milliseconds idle_timeout_from_env() {
+  const auto text = environment_value("HIPACM_WORKER_IDLE_MS");
+  boost::chrono::milliseconds::rep ms = kDefaultIdleMs;
+  if (!text) return boost::chrono::milliseconds(ms);
+  const char* end = text->data() + text->size();
+  const auto [ptr, ec] = std::from_chars(text->data(), end, ms);
+  if (ec != std::errc() || ptr != end || ms < 0) ms = kDefaultIdleMs;
+  // A year already means "keep workers for the process's life"; more would
+  // overflow the clock arithmetic (since + timeout) and retire them at once.
+  return boost::chrono::milliseconds(std::min(ms, kMaxIdleMs));
+}
+
+}  // namespace
+
+WorkerPool::Lease::Lease(Lease&& other) noexcept
+    : pool_(std::exchange(other.pool_, nullptr)), worker_(std::move(other.worker_)) {}
+
+WorkerPool::Lease::~Lease() {
+  if (pool_) pool_->checkin(std::move(worker_));
+}
+
+WorkerPool& WorkerPool::instance() {
+  // Never destroyed; see the class comment.
+  static NoDestructor<WorkerPool> pool;
+  return *pool;
+}
+
+WorkerPool::WorkerPool() : idle_timeout_(idle_timeout_from_env()) {
+  // Registered once: instance() constructs the pool exactly once.
+  pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+WorkerPool::Lease WorkerPool::checkout(const std::string& path, unsigned max_busy,
+                                       std::string* error) {
+  if (max_busy == 0) max_busy = 1;
+  Lease lease;
+  {
+    boost::unique_lock<boost::mutex> lock(mutex_);
+    slot_freed_.wait(lock, [&] { return !shutting_down_ && busy_ < max_busy; });
+    ++busy_;
+    lease.pool_ = this;  // from here on the lease's destructor frees the slot
+  }
+  while (std::unique_ptr<WorkerProcess> worker = take_idle(path)) {
+    if (worker->probe_idle()) {
+      lease.worker_ = std::move(worker);
+      return lease;
+    }
+    // It died while idle (the OOM killer, a stray SIGKILL): reap it, look again.
+  }
+  std::string why;
+  lease.worker_ = WorkerProcess::spawn(path, &why);
+  if (!lease.worker_) {
+    if (error) *error = why;
+    return Lease();  // `lease` frees the slot as it goes
+  }
+  return lease;
+}
+
+std::unique_ptr<WorkerProcess> WorkerPool::take_idle(const std::string& path) {
+  boost::lock_guard<boost::mutex> lock(mutex_);
+  // Most recently used first: it is warmest, and the others can age out.
+  for (auto it = idle_.rbegin(); it != idle_.rend(); ++it) {
+    if (it->worker->path() != path) continue;
+    std::unique_ptr<WorkerProcess> worker = std::move(it->worker);
+    idle_.erase(std::next(it).base());
+    return worker;
+  }
+  return nullptr;
+}
+
+void WorkerPool::checkin(std::unique_ptr<WorkerProcess> worker) noexcept {
+  {
+    boost::lock_guard<boost::mutex> lock(mutex_);
+    --busy_;
+    if (worker && worker->usable() && !shutting_down_) {
+      try {
+        idle_.emplace_back();  // may throw; `worker` is untouched then and retires below
+        idle_.back().worker = std::move(worker);
+        idle_.back().since = Clock::now();
+        start_reaper_locked();
+        reaper_wake_.notify_all();
+      } catch (...) {
+      }
+    }
+  }
+  // Callers wait with different limits, so wake them all to re-check.
+  slot_freed_.notify_all();
+  // Outside the lock: a retiring worker may take a moment to exit.
+  worker.reset();
+}
+
+void WorkerPool::start_reaper_locked() noexcept {
+  if (reaper_running_) return;
+  try {
+    // Detached: it ends by itself once nothing is idle, and shutdown() waits
+    // for reaper_running_ to drop, which is its last act under the lock.
+    boost::thread reaper([this] { reaper_loop(); });
+    reaper.detach();
+    reaper_running_ = true;
+  } catch (...) {
+    // No thread: idle workers then stay until the next shutdown() or exit.
+  }
+}
+
+void WorkerPool::reaper_loop() {
+  boost::unique_lock<boost::mutex> lock(mutex_);
+  while (!shutting_down_ && !idle_.empty()) {
+    const Clock::time_point now = Clock::now();
+    if (idle_.front().since + idle_timeout_ > now) {
+      const Clock::time_point deadline = idle_.front().since + idle_timeout_;
+      reaper_wake_.wait_until(lock, deadline);
+      continue;
+    }
+    std::vector<std::unique_ptr<WorkerProcess>> retired;
+    try {
+      while (!idle_.empty() && idle_.front().since + idle_timeout_ <= now) {
+        retired.push_back(std::move(idle_.front().worker));
+        idle_.pop_front();
+      }
+    } catch (...) {
+      // Out of memory for the list: what was moved out retires now, the rest later.
+    }
+    lock.unlock();
+    retired.clear();  // closes sockets; each worker exits on EOF
+    lock.lock();
+  }
+  reaper_running_ = false;
+  reaper_wake_.notify_all();
+}
+
+void WorkerPool::shutdown() {
+  std::deque<Idle> retired;
+  {
+    boost::unique_lock<boost::mutex> lock(mutex_);
+    slot_freed_.wait(lock, [&] { return !shutting_down_; });  // one shutdown at a time
+    shutting_down_ = true;
+    slot_freed_.wait(lock, [&] { return busy_ == 0; });
+    retired.swap(idle_);
+    reaper_wake_.notify_all();
+    reaper_wake_.wait(lock, [&] { return !reaper_running_; });
+    shutting_down_ = false;
+  }
+  slot_freed_.notify_all();
+  retired.clear();
+}
+
+std::size_t WorkerPool::idle_count() const {
+  boost::lock_guard<boost::mutex> lock(mutex_);
+  return idle_.size();
+}
+
+std::size_t WorkerPool::busy_count() const {
+  boost::lock_guard<boost::mutex> lock(mutex_);
+  return busy_;
+}
+
+void WorkerPool::set_idle_timeout(std::chrono::milliseconds timeout) {
+  boost::lock_guard<boost::mutex> lock(mutex_);
+  idle_timeout_ = boost::chrono::milliseconds(timeout.count());
+  reaper_wake_.notify_all();
+}
+
+// Fork: prepare takes the pool lock so the child copies a consistent pool;
+// the child then rebuilds it empty. The handlers only run once instance()
+// has built the pool, so they may call it.
+void WorkerPool::fork_prepare() noexcept { instance().mutex_.lock(); }
+
+void WorkerPool::fork_parent() noexcept { instance().mutex_.unlock(); }
+
+void WorkerPool::fork_child() noexcept {
+  WorkerPool& pool = instance();
+  // The idle workers belong to the parent. Their destructors see a foreign
+  // owner pid and only forget their descriptors, which the fd registry's
+  // child handler closes. Busy ones are held by threads that do not exist here.
+  pool.idle_.clear();
+  pool.busy_ = 0;
+  pool.reaper_running_ = false;  // threads do not survive fork()
+  pool.shutting_down_ = false;
+  // Threads of the parent may have been waiting on these; in the child they
+  // never will, and a glibc condvar with phantom waiters can block signallers.
+  // Reusing the storage ends the old objects without running their destructors.
+  std::construct_at(&pool.slot_freed_);
+  std::construct_at(&pool.reaper_wake_);
+  pool.mutex_.unlock();
+}
+
+}  // namespace hipacm::backend

@@ -1,0 +1,484 @@
+// worker_process.cpp - spawns, talks to, times out and reaps one hipacm-worker process.
+#include "hip_backend/worker/worker_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <dirent.h>
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <utility>
+
+#include "support/environment.h"
+#include "hip_backend/worker/worker_fd_registry.h"
+#include "hip_backend/worker/worker_protocol.h"
+
+namespace hipacm::backend {
+namespace {
+
+// The worker's fixed descriptor for its socket (0-2 are stdio).
+constexpr int kChildSocketFd = 3;
+// Receive buffers grow at most this far ahead of the bytes that arrived.
+constexpr std::size_t kRecvChunk = std::size_t{1} << 20;
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+/// Moves fd above the worker's fixed descriptors 0..3, so the spawn's dup2
+/// actions never overwrite a source (and never dup2 a descriptor onto itself,
+/// which would leave FD_CLOEXEC set on old glibc).
+bool move_above_fixed_fds(UniqueFd& fd) {
+  if (fd.get() > kChildSocketFd) return true;
+  const int moved = fcntl(fd.get(), F_DUPFD_CLOEXEC, kChildSocketFd + 1);
+  if (moved < 0) return false;
+  fd.reset(moved);
+  return true;
+}
+
+bool set_nonblocking(int fd) {
+  const int flags = fcntl(fd, F_GETFL);
+  return flags >= 0 && fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0;
+}
+
+int open_pidfd(pid_t pid) {
+#ifdef SYS_pidfd_open
+  return static_cast<int>(syscall(SYS_pidfd_open, pid, 0));  // O_CLOEXEC is implied
+#else
+  (void)pid;
+  return -1;
+#endif
+}
+
+/// RAII for the posix_spawn attribute and file-action objects.
+struct SpawnSetup {
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attr;
+  bool ok = false;
+  SpawnSetup() {
+    const bool a = posix_spawn_file_actions_init(&actions) == 0;
+    const bool b = posix_spawnattr_init(&attr) == 0;
+    ok = a && b;
+  }
+  ~SpawnSetup() {
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+  }
+  SpawnSetup(const SpawnSetup&) = delete;
+  SpawnSetup& operator=(const SpawnSetup&) = delete;
+};
+
+/// Closes, in the child, every descriptor above the fixed ones. glibc 2.34+
+/// has closefrom as a file action; older glibc gets one close action per
+/// descriptor that is open now (a descriptor opened concurrently by another
+/// thread without O_CLOEXEC could slip through there; that is the host's bug).
+bool add_close_others(posix_spawn_file_actions_t* actions) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  return posix_spawn_file_actions_addclosefrom_np(actions, kChildSocketFd + 1) == 0;
+#else
+  DIR* dir = opendir("/proc/self/fd");
+  if (!dir) return false;
+  const int own = dirfd(dir);
+  bool ok = true;
+  while (const dirent* e = readdir(dir)) {
+    const int fd = std::atoi(e->d_name);
+    if (fd > kChildSocketFd && fd != own) {
+      ok = ok && posix_spawn_file_actions_addclose(actions, fd) == 0;
+    }
+  }
+  closedir(dir);
+  return ok;
+#endif
+}
+
+/// "killed by signal 11 (Segmentation fault)" or "exited with code 7".
+std::string describe_wait_status(int status) {
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    const char* name = strsignal(sig);
+    std::string text =
+        "was killed by signal " + std::to_string(sig) + " (" + (name ? name : "unknown") + ")";
+    if (WCOREDUMP(status)) text += ", core dumped";
+    return text;
+  }
+  if (WIFEXITED(status)) {
+    const int code = WEXITSTATUS(status);
+    std::string text = "exited with code " + std::to_string(code);
+    if (code == wire::kWorkerExitProtocolError) text += " (it could not read the host's request)";
+    if (code == wire::kWorkerExitUsage) text += " (bad command line or fault spec)";
+    return text;
+  }
+  return "stopped with wait status " + std::to_string(status);
+}
+
+}  // namespace
+
+/// A point in time to give up at; `none` means wait forever.
+struct WorkerProcess::Deadline {
+  using Clock = std::chrono::steady_clock;
+  bool none = true;
+  Clock::time_point at;
+
+  explicit Deadline(std::uint32_t timeout_ms)
+      : none(timeout_ms == 0), at(Clock::now() + std::chrono::milliseconds(timeout_ms)) {}
+
+  /// A poll() timeout: -1 for none, else the milliseconds left, rounded up.
+  int poll_timeout() const {
+    if (none) return -1;
+    const auto left = at - Clock::now();
+    if (left <= Clock::duration::zero()) return 0;
+    const auto ms = std::chrono::ceil<std::chrono::milliseconds>(left).count();
+    return static_cast<int>(std::min<long long>(ms, std::numeric_limits<int>::max()));
+  }
+  bool passed() const { return !none && Clock::now() >= at; }
+};
+
+std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const std::string& path, std::string* error) {
+  auto fail = [&](const std::string& what, int err) -> std::unique_ptr<WorkerProcess> {
+    if (error)
+      *error = "cannot start hipacm-worker '" + path + "': " + what + ": " + errno_text(err);
+    return nullptr;
+  };
+  // Held until every descriptor made here is registered or closed: fork()
+  // in another thread waits, so no child inherits a half-made worker.
+  auto registry_lock = WorkerFdRegistry::lock();
+
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return fail("socketpair", errno);
+  UniqueFd host_socket(sv[0]), child_socket(sv[1]);
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) return fail("pipe2", errno);
+  UniqueFd stderr_read(pipe_fds[0]), stderr_write(pipe_fds[1]);
+  if (!move_above_fixed_fds(child_socket) || !move_above_fixed_fds(stderr_write)) {
+    return fail("fcntl(F_DUPFD_CLOEXEC)", errno);
+  }
+  if (!set_nonblocking(host_socket.get()) || !set_nonblocking(stderr_read.get())) {
+    return fail("fcntl(O_NONBLOCK)", errno);
+  }
+
+  // The worker's TMPDIR: comgr writes each request's source and headers
+  // there, and a killed worker cannot clean up after itself.
+  std::string temp_error;
+  auto temp_dir = PrivateTempDir::create(PrivateTempDir::kWorkerPrefix, &temp_error);
+  if (!temp_dir) {
+    if (error) *error = "cannot start hipacm-worker '" + path + "': " + temp_error;
+    return nullptr;
+  }
+  const std::vector<std::string> env_strings = worker_environment(temp_dir->path());
+  std::vector<char*> envp;
+  envp.reserve(env_strings.size() + 1);
+  for (const std::string& entry : env_strings) envp.push_back(const_cast<char*>(entry.c_str()));
+  envp.push_back(nullptr);
+
+  SpawnSetup setup;
+  if (!setup.ok) return fail("posix_spawn setup", ENOMEM);
+  // dup2 clears FD_CLOEXEC on the targets; every other descriptor is closed.
+  bool ok =
+      posix_spawn_file_actions_addopen(&setup.actions, 0, "/dev/null", O_RDONLY, 0) == 0 &&
+      posix_spawn_file_actions_adddup2(&setup.actions, stderr_write.get(), 1) == 0 &&
+      posix_spawn_file_actions_adddup2(&setup.actions, stderr_write.get(), 2) == 0 &&
+      posix_spawn_file_actions_adddup2(&setup.actions, child_socket.get(), kChildSocketFd) == 0 &&
+      add_close_others(&setup.actions);
+  // The host's signal mask and ignored signals (SIGPIPE, SIGCHLD, ...) must
+  // not leak into the worker: a crash has to be a crash, with its signal.
+  sigset_t empty, all;
+  sigemptyset(&empty);
+  sigfillset(&all);
+  ok = ok && posix_spawnattr_setsigmask(&setup.attr, &empty) == 0 &&
+       posix_spawnattr_setsigdefault(&setup.attr, &all) == 0 &&
+       posix_spawnattr_setpgroup(&setup.attr, 0) == 0 &&
+       posix_spawnattr_setflags(&setup.attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+                                                 POSIX_SPAWN_SETPGROUP) == 0;
+  if (!ok) return fail("posix_spawn setup", ENOMEM);
+
+  const std::string fd_arg = std::to_string(kChildSocketFd);
+  const std::string parent_arg = std::to_string(getpid());
+  const char* argv[] = {path.c_str(),       "--fd",       fd_arg.c_str(),           "--parent-pid",
+                        parent_arg.c_str(), "--temp-dir", temp_dir->path().c_str(), nullptr};
+  pid_t pid = -1;
+  // glibc's posix_spawn is a CLONE_VFORK + exec: safe in a multithreaded
+  // host, and it reports exec failures (ENOENT, EACCES) as its result.
+  const int rc = posix_spawn(&pid, path.c_str(), &setup.actions, &setup.attr,
+                             const_cast<char* const*>(argv), envp.data());
+  if (rc != 0) return fail("posix_spawn", rc);
+
+  UniqueFd pidfd(open_pidfd(pid));
+  WorkerFdRegistry::add_locked(host_socket.get());
+  WorkerFdRegistry::add_locked(stderr_read.get());
+  WorkerFdRegistry::add_locked(pidfd.get());
+  // child_socket and stderr_write close here, still under the lock.
+  return std::make_unique<WorkerProcess>(Key(), path, pid, std::move(host_socket),
+                                         std::move(stderr_read), std::move(pidfd),
+                                         std::move(temp_dir));
+}
+
+WorkerProcess::WorkerProcess(Key, std::string path, pid_t pid, UniqueFd socket,
+                             UniqueFd stderr_pipe, UniqueFd pidfd,
+                             std::unique_ptr<PrivateTempDir> temp_dir)
+    : path_(std::move(path)),
+      pid_(pid),
+      owner_pid_(getpid()),
+      socket_(std::move(socket)),
+      stderr_pipe_(std::move(stderr_pipe)),
+      pidfd_(std::move(pidfd)),
+      temp_dir_(std::move(temp_dir)) {}
+
+WorkerProcess::~WorkerProcess() {
+  if (owner_pid_ != getpid()) {
+    // A fork()ed child: the registry's child handler already closed these
+    // descriptors (their numbers may be reused by now), and the worker is the
+    // parent's child, not ours, to signal or wait for.
+    socket_.release();
+    stderr_pipe_.release();
+    pidfd_.release();
+    if (temp_dir_) temp_dir_->release();  // the parent's worker still uses it
+    return;
+  }
+  WorkerFdRegistry::close(socket_);  // EOF: the worker's cue to exit 0
+  if (!reaped_) reap(kGracefulExitMs);
+  WorkerFdRegistry::close(stderr_pipe_);
+  WorkerFdRegistry::close(pidfd_);
+  remove_temp_dir();
+}
+
+void WorkerProcess::drain_stderr() {
+  if (!stderr_pipe_) return;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(stderr_pipe_.get(), buf, sizeof buf);
+    if (n > 0) {
+      stderr_tail_.append(buf, static_cast<std::size_t>(n));
+      if (stderr_tail_.size() > kStderrTailBytes) {
+        stderr_tail_.erase(0, stderr_tail_.size() - kStderrTailBytes);
+      }
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      if (n == 0) WorkerFdRegistry::close(stderr_pipe_);  // every writer is gone
+      return;                                             // EOF, EAGAIN or an error
+    }
+  }
+}
+
+WorkerProcess::Io WorkerProcess::wait_ready(short events, const Deadline& deadline) {
+  for (;;) {
+    pollfd fds[2] = {{socket_.get(), events, 0}, {stderr_pipe_.get(), POLLIN, 0}};
+    const nfds_t count = stderr_pipe_ ? 2 : 1;
+    const int n = poll(fds, count, deadline.poll_timeout());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Io::kError;
+    }
+    if (n == 0) return Io::kTimeout;
+    if (count == 2 && fds[1].revents != 0) drain_stderr();
+    // Readiness, hang-up and errors all go back to send/recv, which tell them apart.
+    if (fds[0].revents != 0) return Io::kReady;
+    if (deadline.passed()) return Io::kTimeout;
+  }
+}
+
+WorkerProcess::Io WorkerProcess::send_all(const std::vector<std::uint8_t>& bytes,
+                                          const Deadline& deadline) {
+  std::size_t sent = 0;
+  while (sent < bytes.size()) {
+    const ssize_t n = ::send(socket_.get(), bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+    if (n >= 0) {
+      sent += static_cast<std::size_t>(n);
+    } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      if (const Io io = wait_ready(POLLOUT, deadline); io != Io::kReady) return io;
+    } else if (errno == EPIPE || errno == ECONNRESET) {
+      return Io::kClosed;
+    } else if (errno != EINTR) {
+      return Io::kError;
+    }
+  }
+  return Io::kReady;
+}
+
+WorkerProcess::Io WorkerProcess::recv_exact(std::uint8_t* buf, std::size_t size,
+                                            const Deadline& deadline) {
+  std::size_t got = 0;
+  while (got < size) {
+    const ssize_t n = ::recv(socket_.get(), buf + got, size - got, 0);
+    if (n > 0) {
+      got += static_cast<std::size_t>(n);
+    } else if (n == 0 || errno == ECONNRESET) {
+      return Io::kClosed;
+    } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      if (const Io io = wait_ready(POLLIN, deadline); io != Io::kReady) return io;
+    } else if (errno != EINTR) {
+      return Io::kError;
+    }
+  }
+  return Io::kReady;
+}
+
+WorkerProcess::Io WorkerProcess::recv_frame(std::vector<std::uint8_t>* frame,
+                                            const Deadline& deadline, std::string* why) {
+  frame->assign(wire::kHeaderSize, 0);
+  if (const Io io = recv_exact(frame->data(), wire::kHeaderSize, deadline); io != Io::kReady) {
+    return io;
+  }
+  wire::FrameHeader header;
+  if (!wire::parse_header(frame->data(), &header, why)) return Io::kError;
+  // Grow as bytes arrive: a garbled size costs only what was really sent.
+  std::size_t got = 0;
+  while (got < header.payload_size) {
+    const std::size_t want = std::min<std::size_t>(header.payload_size - got, kRecvChunk);
+    frame->resize(wire::kHeaderSize + got + want);
+    const Io io = recv_exact(frame->data() + wire::kHeaderSize + got, want, deadline);
+    if (io != Io::kReady) return io;
+    got += want;
+  }
+  return Io::kReady;
+}
+
+CompileResult WorkerProcess::compile(const CompileRequest& request, std::uint32_t timeout_ms) {
+  if (!usable_) return fail(HIPACM_ERROR_COMPILER_CRASHED, "hipacm-worker is no longer usable");
+  const std::uint32_t id = ++next_request_id_;
+  std::vector<std::uint8_t> frame;
+  std::string why;
+  if (!wire::encode_request_frame(id, request, &frame, &why)) {
+    CompileResult result;  // nothing was sent: the worker stays usable
+    result.status = HIPACM_ERROR_INVALID_ARGUMENT;
+    result.error_message = "request for " + request.source_name + " cannot be sent: " + why;
+    return result;
+  }
+  const Deadline deadline(timeout_ms);
+  // Unusable until a valid response arrives: if an exception (bad_alloc)
+  // escapes mid-request, the stream is out of step and the worker must go.
+  usable_ = false;
+  Io io = send_all(frame, deadline);
+  if (io == Io::kReady) io = recv_frame(&frame, deadline, &why);
+
+  CompileResult result;
+  std::uint32_t got_id = 0;
+  if (io == Io::kReady &&
+      wire::decode_result_frame(frame.data(), frame.size(), &got_id, &result, &why)) {
+    if (got_id == id) {
+      usable_ = true;
+      return result;
+    }
+    why = "a response to request " + std::to_string(got_id) + " instead of " + std::to_string(id);
+    io = Io::kError;
+  }
+  const std::string what = "while compiling " + request.source_name;
+  switch (io) {
+    case Io::kTimeout:
+      signal_kill();
+      return fail(HIPACM_ERROR_TIMEOUT, "compile of " + request.source_name + " timed out after " +
+                                            std::to_string(timeout_ms) +
+                                            " ms; hipacm-worker (pid " + std::to_string(pid_) +
+                                            ") was killed");
+    case Io::kClosed:
+      reap(kGracefulExitMs);  // it closed the socket: it is exiting or dead
+      return fail(HIPACM_ERROR_COMPILER_CRASHED, "hipacm-worker (pid " + std::to_string(pid_) +
+                                                     ") " + describe_exit() + " " + what);
+    default:
+      if (why.empty()) why = "socket error: " + errno_text(errno);
+      signal_kill();
+      return fail(HIPACM_ERROR_COMPILER_CRASHED, "hipacm-worker (pid " + std::to_string(pid_) +
+                                                     ") sent an invalid response " + what + " (" +
+                                                     why + "); it was killed");
+  }
+}
+
+bool WorkerProcess::probe_idle() {
+  if (!usable_) return false;
+  pollfd fds[2] = {{socket_.get(), POLLIN, 0}, {stderr_pipe_.get(), POLLIN, 0}};
+  const nfds_t count = stderr_pipe_ ? 2 : 1;
+  int n;
+  do {
+    n = poll(fds, count, 0);
+  } while (n < 0 && errno == EINTR);
+  if (count == 2 && fds[1].revents != 0) drain_stderr();
+  // An idle worker has nothing to say: readable means EOF (death) or junk.
+  if (n < 0 || fds[0].revents != 0) {
+    usable_ = false;
+    signal_kill();
+    return false;
+  }
+  return true;
+}
+
+void WorkerProcess::signal_kill() {
+  if (reaped_) return;  // the pid may already belong to someone else
+#ifdef SYS_pidfd_send_signal
+  if (pidfd_ && syscall(SYS_pidfd_send_signal, pidfd_.get(), SIGKILL, nullptr, 0) == 0) return;
+#endif
+  ::kill(pid_, SIGKILL);
+}
+
+void WorkerProcess::remove_temp_dir() {
+  // Only once the worker is gone does nothing write there any more.
+  if (reaped_) temp_dir_.reset();
+}
+
+void WorkerProcess::reap(int grace_ms) {
+  if (reaped_) return;
+  auto try_wait = [this](int options) {
+    int status = 0;
+    pid_t r;
+    do {
+      r = waitpid(pid_, &status, options);
+    } while (r < 0 && errno == EINTR);
+    if (r == pid_) {
+      wait_status_ = status;
+      status_known_ = true;
+    }
+    // ECHILD: the host ignores SIGCHLD or another waitpid(-1) took it. Either
+    // way it is gone and its status is lost.
+    if (r == pid_ || (r < 0 && errno == ECHILD)) reaped_ = true;
+    return reaped_;
+  };
+  if (pidfd_) {
+    // The pidfd turns readable when the process exits: a timed wait without
+    // polling loops.
+    pollfd p{pidfd_.get(), POLLIN, 0};
+    const Deadline deadline(static_cast<std::uint32_t>(grace_ms));
+    while (poll(&p, 1, deadline.poll_timeout()) < 0 && errno == EINTR) {
+    }
+    if (try_wait(WNOHANG)) return;
+  } else {
+    const Deadline deadline(static_cast<std::uint32_t>(grace_ms));
+    while (!try_wait(WNOHANG) && !deadline.passed()) {
+      const timespec ms{0, 1000000};
+      nanosleep(&ms, nullptr);
+    }
+    if (reaped_) return;
+  }
+  signal_kill();
+  try_wait(0);
+}
+
+std::string WorkerProcess::describe_exit() const {
+  if (status_known_) return describe_wait_status(wait_status_);
+  return "exited (its exit status was collected elsewhere: is SIGCHLD ignored?)";
+}
+
+CompileResult WorkerProcess::fail(hipacm_status status, const std::string& summary) {
+  usable_ = false;
+  reap(kGracefulExitMs);
+  drain_stderr();  // after death: everything it wrote is in the pipe now
+  // A killed compile's source and headers go now, not when the pool lets go
+  // of this object.
+  remove_temp_dir();
+  CompileResult result;
+  result.status = status;
+  result.error_message = summary;
+  std::string tail = stderr_tail_;
+  while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
+  if (!tail.empty()) result.error_message += "; its output ended with:\n" + tail;
+  return result;
+}
+
+}  // namespace hipacm::backend

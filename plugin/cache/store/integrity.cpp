@@ -1,0 +1,96 @@
+// integrity.cpp - the checks a cached entry must pass before it is served or imported.
+#include "plugin/cache/store/integrity.h"
+
+#include "hip_backend/codeobject/code_object_check.h"
+#include "hip_backend/compile_result_check.h"
+#include "hip_backend/codeobject/definite_kernels.h"
+#include "plugin/cache/lowered_name_match.h"
+#include "support/sha256.h"
+
+namespace hipacm::cache {
+namespace {
+
+// Far beyond any mangled name a real template produces (the same bound as
+// backend::check_compile_result's).
+constexpr std::size_t kMaxLoweredNameBytes = 64 * 1024;
+
+// Arch, source name, backend and version strings: short in every real entry.
+constexpr std::size_t kMaxLabelBytes = 4096;
+
+bool fail(std::string* error, std::string message) {
+  *error = std::move(message);
+  return false;
+}
+
+bool is_key(const std::string& key) {
+  if (key.size() != 64) return false;
+  for (char c : key)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+bool arch_and_checksum_hold(const CacheEntry& entry, const std::string& expected_arch,
+                            std::string* error) {
+  if (!expected_arch.empty() && entry.info.arch != expected_arch)
+    return fail(error,
+                "entry is for arch '" + entry.info.arch + "', expected '" + expected_arch + "'");
+  if (entry_checksum(entry) != entry.checksum)
+    return fail(error, "checksum mismatch (the entry was modified or damaged)");
+  return true;
+}
+
+}  // namespace
+
+std::string entry_checksum(const CacheEntry& entry) {
+  Sha256 sha;
+  sha.add_field("hipacm-cache-entry-v1");
+  sha.add_field(entry.info.key);
+  sha.add_field(entry.info.arch);
+  sha.add_count(entry.lowered_names.size());
+  for (const auto& name : entry.lowered_names) sha.add_field(name);
+  sha.add_count(entry.expected_kernels.size());
+  for (const auto& name : entry.expected_kernels) sha.add_field(name);
+  sha.add_field(entry.log);
+  sha.add_count(entry.code.size());
+  sha.add_bytes(entry.code.data(), entry.code.size());
+  return sha.hex();
+}
+
+bool validate_entry(const CacheEntry& entry, const std::string& expected_arch, std::string* error) {
+  if (!is_key(entry.info.key)) return fail(error, "the key is not 64 lowercase hex digits");
+  for (const std::string* label : {&entry.info.arch, &entry.info.source_name, &entry.info.backend,
+                                   &entry.info.compiler_version, &entry.info.plugin_version})
+    if (label->size() > kMaxLabelBytes)
+      return fail(error, "its arch, source name, backend or a version is over " +
+                             std::to_string(kMaxLabelBytes) + " bytes");
+  if (!arch_and_checksum_hold(entry, expected_arch, error)) return false;
+  for (const auto& name : entry.lowered_names)
+    if (name.empty() || name.size() > kMaxLoweredNameBytes || name.find('\0') != std::string::npos)
+      return fail(error, "a lowered name is empty, oversized or holds a NUL byte");
+  std::string why;
+  // Without the request only presence can be checked: every lowered name the
+  // entry would hand out is a kernel or data symbol of its object.
+  if (!backend::check_code_object(entry.code, entry.info.arch, entry.lowered_names, &why))
+    return fail(error, "code object check failed: " + why);
+  return true;
+}
+
+bool validate_entry_for_request(const CacheEntry& entry, const backend::CompileRequest& request,
+                                bool reads_disk_headers, std::string* error) {
+  if (!arch_and_checksum_hold(entry, request.arch, error)) return false;
+  std::string why;
+  if (!backend::check_compile_result(request, entry.code, entry.lowered_names, &why))
+    return fail(error, "it does not answer the request: " + why);
+  // A header on disk could rename a kernel by macro; without one the scan's
+  // names are in every valid compile of this request.
+  if (!reads_disk_headers) {
+    const std::vector<std::string> kernels = backend::definite_extern_c_kernels(request);
+    if (!kernels.empty() && !backend::check_code_object(entry.code, request.arch, kernels, &why))
+      return fail(error, "it lacks a kernel the source defines: " + why);
+  }
+  if (!lowered_names_match(request.name_expressions, entry.lowered_names, &why))
+    return fail(error, why);
+  return true;
+}
+
+}  // namespace hipacm::cache

@@ -1,0 +1,137 @@
+// location.cpp - where the caches live and how they may be used, from the mode and the environment.
+#include "plugin/cache/store/location.h"
+
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include <hipacm/hipacm.h>
+
+#include "support/environment.h"
+#include "support/log.h"
+#include "plugin/cache/store/schema.h"
+#include "plugin/error.h"
+
+namespace hipacm::cache {
+namespace {
+
+constexpr std::int64_t kDefaultMaxBytes = std::int64_t{2} << 30;
+
+std::string env(const char* name) {
+  return backend::environment_value(name).value_or(std::string());
+}
+
+}  // namespace
+
+Policy resolve_policy(std::int32_t requested) {
+  switch (requested) {
+    case HIPACM_CACHE_OFF:
+      return Policy::kOff;
+    case HIPACM_CACHE_READ:
+      return Policy::kRead;
+    case HIPACM_CACHE_READWRITE:
+      return Policy::kReadWrite;
+    case HIPACM_CACHE_DEFAULT:
+      break;
+    default:
+      throw Error(HIPACM_ERROR_INVALID_ARGUMENT,
+                  "cache_policy is " + std::to_string(requested) +
+                      "; expected HIPACM_CACHE_DEFAULT (0), _OFF (1), _READ (2) or _READWRITE (3)");
+  }
+  const std::string value = env("HIPACM_CACHE");
+  if (value.empty() || value == "readwrite") return Policy::kReadWrite;
+  if (value == "off") return Policy::kOff;
+  if (value == "read") return Policy::kRead;
+  throw Error(HIPACM_ERROR_INVALID_ARGUMENT,
+              "HIPACM_CACHE is '" + value + "'; expected off, read or readwrite");
+}
+
+std::string user_cache_dir(const std::string& mode_dir) {
+  if (!mode_dir.empty()) return mode_dir;
+  if (std::string dir = env("HIPACM_CACHE_DIR"); !dir.empty()) return dir;
+  if (std::string xdg = env("XDG_CACHE_HOME"); !xdg.empty()) return xdg + "/hipacm";
+  if (std::string home = env("HOME"); !home.empty()) return home + "/.cache/hipacm";
+  return std::string();
+}
+
+std::string database_in(const std::string& dir) { return dir + "/" + kDatabaseFileName; }
+
+std::string system_cache_path() {
+  const std::string value = env("HIPACM_SYSTEM_CACHE");
+  if (value.empty()) return value;
+  std::error_code ec;
+  if (std::filesystem::is_directory(value, ec)) return database_in(value);
+  return value;
+}
+
+std::int64_t max_cache_bytes() {
+  const std::string value = env("HIPACM_CACHE_MAX_BYTES");
+  if (value.empty()) return kDefaultMaxBytes;
+  char* end = nullptr;
+  errno = 0;
+  const long long parsed = std::strtoll(value.c_str(), &end, 10);
+  if (errno != 0 || end == value.c_str() || *end != '\0' || parsed < 0) {
+    backend::log_once(
+        backend::LogLevel::kWarning, "cache-max-bytes",
+        "HIPACM_CACHE_MAX_BYTES is '" + value + "', not a byte count; using the default of 2 GiB");
+    return kDefaultMaxBytes;
+  }
+  return parsed;
+}
+
+bool on_network_filesystem(const std::string& path, std::string* fs_name) {
+  // statfs magic numbers from linux/magic.h and the CIFS/SMB2 sources.
+  struct Known {
+    unsigned long magic;
+    const char* name;
+  };
+  static constexpr Known kNetwork[] = {
+      {0x6969, "NFS"},         {0x517B, "SMB"},      {0xFF534D42, "CIFS"},
+      {0xFE534D42, "SMB2"},    {0x564C, "NCP"},      {0x6B414653, "AFS"},
+      {0x5346414F, "OpenAFS"}, {0x47504653, "GPFS"}, {0x0BD00BD0, "Lustre"},
+  };
+  std::filesystem::path probe(path);
+  std::error_code ec;
+  while (!probe.empty() && !std::filesystem::exists(probe, ec)) probe = probe.parent_path();
+  if (probe.empty()) return false;
+  struct statfs info {};
+  if (::statfs(probe.c_str(), &info) != 0) return false;
+  for (const Known& known : kNetwork) {
+    if (static_cast<unsigned long>(info.f_type) == known.magic) {
+      *fs_name = known.name;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool prepare_writable_dir(const std::string& dir, std::string* error) {
+  // Each missing component is made 0700 here, one at a time (the umask can
+  // only take bits away); components that exist, such as ~/.cache, are the
+  // user's and keep their mode.
+  std::filesystem::path prefix;
+  for (const auto& component : std::filesystem::path(dir)) {
+    prefix /= component;
+    if (::mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST) {
+      *error = "cannot create " + prefix.string() + ": " + std::strerror(errno);
+      return false;
+    }
+  }
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    *error = dir + " is not a directory";
+    return false;
+  }
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    *error = dir + " is not writable: " + std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace hipacm::cache

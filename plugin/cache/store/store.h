@@ -1,0 +1,127 @@
+// store.h - one cache database file: lookups, inserts, LRU eviction, and recovery from damage.
+#pragma once
+
+#include <boost/thread/mutex.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "plugin/cache/entry.h"
+#include "plugin/cache/store/sqlite_db.h"
+
+namespace hipacm::cache {
+
+/// Per-arch totals of a database.
+struct ArchTotals {
+  std::string arch;
+  std::int64_t entries = 0;
+  std::int64_t bytes = 0;
+  std::int64_t hits = 0;
+};
+
+/// A cache database. Thread-safe: one connection, used under one mutex.
+/// Methods throw SqliteError (or std::exception) on failure; a damaged file
+/// found by a read-write store is moved aside and replaced by an empty one
+/// before the error propagates, so the next call works again.
+class CacheStore {
+ public:
+  enum class Access { kReadOnly, kReadWrite };
+
+  /// Opens (read-write: creating) the database at `path`. WAL journal unless
+  /// `network_fs`, where SQLite's shared-memory WAL index is unsafe. A
+  /// read-write open of a damaged or foreign file moves it aside (renamed
+  /// with a UTC timestamp) and starts fresh, with one logged warning.
+  /// Throws when the file cannot be used at all.
+  static std::shared_ptr<CacheStore> open(const std::string& path, Access access,
+                                          bool network_fs = false);
+
+  /// Only open() can make the tag; the constructor is public for make_shared.
+  class OpenTag {
+    friend class CacheStore;
+    OpenTag() = default;
+  };
+  CacheStore(OpenTag, std::string path, Access access, bool network_fs);
+  CacheStore(const CacheStore&) = delete;
+  CacheStore& operator=(const CacheStore&) = delete;
+
+  const std::string& path() const noexcept { return path_; }
+  bool writable() const noexcept { return access_ == Access::kReadWrite; }
+
+  std::optional<CacheEntry> find(const std::string& key);
+  /// Records a hit: last use now, hit count + 1. Buffered in memory and
+  /// written in batches, so that a hit is a read (no write transaction, no
+  /// WAL checkpoint) almost every time.
+  void touch(const std::string& key);
+  /// Writes the buffered hits now.
+  void flush_hits();
+  /// Inserts or replaces the entry, in one transaction.
+  void put(const CacheEntry& entry);
+  void remove(const std::string& key);
+  /// Removes least-recently-used entries, never `keep_key`, until the
+  /// payload total is at most max_bytes. Returns how many were removed.
+  std::size_t evict_to(std::int64_t max_bytes, const std::string& keep_key = "");
+  /// Removes every entry and every library fact; returns the entries removed.
+  std::size_t clear();
+
+  /// A library fact (hip_backend/library_facts.h) recorded by some process, or
+  /// nullopt. Facts describe this machine's libraries: they are never exported.
+  std::optional<std::string> find_fact(const std::string& key);
+  /// Records a library fact; a no-op on a read-only store.
+  void put_fact(const std::string& key, const std::string& value);
+  std::size_t count_facts();
+
+  std::int64_t total_bytes();
+  std::vector<ArchTotals> totals_by_arch();
+  /// Bookkeeping of every entry (or one arch's), most recently used first.
+  std::vector<EntryInfo> list(const std::string& arch = "");
+  /// Calls fn with each whole entry (or one arch's), in key order.
+  void for_each(const std::function<void(CacheEntry&&)>& fn, const std::string& arch = "");
+
+  /// Runs SQLite's quick_check; throws SqliteError (SQLITE_CORRUPT) naming
+  /// the first problems. For files from elsewhere, before an import.
+  void quick_check();
+
+  /// Gives up the connection without closing it (see Database::abandon).
+  void abandon() noexcept;
+
+  /// Runs raw SQL on this connection: tests inject faults with pragmas.
+  void execute_for_testing(const std::string& sql);
+
+ private:
+  void open_locked();
+  void recover_locked(const std::string& why);
+  void flush_hits_locked();
+  template <typename Fn>
+  auto locked(Fn&& fn) -> decltype(fn());
+  // SQLite's progress handler: interrupts a statement once the current
+  // operation has used its budget of VM steps.
+  static int on_progress(void* self) noexcept;
+
+  const std::string path_;
+  const Access access_;
+  const bool network_fs_;
+  boost::mutex mutex_;
+  std::optional<Database> db_;
+  std::optional<Statement> find_;
+  std::optional<Statement> touch_;
+  std::optional<Statement> put_;
+  struct PendingHit {
+    std::int64_t count = 0;
+    std::int64_t last_used_us = 0;
+  };
+  std::map<std::string, PendingHit> pending_hits_;
+  std::int64_t pending_total_ = 0;
+  // VM steps (in units of the handler's period) of the current operation;
+  // reset at its start, under mutex_.
+  std::uint64_t progress_steps_ = 0;
+};
+
+/// "<path>.corrupt-<UTC timestamp>" for a file moved aside.
+std::string moved_aside_name(const std::string& path);
+
+}  // namespace hipacm::cache

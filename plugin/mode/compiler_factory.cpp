@@ -1,0 +1,58 @@
+// compiler_factory.cpp - picks the compile step (in-process or worker processes) for a mode.
+#include "plugin/mode/compiler_factory.h"
+#include "support/no_destructor.h"
+
+#include <boost/thread/lock_guard.hpp>
+#include <boost/thread/mutex.hpp>
+
+#include "hip_backend/hiprtc/inprocess_compiler.h"
+#include "support/log.h"
+#include "hip_backend/worker/worker_compiler.h"
+#include "hip_backend/worker/worker_locator.h"
+#include "plugin/error.h"
+
+namespace hipacm {
+namespace {
+
+struct Override {
+  boost::mutex mutex;
+  CompilerFactory factory;
+};
+
+Override& override_slot() {
+  static backend::NoDestructor<Override> instance;
+  return *instance;
+}
+
+}  // namespace
+
+std::shared_ptr<backend::Compiler> make_compiler(const ModeSettings& settings) {
+  {
+    Override& o = override_slot();
+    boost::lock_guard<boost::mutex> lock(o.mutex);
+    if (o.factory) return o.factory(settings);
+  }
+  if (settings.isolation == HIPACM_ISOLATION_IN_PROCESS)
+    return std::make_shared<backend::InProcessCompiler>();
+
+  std::string why;
+  std::string worker = backend::find_worker_binary(&why);
+  if (!worker.empty())
+    return std::make_shared<backend::WorkerCompiler>(std::move(worker), settings.max_workers,
+                                                     settings.compile_timeout_ms);
+  if (settings.isolation == HIPACM_ISOLATION_PROCESS)
+    throw Error(HIPACM_ERROR_BACKEND_UNAVAILABLE,
+                "isolation is PROCESS but no hipacm-worker was found: " + why);
+  // AUTO degrades to correct-but-serial rather than failing the host.
+  backend::log_once(backend::LogLevel::kWarning, "no-worker",
+                    "hipacm-worker not found, compiling in-process and serially: " + why);
+  return std::make_shared<backend::InProcessCompiler>();
+}
+
+void set_compiler_factory_for_testing(CompilerFactory factory) {
+  Override& o = override_slot();
+  boost::lock_guard<boost::mutex> lock(o.mutex);
+  o.factory = std::move(factory);
+}
+
+}  // namespace hipacm

@@ -1,0 +1,23 @@
+// compiler_factory.h - picks the compile step (in-process or worker processes) for a mode.
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "hip_backend/compiler.h"
+#include "plugin/mode/mode_settings.h"
+
+namespace hipacm {
+
+/// The compiler a mode's pool threads share. Throws hipacm::Error
+/// (BACKEND_UNAVAILABLE) when the policy cannot be met.
+std::shared_ptr<backend::Compiler> make_compiler(const ModeSettings& settings);
+
+using CompilerFactory = std::function<std::shared_ptr<backend::Compiler>(const ModeSettings&)>;
+
+/// Test hook, not exported from the plugin: modes entered afterwards use
+/// `factory` (to inject faults and timing); an empty factory restores the
+/// real one.
+void set_compiler_factory_for_testing(CompilerFactory factory);
+
+}  // namespace hipacm

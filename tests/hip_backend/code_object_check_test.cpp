@@ -1,0 +1,112 @@
+// code_object_check_test.cpp - the success criterion on real and damaged code objects.
+#include "hip_backend/codeobject/code_object_check.h"
+
+#include "hip_backend/compile_result_check.h"
+#include "hip_backend/hiprtc/inprocess_compiler.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+
+#include "test_support.h"
+
+namespace hipacm::backend {
+namespace {
+
+const std::vector<std::uint8_t>& code() { return testing::sample_gfx90a().code; }
+std::string lowered() {
+  const auto& names = testing::sample_gfx90a().lowered_names;
+  return names.empty() ? std::string("?") : names[0];
+}
+
+TEST(CodeObjectCheck, AcceptsTheRealCodeObject) {
+  std::string error;
+  EXPECT_TRUE(check_amdgpu_code_object(code(), "gfx90a", {"vadd", lowered()}, &error)) << error;
+  EXPECT_TRUE(check_amdgpu_code_object(code(), "gfx90a", {}, &error)) << error;
+  // Only the processor part of the arch has to match.
+  EXPECT_TRUE(check_amdgpu_code_object(code(), "gfx90a:sramecc+:xnack-", {"vadd"}, &error))
+      << error;
+}
+
+TEST(CodeObjectCheck, RejectsAnotherProcessor) {
+  std::string error;
+  EXPECT_FALSE(check_amdgpu_code_object(code(), "gfx1030", {"vadd"}, &error));
+  EXPECT_NE(error.find("'gfx90a'"), std::string::npos) << error;
+  EXPECT_NE(error.find("'gfx1030'"), std::string::npos) << error;
+}
+
+TEST(CodeObjectCheck, NamesMissingKernels) {
+  std::string error;
+  EXPECT_FALSE(
+      check_amdgpu_code_object(code(), "gfx90a", {"vadd", "ghost", "ghost", "other"}, &error));
+  EXPECT_NE(error.find("ghost.kd, other.kd"), std::string::npos) << error;
+  EXPECT_EQ(error.find("ghost.kd, ghost.kd"), std::string::npos) << error;
+  EXPECT_NE(error.find("kernels present: "), std::string::npos) << error;
+  EXPECT_NE(error.find("vadd"), std::string::npos) << error;
+}
+
+TEST(CodeObjectCheck, RejectsGarbageAndEmptyInput) {
+  std::string error;
+  EXPECT_FALSE(check_amdgpu_code_object({}, "gfx90a", {}, &error));
+  EXPECT_NE(error.find("unreadable"), std::string::npos) << error;
+  EXPECT_FALSE(check_amdgpu_code_object({1, 2, 3, 4, 5}, "gfx90a", {}, &error));
+  EXPECT_NE(error.find("unreadable"), std::string::npos) << error;
+}
+
+TEST(CodeObjectCheck, RejectsAHostElf) {
+  std::ifstream self("/proc/self/exe", std::ios::binary);
+  const std::vector<std::uint8_t> host((std::istreambuf_iterator<char>(self)),
+                                       std::istreambuf_iterator<char>());
+  ASSERT_GT(host.size(), 64u);
+  std::string error;
+  EXPECT_FALSE(check_amdgpu_code_object(host, "gfx90a", {}, &error));
+  EXPECT_NE(error.find("e_machine"), std::string::npos) << error;
+}
+
+TEST(CodeObjectCheck, RejectsAnUnknownProcessorInFlags) {
+  std::vector<std::uint8_t> patched = code();
+  patched[48] = 0x27;  // a reserved EF_AMDGPU_MACH value
+  std::string error;
+  EXPECT_FALSE(check_amdgpu_code_object(patched, "gfx90a", {}, &error));
+  EXPECT_NE(error.find("unknown"), std::string::npos) << error;
+}
+
+// The one acceptance test derives what it needs from the request.
+TEST(Trust09_CompileResultCheck, RequiresExactlyTheRequestsLoweredNamesAndNothingFromTheSource) {
+  CompileRequest request = testing::sample_request("gfx90a");
+  std::string error;
+  EXPECT_TRUE(check_compile_result(request, code(), {lowered()}, &error)) << error;
+  // A kernel the source scan would find but that the program compiled out is
+  // no reason to reject: only the request's lowered names are required.
+  request.source += "\n#if 0\nextern \"C\" __global__ void gone(int*) {}\n#endif\n";
+  EXPECT_TRUE(check_compile_result(request, code(), {lowered()}, &error)) << error;
+
+  EXPECT_FALSE(check_compile_result(request, code(), {}, &error));
+  EXPECT_NE(error.find("0 lowered name(s) for 1 name expression(s)"), std::string::npos) << error;
+  EXPECT_FALSE(check_compile_result(request, code(), {lowered(), lowered()}, &error));
+  EXPECT_FALSE(check_compile_result(request, code(), {"_Z5ghostPf"}, &error));
+  EXPECT_NE(error.find("_Z5ghostPf"), std::string::npos) << error;
+  EXPECT_FALSE(check_compile_result(request, code(), {""}, &error));
+  EXPECT_FALSE(check_compile_result(request, code(), {std::string(70000, 'a')}, &error));
+  request.arch = "gfx1030";
+  EXPECT_FALSE(check_compile_result(request, code(), {lowered()}, &error));
+  request.arch = "gfx90a";
+  EXPECT_FALSE(check_compile_result(request, {0x7f, 'E', 'L', 'F'}, {lowered()}, &error));
+}
+
+TEST(Trust09_CompileResultCheck, AcceptsADataSymbolForAVariableNameExpression) {
+  CompileRequest request;
+  request.arch = "gfx90a";
+  request.source =
+      "__device__ float table[4];\n"
+      "extern \"C\" __global__ void use(float* x) { x[0] = table[threadIdx.x & 3]; }\n";
+  request.name_expressions = {"&table"};
+  const CompileResult result = compile_for_target(request);
+  ASSERT_EQ(result.status, HIPACM_SUCCESS) << result.error_message << result.log;
+  std::string error;
+  EXPECT_TRUE(check_compile_result(request, result.code, result.lowered_names, &error)) << error;
+}
+
+}  // namespace
+}  // namespace hipacm::backend

@@ -1,0 +1,147 @@
+// comgr_isa_test.cpp - comgr's target list and arch validation (no invalid arch ever reaches hipRTC
+// here).
+#include "hip_backend/hiprtc/comgr_isa.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "hip_backend/hiprtc/comgr_isa_internal.h"
+#include "test_support.h"
+
+namespace hipacm::backend {
+namespace {
+
+using testing::ScopedEnv;
+
+bool contains(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+TEST(ComgrIsa, ListsProcessorNamesWithoutPrefixOrDuplicates) {
+  std::string error;
+  const auto& processors = supported_amdgpu_processors(&error);
+  ASSERT_FALSE(processors.empty()) << error;
+  EXPECT_TRUE(contains(processors, "gfx90a"));
+  EXPECT_TRUE(contains(processors, "gfx1030"));
+  EXPECT_TRUE(contains(processors, "gfx908"));
+  EXPECT_FALSE(contains(processors, "gfx942"));  // unknown to ROCm 5.2's comgr
+  const std::set<std::string> unique(processors.begin(), processors.end());
+  EXPECT_EQ(unique.size(), processors.size());
+  for (const std::string& name : processors) {
+    EXPECT_EQ(name.rfind("gfx", 0), 0u) << name;
+    EXPECT_EQ(name.find(':'), std::string::npos) << name;
+  }
+}
+
+TEST(ComgrIsa, ReadsFeatureSupportFromMetadata) {
+  std::string error;
+  auto table = load_amdgpu_isa_table_from(comgr_library_candidates(), &error);
+  ASSERT_TRUE(table.has_value()) << error;
+  ASSERT_TRUE(table->features_known);
+  auto find = [&](const std::string& name) {
+    return *std::find_if(table->details.begin(), table->details.end(),
+                         [&](const AmdgpuProcessor& p) { return p.name == name; });
+  };
+  EXPECT_TRUE(find("gfx90a").xnack);
+  EXPECT_TRUE(find("gfx90a").sramecc);
+  EXPECT_FALSE(find("gfx1030").xnack);
+  EXPECT_FALSE(find("gfx1030").sramecc);
+  EXPECT_TRUE(find("gfx900").xnack);
+  EXPECT_FALSE(find("gfx900").sramecc);
+}
+
+TEST(ComgrIsa, AcceptsKnownArchesAndFeatures) {
+  for (const char* arch :
+       {"gfx90a", "gfx1030", "gfx908", "gfx90a:xnack-", "gfx90a:xnack+", "gfx90a:sramecc+:xnack-",
+        "gfx90a:xnack-:sramecc+", "gfx908:xnack+", "gfx906:sramecc-", "gfx1010:xnack-"}) {
+    std::string error;
+    EXPECT_TRUE(validate_amdgpu_arch(arch, &error)) << arch << ": " << error;
+  }
+}
+
+TEST(ComgrIsa, RejectsArchesThatWouldAbortHiprtc) {
+  const std::vector<std::string> bad = {"gfx942",
+                                        "gfx940",
+                                        "gfx1100",
+                                        "gfx_bogus",
+                                        "",
+                                        "gfx90a:xnack",
+                                        "gfx90a:foo+",
+                                        "gfx90a:xnack-:xnack+",
+                                        "GFX90A",
+                                        "gfx90A",
+                                        "gfx90a ",
+                                        " gfx90a",
+                                        "gfx90a:",
+                                        "gfx90a::xnack-",
+                                        ":xnack-",
+                                        "gfx90a:xnack-:",
+                                        "gfx90a\n",
+                                        "gfx90\xff",
+                                        "gfx1030:xnack-",
+                                        "gfx1030:sramecc+",
+                                        "gfx900:sramecc+",
+                                        "gfx90a:+",
+                                        "gfx90a:xnack*",
+                                        std::string("gfx90a\0", 7),
+                                        std::string(100, 'x'),
+                                        "gfx90a:sramecc+:sramecc+"};
+  for (const std::string& arch : bad) {
+    std::string error;
+    EXPECT_FALSE(validate_amdgpu_arch(arch, &error)) << "'" << arch << "'";
+    EXPECT_NE(error.find("supported processors: "), std::string::npos) << error;
+    EXPECT_NE(error.find("gfx90a"), std::string::npos) << error;
+  }
+}
+
+TEST(ComgrIsa, ErrorNamesTheProblem) {
+  std::string error;
+  EXPECT_FALSE(validate_amdgpu_arch("gfx942", &error));
+  EXPECT_NE(error.find("unknown processor 'gfx942'"), std::string::npos) << error;
+  EXPECT_NE(error.find("gfx1030"), std::string::npos) << error;
+  EXPECT_FALSE(validate_amdgpu_arch("gfx90a:xnack-:xnack+", &error));
+  EXPECT_NE(error.find("more than once"), std::string::npos) << error;
+  EXPECT_FALSE(validate_amdgpu_arch("gfx1030:xnack-", &error));
+  EXPECT_NE(error.find("gfx1030 has no xnack"), std::string::npos) << error;
+  EXPECT_FALSE(validate_amdgpu_arch("gfx90a:foo+", &error));
+  EXPECT_NE(error.find("unknown feature 'foo'"), std::string::npos) << error;
+  EXPECT_FALSE(validate_amdgpu_arch("", &error));
+  EXPECT_NE(error.find("empty"), std::string::npos) << error;
+  EXPECT_FALSE(validate_amdgpu_arch("gfx\x01", &error));
+  EXPECT_NE(error.find("gfx\\x01"), std::string::npos) << error;
+}
+
+TEST(ComgrIsa, WithoutFeatureMetadataOnlyPlainArchesPass) {
+  AmdgpuIsaTable table;
+  table.processors = {"gfx90a"};
+  table.details = {AmdgpuProcessor{"gfx90a", true, true}};
+  table.features_known = false;
+  std::string error;
+  EXPECT_TRUE(validate_amdgpu_arch_with(table, "gfx90a", &error)) << error;
+  EXPECT_FALSE(validate_amdgpu_arch_with(table, "gfx90a:xnack-", &error));
+  EXPECT_NE(error.find("cannot tell"), std::string::npos) << error;
+}
+
+TEST(ComgrIsa, LoaderErrorsDistinguishMissingFileFromMissingSymbol) {
+  std::string error;
+  EXPECT_FALSE(load_amdgpu_isa_table_from({"/nonexistent/libamd_comgr.so.2"}, &error));
+  EXPECT_NE(error.find("cannot open"), std::string::npos) << error;
+  EXPECT_NE(error.find("HIPACM_COMGR_LIBRARY"), std::string::npos) << error;
+  EXPECT_FALSE(load_amdgpu_isa_table_from({"libm.so.6"}, &error));
+  EXPECT_NE(error.find("missing symbol"), std::string::npos) << error;
+}
+
+TEST(ComgrIsa, EnvironmentOverrideReplacesTheDefaults) {
+  {
+    ScopedEnv env("HIPACM_COMGR_LIBRARY", std::string("/opt/x/libamd_comgr.so"));
+    EXPECT_EQ(comgr_library_candidates(), std::vector<std::string>{"/opt/x/libamd_comgr.so"});
+  }
+  ScopedEnv env("HIPACM_COMGR_LIBRARY", std::nullopt);
+  EXPECT_EQ(comgr_library_candidates(),
+            (std::vector<std::string>{"libamd_comgr.so.2", "libamd_comgr.so"}));
+}
+
+}  // namespace
+}  // namespace hipacm::backend

@@ -1,0 +1,74 @@
+// device_arch_test.cpp - device arch discovery must be silent and crash-free, with or without a
+// GPU.
+#include "hip_backend/device/device_arch.h"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include "hip_backend/hiprtc/comgr_isa.h"
+#include "hip_backend/device/device_arch_internal.h"
+#include "test_support.h"
+
+namespace hipacm::backend {
+namespace {
+
+using testing::ScopedEnv;
+
+bool have_kfd() { return access("/dev/kfd", F_OK) == 0; }
+
+TEST(DeviceArch, ReportsWhyThereIsNoDeviceOrAValidArch) {
+  std::string why;
+  const std::string arch = current_device_arch(&why);
+  if (!have_kfd()) {
+    EXPECT_EQ(arch, "");
+    EXPECT_EQ(why, "no AMD GPU (/dev/kfd missing)");
+    return;
+  }
+  if (arch.empty()) {
+    EXPECT_FALSE(why.empty());
+  } else {
+    std::string error;
+    EXPECT_TRUE(validate_amdgpu_arch(arch, &error)) << arch << ": " << error;
+  }
+}
+
+TEST(DeviceArch, RuntimeQueryIsSilentWithoutAGpu) {
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  std::string why;
+  const std::string arch = query_hip_runtime_arch(&why);
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(out, "");
+  EXPECT_EQ(err, "");
+  if (!have_kfd()) {
+    EXPECT_EQ(arch, "");
+    EXPECT_NE(why.find("hipGetDeviceCount"), std::string::npos) << why;
+  } else {
+    EXPECT_TRUE(!arch.empty() || !why.empty());
+  }
+}
+
+TEST(DeviceArch, DefaultArchPrefersTheEnvironment) {
+  ScopedEnv env("HIPACM_ARCH", std::string("gfx1030"));
+  std::string why;
+  EXPECT_EQ(default_arch(&why), "gfx1030");
+}
+
+TEST(DeviceArch, DefaultArchExplainsHowToSetOne) {
+  if (have_kfd()) GTEST_SKIP() << "this machine may have a GPU";
+  for (const std::optional<std::string>& value :
+       {std::optional<std::string>(), std::optional<std::string>("")}) {
+    ScopedEnv env("HIPACM_ARCH", value);
+    std::string why;
+    EXPECT_EQ(default_arch(&why), "");
+    EXPECT_NE(why.find("no target arch"), std::string::npos) << why;
+    EXPECT_NE(why.find("hipacm_mode_config.arch"), std::string::npos) << why;
+    EXPECT_NE(why.find("HIPACM_ARCH"), std::string::npos) << why;
+    EXPECT_NE(why.find("/dev/kfd missing"), std::string::npos) << why;
+  }
+}
+
+}  // namespace
+}  // namespace hipacm::backend

@@ -1,0 +1,97 @@
+// hiprtc_loader_test.cpp - finding hipRTC: the cached loader, the uncached one, and its error
+// texts.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "hip_backend/hiprtc/hiprtc_api.h"
+#include "hip_backend/hiprtc/hiprtc_internal.h"
+#include "test_support.h"
+
+namespace hipacm::backend {
+namespace {
+
+using testing::ScopedEnv;
+
+bool looks_like_version(const std::string& version) {
+  const auto dot = version.find('.');
+  return dot != std::string::npos && dot > 0 && dot + 1 < version.size() &&
+         std::all_of(version.begin(), version.end(), [](char c) {
+           return c == '.' || std::isdigit(static_cast<unsigned char>(c));
+         });
+}
+
+TEST(HiprtcLoader, LoadsOnceWithEveryEntryPoint) {
+  std::string error;
+  const HiprtcApi* api = load_hiprtc(&error);
+  ASSERT_NE(api, nullptr) << error;
+  EXPECT_EQ(load_hiprtc(nullptr), api);
+#define HIPACM_EXPECT_FIELD(name, ret, params) EXPECT_NE(api->name, nullptr) << #name;
+  HIPACM_HIPRTC_SYMBOLS(HIPACM_EXPECT_FIELD)
+#undef HIPACM_EXPECT_FIELD
+  EXPECT_TRUE(looks_like_version(api->version)) << api->version;
+  EXPECT_EQ(api->library_path.front(), '/') << api->library_path;
+}
+
+TEST(HiprtcLoader, ReusesTheLibraryAlreadyLoaded) {
+  std::string error;
+  const HiprtcApi* cached = load_hiprtc(&error);
+  ASSERT_NE(cached, nullptr) << error;
+  auto again = load_hiprtc_from(hiprtc_library_candidates(), &error);
+  ASSERT_TRUE(again.has_value()) << error;
+  EXPECT_EQ(again->api.library_path, cached->library_path);
+  EXPECT_EQ(again->api.hiprtcCompileProgram, cached->hiprtcCompileProgram);
+}
+
+TEST(HiprtcLoader, NonexistentLibrarySaysCannotOpen) {
+  std::string error;
+  auto loaded = load_hiprtc_from({"/nonexistent/dir/libhiprtc.so"}, &error);
+  EXPECT_FALSE(loaded.has_value());
+  EXPECT_NE(error.find("cannot open"), std::string::npos) << error;
+  EXPECT_NE(error.find("/nonexistent/dir/libhiprtc.so"), std::string::npos) << error;
+  EXPECT_NE(error.find("HIPACM_HIPRTC_LIBRARY"), std::string::npos) << error;
+}
+
+TEST(HiprtcLoader, LibraryWithoutHiprtcSaysMissingSymbol) {
+  std::string error;
+  auto loaded = load_hiprtc_from({"libm.so.6"}, &error);
+  EXPECT_FALSE(loaded.has_value());
+  EXPECT_NE(error.find("missing symbol"), std::string::npos) << error;
+  EXPECT_NE(error.find("hiprtcGetErrorString"), std::string::npos) << error;
+  EXPECT_EQ(error.find("cannot open"), std::string::npos) << error;
+}
+
+TEST(HiprtcLoader, StopsAtTheFirstLibraryThatOpens) {
+  std::string error;
+  // libm is the first that opens, so libanl after it is never tried. (An
+  // already-loaded real hipRTC would be preferred, so it is not in the list.)
+  auto loaded = load_hiprtc_from({"/nonexistent/libhiprtc.so", "libm.so.6", "libanl.so.1"}, &error);
+  EXPECT_FALSE(loaded.has_value());
+  EXPECT_NE(error.find("missing symbol"), std::string::npos) << error;
+  EXPECT_NE(error.find("libm"), std::string::npos) << error;
+  EXPECT_EQ(error.find("libanl"), std::string::npos) << error;
+}
+
+TEST(HiprtcLoader, EnvironmentOverrideReplacesTheDefaults) {
+  {
+    ScopedEnv env("HIPACM_HIPRTC_LIBRARY", std::string("/opt/custom/libhiprtc.so"));
+    EXPECT_EQ(hiprtc_library_candidates(), std::vector<std::string>{"/opt/custom/libhiprtc.so"});
+  }
+  ScopedEnv env("HIPACM_HIPRTC_LIBRARY", std::string(""));
+  const auto defaults = hiprtc_library_candidates();
+  EXPECT_GT(defaults.size(), 2u);
+  EXPECT_EQ(defaults.front(), "libhiprtc.so");
+  EXPECT_NE(std::find(defaults.begin(), defaults.end(), "libamdhip64.so.5"), defaults.end());
+}
+
+TEST(HiprtcLoader, NamesResultsWithoutTheLibrary) {
+  EXPECT_EQ(hiprtc_result_name(0), "HIPRTC_SUCCESS");
+  EXPECT_EQ(hiprtc_result_name(6), "HIPRTC_ERROR_COMPILATION");
+  EXPECT_EQ(hiprtc_result_name(11), "HIPRTC_ERROR_INTERNAL_ERROR");
+  EXPECT_NE(hiprtc_result_name(99).find("99"), std::string::npos);
+  EXPECT_NE(hiprtc_result_name(-3).find("-3"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hipacm::backend

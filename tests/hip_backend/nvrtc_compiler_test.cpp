@@ -1,0 +1,219 @@
+// nvrtc_compiler_test.cpp - real NVRTC compiles of HIP sources: CUBIN/PTX checks, names, errors,
+// options.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "hip_backend/codeobject/code_object_check.h"
+#include "hip_backend/compiler_inventory.h"
+#include "hip_backend/codeobject/elf_reader.h"
+#include "hip_backend/hiprtc/inprocess_compiler.h"
+#include "hip_backend/nvrtc/nvrtc_api.h"
+#include "hip_backend/nvrtc/nvrtc_compiler.h"
+#include "hip_backend/target_arch.h"
+#include "test_support.h"
+
+namespace hipacm::backend {
+namespace {
+
+using testing::sample_request;
+
+class Nvrtc : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string error;
+    if (load_nvrtc(&error) == nullptr) GTEST_SKIP() << "NVRTC is not available here: " << error;
+  }
+};
+
+bool contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+TEST_F(Nvrtc, ReportsVersionAndSupportedArchs) {
+  const NvrtcApi* api = load_nvrtc(nullptr);
+  ASSERT_NE(api, nullptr);
+  EXPECT_FALSE(api->version.empty());
+  EXPECT_TRUE(std::find(api->supported_archs.begin(), api->supported_archs.end(), 90) !=
+              api->supported_archs.end());
+  const std::string identity = nvrtc_version_string();
+  EXPECT_EQ(identity.rfind("nvrtc " + api->version + " (", 0), 0u) << identity;
+  EXPECT_NE(identity.find(api->library_path), std::string::npos) << identity;
+}
+
+TEST_F(Nvrtc, InventoryListsBothCompilersAndPicksByArch) {
+  const std::vector<CompilerDescription> compilers = describe_compilers();
+  ASSERT_EQ(compilers.size(), 2u);
+  EXPECT_EQ(compilers[0].name, "hiprtc");
+  EXPECT_EQ(compilers[1].name, "nvrtc");
+  EXPECT_TRUE(compilers[1].available) << compilers[1].error;
+  EXPECT_EQ(compilers[1].version, load_nvrtc(nullptr)->version);
+  EXPECT_EQ(describe_compiler_for("sm_90").name, "nvrtc");
+  EXPECT_EQ(describe_compiler_for("compute_80").platform, "nvidia");
+  EXPECT_EQ(describe_compiler_for("gfx90a").name, "hiprtc");
+}
+
+TEST_F(Nvrtc, CompilesSampleToCubinWithKernelsAndLoweredNames) {
+  const CompileResult result = compile_for_target(sample_request("sm_90"));
+  ASSERT_EQ(result.status, HIPACM_SUCCESS) << result.error_message << "\n" << result.log;
+  CodeObjectInfo info;
+  std::string error;
+  ASSERT_TRUE(read_code_object(result.code.data(), result.code.size(), &info, &error)) << error;
+  EXPECT_EQ(info.machine, kElfMachineCuda);
+  ASSERT_EQ(result.lowered_names.size(), 1u);
+  EXPECT_EQ(result.lowered_names[0], "_Z5scaleIfEvPT_S0_");
+  EXPECT_TRUE(contains(info.cuda_kernels, "vadd"));
+  EXPECT_TRUE(contains(info.cuda_kernels, result.lowered_names[0]));
+  EXPECT_EQ(code_object_kernels(result.code, "sm_90"),
+            (std::vector<std::string>{"_Z5scaleIfEvPT_S0_", "vadd"}));
+}
+
+TEST_F(Nvrtc, RepeatedNameExpressionsKeepTheRequestOrder) {
+  CompileRequest request = sample_request("sm_90");
+  request.name_expressions = {"scale<float>", "scale<double>", "scale<float>"};
+  const CompileResult result = compile_for_target(request);
+  ASSERT_EQ(result.status, HIPACM_SUCCESS) << result.error_message << "\n" << result.log;
+  EXPECT_EQ(
+      result.lowered_names,
+      (std::vector<std::string>{"_Z5scaleIfEvPT_S0_", "_Z5scaleIdEvPT_S0_", "_Z5scaleIfEvPT_S0_"}));
+}
+
+TEST_F(Nvrtc, ComputeArchGivesPtxWithEntries) {
+  const CompileResult result = compile_for_target(sample_request("compute_90"));
+  ASSERT_EQ(result.status, HIPACM_SUCCESS) << result.error_message << "\n" << result.log;
+  const std::string text(result.code.begin(), result.code.end());
+  EXPECT_NE(text.find(".entry vadd"), std::string::npos);
+  EXPECT_EQ(result.code.back(), 0u) << "PTX keeps its NUL for cuModuleLoadData";
+  EXPECT_EQ(code_object_kernels(result.code, "compute_90"),
+            (std::vector<std::string>{"_Z5scaleIfEvPT_S0_", "vadd"}));
+  std::string error;
+  EXPECT_FALSE(check_code_object(result.code, "compute_90", {"missing_kernel"}, &error));
+  EXPECT_NE(error.find("missing_kernel"), std::string::npos) << error;
+}
+
+TEST_F(Nvrtc, CompileErrorIsCompilationWithTheLog) {
+  CompileRequest request = sample_request("sm_90");
+  request.source = "extern \"C\" __global__ void broken(int* p) { p[0] = undefined_thing; }\n";
+  request.name_expressions.clear();
+  const CompileResult result = compile_for_target(request);
+  EXPECT_EQ(result.status, HIPACM_ERROR_COMPILATION);
+  EXPECT_NE(result.log.find("undefined_thing"), std::string::npos) << result.log;
+  EXPECT_NE(result.error_message.find("NVRTC_ERROR_COMPILATION"), std::string::npos)
+      << result.error_message;
+  EXPECT_TRUE(result.code.empty());
+}
+
+TEST_F(Nvrtc, UnknownArchIsInvalidArgumentListingTheSupportedOnes) {
+  std::string error;
+  EXPECT_EQ(validate_arch("sm_1", &error), HIPACM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(error.find("sm_90"), std::string::npos) << error;
+  EXPECT_EQ(validate_arch("sm_", &error), HIPACM_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(validate_arch("sm_90x", &error), HIPACM_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(validate_arch("sm_90", &error), HIPACM_SUCCESS) << error;
+  EXPECT_EQ(validate_arch("sm_90a", &error), HIPACM_SUCCESS) << error;
+  EXPECT_EQ(validate_arch("compute_90", &error), HIPACM_SUCCESS) << error;
+  const CompileResult result = compile_for_target(sample_request("sm_1"));
+  EXPECT_EQ(result.status, HIPACM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(result.error_message.find("supports"), std::string::npos) << result.error_message;
+}
+
+TEST_F(Nvrtc, PreludeCoversHipDeviceNames) {
+  CompileRequest request;
+  request.arch = "sm_90";
+  request.source = R"(
+#include <hip/hip_runtime.h>
+extern "C" __global__ void __launch_bounds__(256) prelude_probe(float* out, int* flags) {
+  HIP_DYNAMIC_SHARED(float, scratch)
+  const unsigned i = hipBlockIdx_x * hipBlockDim_x + hipThreadIdx_x;
+  const unsigned j = hipBlockIdx_y * hipBlockDim_y + hipThreadIdx_y + hipGridDim_x + hipGridDim_y;
+  float v = out[i] + static_cast<float>(j + hipThreadIdx_z + hipBlockIdx_z + hipBlockDim_z + hipGridDim_z);
+  scratch[hipThreadIdx_x] = v;
+  __syncthreads();
+  v += __shfl(v, 0) + __shfl_up(v, 1) + __shfl_down(v, 1, 16) + __shfl_xor(v, 2);
+  int n = __shfl_down(static_cast<int>(v), 4);
+  flags[i] = __any(n > 0) + __all(n > 0) + static_cast<int>(__ballot(n > 0) & 1u) +
+             static_cast<int>(__lane_id());
+#if defined(__HIP_PLATFORM_NVIDIA__) && defined(__HIP_DEVICE_COMPILE__)
+  out[i] = v + scratch[0];
+#endif
+}
+)";
+  const CompileResult result = compile_for_target(request);
+  ASSERT_EQ(result.status, HIPACM_SUCCESS) << result.error_message << "\n" << result.log;
+  EXPECT_EQ(code_object_kernels(result.code, "sm_90"), std::vector<std::string>{"prelude_probe"});
+}
+
+TEST_F(Nvrtc, CallersOwnHipRuntimeHeaderReplacesThePrelude) {
+  CompileRequest request;
+  request.arch = "sm_90";
+  request.headers = {{"hip/hip_runtime.h", "#define HIPACM_OWN_PRELUDE 7\n"}};
+  request.source = "extern \"C\" __global__ void own(int* p) { p[0] = HIPACM_OWN_PRELUDE; }\n";
+  const CompileResult result = compile_for_target(request);
+  ASSERT_EQ(result.status, HIPACM_SUCCESS) << result.error_message << "\n" << result.log;
+}
+
+TEST(NvrtcOptions, TranslatesHiprtcStyleOptions) {
+  std::vector<std::string> out;
+  std::string error;
+  ASSERT_TRUE(translate_options_for_nvrtc(
+      {"-O3", "-O0", "-ffast-math", "-DBLOCK_SIZE=256", "-mwavefrontsize64", "-fgpu-rdc", "-g",
+       "--gpu-architecture=sm_90", "-std=c++17"},
+      "sm_90", &out, &error))
+      << error;
+  EXPECT_EQ(out, (std::vector<std::string>{"--gpu-architecture=sm_90",
+                                           "--pre-include=hip/hip_runtime.h", "--use_fast_math",
+                                           "-DBLOCK_SIZE=256", "--relocatable-device-code=true",
+                                           "--generate-line-info", "-std=c++17"}));
+  EXPECT_FALSE(translate_options_for_nvrtc({"--offload-arch=gfx90a"}, "sm_90", &out, &error));
+  EXPECT_NE(error.find("conflicts"), std::string::npos) << error;
+  EXPECT_FALSE(translate_options_for_nvrtc({"--gpu-architecture=sm_80"}, "sm_90", &out, &error));
+  EXPECT_TRUE(translate_options_for_nvrtc({"-arch=compute_90"}, "sm_90", &out, &error)) << error;
+}
+
+TEST(NvrtcLoader, CandidatesHonourTheOverrideAndCudaHome) {
+  {
+    testing::ScopedEnv library("HIPACM_NVRTC_LIBRARY", std::string("/opt/x/libnvrtc.so.99"));
+    EXPECT_EQ(nvrtc_library_candidates(), std::vector<std::string>{"/opt/x/libnvrtc.so.99"});
+  }
+  testing::ScopedEnv library("HIPACM_NVRTC_LIBRARY", std::nullopt);
+  testing::ScopedEnv home("CUDA_HOME", std::string("/opt/cuda-home"));
+  testing::ScopedEnv path("CUDA_PATH", std::nullopt);
+  const std::vector<std::string> candidates = nvrtc_library_candidates();
+  ASSERT_GE(candidates.size(), 9u);
+  EXPECT_EQ(candidates[0], "libnvrtc.so.13");
+  EXPECT_EQ(candidates[1], "libnvrtc.so.12");
+  EXPECT_EQ(candidates[2], "libnvrtc.so.11");
+  EXPECT_EQ(candidates[3], "/opt/cuda-home/lib64/libnvrtc.so.13");
+  EXPECT_EQ(candidates.back(), "/usr/local/cuda/lib64/libnvrtc.so.11");
+}
+
+TEST(NvrtcLoader, MissingLibraryIsAClearError) {
+  std::string error;
+  EXPECT_FALSE(load_nvrtc_from({"/nonexistent/libnvrtc.so.13"}, &error));
+  EXPECT_NE(error.find("cannot open NVRTC"), std::string::npos) << error;
+  EXPECT_NE(error.find("HIPACM_NVRTC_LIBRARY"), std::string::npos) << error;
+  EXPECT_NE(error.find("/nonexistent/libnvrtc.so.13"), std::string::npos) << error;
+  const CompileResult result = compile_with_nvrtc_api(nullptr, error, sample_request("sm_90"));
+  EXPECT_EQ(result.status, HIPACM_ERROR_BACKEND_UNAVAILABLE);
+  EXPECT_EQ(result.error_message, error);
+}
+
+// Run by ctest as its own process with HIPACM_NVRTC_LIBRARY pointing at a
+// missing file (nvrtc.missing_library); skipped when run without it.
+TEST(NvrtcLoader, OverrideToAMissingFileMakesNvidiaArchsUnavailable) {
+  const char* override_path = std::getenv("HIPACM_NVRTC_LIBRARY");
+  if (override_path == nullptr || std::string(override_path).find("missing") == std::string::npos) {
+    GTEST_SKIP() << "runs only with HIPACM_NVRTC_LIBRARY set to a missing file (ctest does that)";
+  }
+  std::string error;
+  EXPECT_EQ(validate_arch("sm_90", &error), HIPACM_ERROR_BACKEND_UNAVAILABLE);
+  EXPECT_NE(error.find(override_path), std::string::npos) << error;
+  const CompileResult result = compile_for_target(sample_request("sm_90"));
+  EXPECT_EQ(result.status, HIPACM_ERROR_BACKEND_UNAVAILABLE);
+  EXPECT_NE(result.error_message.find("cannot open NVRTC"), std::string::npos)
+      << result.error_message;
+  EXPECT_EQ(nvrtc_version_string(), "nvrtc unavailable");
+}
+
+}  // namespace
+}  // namespace hipacm::backend

@@ -1,0 +1,153 @@
+// worker_compiler_test.cpp - WorkerCompiler against in-process hipRTC, pool limits and idle
+// retirement.
+#include <gtest/gtest.h>
+
+#include <boost/chrono.hpp>
+#include <boost/thread/thread.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <vector>
+
+#include "hip_backend/hiprtc/inprocess_compiler.h"
+#include "hip_backend/worker/worker_compiler.h"
+#include "hip_backend/worker/worker_fd_registry.h"
+#include "hip_backend/worker/worker_pool.h"
+#include "worker_test_support.h"
+
+namespace hipacm::test {
+namespace {
+
+using backend::CompileRequest;
+using backend::CompileResult;
+using backend::WorkerCompiler;
+using backend::WorkerPool;
+using Clock = boost::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return boost::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// Compiles every request on `threads` threads; results in request order.
+std::vector<CompileResult> compile_all(backend::Compiler& compiler,
+                                       const std::vector<CompileRequest>& requests, int threads) {
+  std::vector<CompileResult> results(requests.size());
+  std::atomic<std::size_t> next{0};
+  boost::thread_group group;
+  for (int t = 0; t < threads; ++t) {
+    group.create_thread([&] {
+      for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < requests.size();) {
+        results[i] = compiler.compile(requests[i]);
+      }
+    });
+  }
+  group.join_all();
+  return results;
+}
+
+TEST(WorkerCompiler, SixtyFourKernelsMatchInProcessHiprtcByteForByte) {
+  WorkerPool::instance().shutdown();
+  std::vector<CompileRequest> requests;
+  for (int i = 0; i < 64; ++i) requests.push_back(make_request(kernel_source(i)));
+  // A templated kernel with name expressions: lowered names travel too.
+  CompileRequest templated = make_request(
+      "template <typename T> __global__ void scale(T* x, T a, int n) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] *= a;\n}\n",
+      "scale.hip");
+  templated.name_expressions = {"scale<float>", "scale<double>"};
+  requests.push_back(templated);
+
+  WorkerCompiler workers(kWorkerPath, 2, 60000);
+  const std::vector<CompileResult> via_workers = compile_all(workers, requests, 2);
+  EXPECT_EQ(worker_children(false).size(), 2u) << "both workers should have been used";
+
+  backend::InProcessCompiler in_process;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const CompileResult local = in_process.compile(requests[i]);
+    ASSERT_EQ(local.status, HIPACM_SUCCESS) << local.error_message;
+    ASSERT_EQ(via_workers[i].status, HIPACM_SUCCESS) << via_workers[i].error_message;
+    EXPECT_EQ(via_workers[i].code, local.code) << "kernel " << i << " differs";
+    EXPECT_EQ(via_workers[i].lowered_names, local.lowered_names);
+    EXPECT_EQ(via_workers[i].log, local.log);
+  }
+  EXPECT_EQ(via_workers.back().lowered_names.size(), 2u);
+}
+
+TEST(WorkerCompiler, CompileErrorsComeBackAndKeepTheWorker) {
+  WorkerCompiler compiler(kWorkerPath, 1, 60000);
+  ASSERT_EQ(compiler.compile(make_request(kernel_source(1))).status, HIPACM_SUCCESS);
+  const auto before = worker_children(false);
+  const CompileResult bad =
+      compiler.compile(make_request("extern \"C\" __global__ void broken( { }\n", "broken.hip"));
+  EXPECT_EQ(bad.status, HIPACM_ERROR_COMPILATION);
+  EXPECT_NE(bad.log.find("expected ')'"), std::string::npos) << bad.log;
+  EXPECT_EQ(compiler.compile(make_request(kernel_source(2))).status, HIPACM_SUCCESS);
+  EXPECT_EQ(worker_children(false), before) << "a compile error must not cost the worker";
+}
+
+TEST(WorkerCompiler, MissingWorkerIsBackendUnavailable) {
+  const int fds_before = open_fd_count();
+  WorkerCompiler compiler("/nonexistent/hipacm-worker", 2, 1000);
+  const CompileResult r = compiler.compile(make_request(kernel_source(1)));
+  EXPECT_EQ(r.status, HIPACM_ERROR_BACKEND_UNAVAILABLE);
+  EXPECT_NE(r.error_message.find("/nonexistent/hipacm-worker"), std::string::npos);
+  EXPECT_EQ(WorkerPool::instance().busy_count(), 0u);
+  EXPECT_EQ(open_fd_count(), fds_before);
+}
+
+TEST(WorkerCompiler, AtMostMaxWorkersRunAtOnce) {
+  const CompileRequest request = echo_request();
+  FaultScope echo("echo=150");
+  WorkerCompiler one(kWorkerPath, 1, 20000);
+  std::vector<CompileRequest> requests(4, request);
+  const auto start = Clock::now();
+  for (const CompileResult& r : compile_all(one, requests, 4)) {
+    EXPECT_EQ(r.status, HIPACM_SUCCESS) << r.error_message;
+  }
+  EXPECT_GE(seconds_since(start), 0.6) << "4 x 150 ms must have run one at a time";
+  EXPECT_EQ(worker_children().size(), 1u);
+
+  // A caller with a larger limit grows the pool to it.
+  WorkerCompiler three(kWorkerPath, 3, 20000);
+  compile_all(three, std::vector<CompileRequest>(6, request), 3);
+  EXPECT_EQ(worker_children().size(), 3u);
+  EXPECT_EQ(WorkerPool::instance().idle_count(), 3u);
+}
+
+TEST(WorkerCompiler, IdleWorkersRetireAndLeaveNothingBehind) {
+  const CompileRequest request = echo_request();
+  FaultScope echo("echo");
+  const int fds_before = open_fd_count();
+  WorkerPool::instance().set_idle_timeout(std::chrono::milliseconds(200));
+  WorkerCompiler compiler(kWorkerPath, 2, 20000);
+  for (const CompileResult& r : compile_all(compiler, std::vector<CompileRequest>(8, request), 2)) {
+    EXPECT_EQ(r.status, HIPACM_SUCCESS) << r.error_message;
+  }
+  EXPECT_FALSE(worker_children().empty());
+  EXPECT_TRUE(wait_until([] { return worker_children().empty(); }, 5000))
+      << "idle workers did not retire";
+  EXPECT_EQ(WorkerPool::instance().idle_count(), 0u);
+  EXPECT_EQ(open_fd_count(), fds_before);
+  EXPECT_EQ(backend::WorkerFdRegistry::size(), 0u);
+  WorkerPool::instance().set_idle_timeout(std::chrono::milliseconds(60000));
+}
+
+// Under ctest each test is a process of its own, so the pool is created here,
+// after the variable is set.
+TEST(WorkerCompiler, Trust12_HugeIdleTimeoutKeepsWorkersInsteadOfOverflowing) {
+  setenv("HIPACM_WORKER_IDLE_MS", "9000000000000000000", 1);
+  const CompileRequest request = echo_request();
+  FaultScope echo("echo");
+  WorkerCompiler compiler(kWorkerPath, 1, 20000);
+  EXPECT_EQ(compiler.compile(request).status, HIPACM_SUCCESS);
+  boost::this_thread::sleep_for(boost::chrono::milliseconds(300));
+  EXPECT_EQ(WorkerPool::instance().idle_count(), 1u) << "the idle deadline wrapped around";
+  unsetenv("HIPACM_WORKER_IDLE_MS");
+}
+
+// Timings for the report; run with HIPACM_WORKER_BENCH=1.
+}  // namespace
+}  // namespace hipacm::test

@@ -1,0 +1,161 @@
+// cache_test_support.h - temporary cache directories, a counting real compiler, and one-kernel
+// modes.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <hipacm/hipacm.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hip_backend/compiler.h"
+#include "hip_backend/hiprtc/inprocess_compiler.h"
+#include "plugin/cache/store/schema.h"
+#include "plugin/mode/compiler_factory.h"
+
+namespace hipacm::cache_test {
+
+inline constexpr const char* kArch = "gfx90a";
+inline constexpr const char* kOtherArch = "gfx1030";
+
+inline std::string kernel_source(const std::string& name = "vadd") {
+  return "extern \"C\" __global__ void " + name +
+         "(float* a, const float* b, int n) {\n"
+         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "  if (i < n) a[i] += b[i];\n"
+         "}\n";
+}
+
+inline const char* kTemplatedSource =
+    "template <typename T> __global__ void scale(T* x, T a, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n) x[i] *= a;\n"
+    "}\n";
+
+/// A fresh directory, removed (with everything in it) on destruction.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "hipacm-cache-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::permissions(path_, std::filesystem::perms::owner_all, ec);
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+  std::string db() const { return path_ + "/" + cache::kDatabaseFileName; }
+
+ private:
+  std::string path_;
+};
+
+/// Real in-process hipRTC compiles, counted.
+class CountingCompiler final : public backend::Compiler {
+ public:
+  explicit CountingCompiler(std::atomic<int>* count) : count_(count) {}
+  backend::CompileResult compile(const backend::CompileRequest& request) override {
+    count_->fetch_add(1, std::memory_order_relaxed);
+    return real_.compile(request);
+  }
+
+ private:
+  std::atomic<int>* count_;
+  backend::InProcessCompiler real_;
+};
+
+/// Installs the counting compiler for every mode entered while it lives.
+class CountingFactory {
+ public:
+  CountingFactory() {
+    set_compiler_factory_for_testing(
+        [this](const ModeSettings&) { return std::make_shared<CountingCompiler>(&compiles); });
+  }
+  CountingFactory(const CountingFactory&) = delete;
+  CountingFactory& operator=(const CountingFactory&) = delete;
+  ~CountingFactory() { set_compiler_factory_for_testing({}); }
+  std::atomic<int> compiles{0};
+};
+
+/// What one compile through a mode produced.
+struct Outcome {
+  hipacm_status enter_status = HIPACM_ERROR_INTERNAL;
+  hipacm_status status = HIPACM_ERROR_INTERNAL;
+  std::vector<std::uint8_t> code;
+  std::vector<std::string> lowered_names;
+  bool from_cache = false;
+};
+
+struct CompileSpec {
+  std::string source = kernel_source();
+  std::string arch = kArch;
+  std::vector<std::string> name_expressions;
+  std::vector<std::string> options;
+  std::int32_t policy = HIPACM_CACHE_READWRITE;
+};
+
+/// Enters a mode on `cache_dir` (empty: the environment decides), compiles
+/// one kernel, reads its result, and exits.
+inline Outcome compile_in_mode(const std::string& cache_dir, const CompileSpec& spec = {}) {
+  Outcome out;
+  hipacm_mode_config cfg;
+  hipacm_mode_config_init(&cfg);
+  cfg.arch = spec.arch.c_str();
+  cfg.max_workers = 1;
+  cfg.isolation = HIPACM_ISOLATION_IN_PROCESS;
+  cfg.cache_dir = cache_dir.empty() ? nullptr : cache_dir.c_str();
+  cfg.cache_policy = spec.policy;
+  hipacm_mode* mode = nullptr;
+  out.enter_status = hipacm_mode_enter(&cfg, &mode);
+  if (out.enter_status != HIPACM_SUCCESS) return out;
+
+  std::vector<const char*> names;
+  for (const auto& n : spec.name_expressions) names.push_back(n.c_str());
+  std::vector<const char*> options;
+  for (const auto& o : spec.options) options.push_back(o.c_str());
+  hipacm_request req{};
+  req.struct_size = sizeof req;
+  req.source = spec.source.c_str();
+  req.options = options.data();
+  req.num_options = options.size();
+  req.name_expressions = names.data();
+  req.num_name_expressions = names.size();
+  hipacm_future* future = nullptr;
+  out.status = hipacm_submit(mode, &req, &future);
+  if (out.status == HIPACM_SUCCESS) {
+    const hipacm_kernel* kernel = nullptr;
+    out.status = hipacm_future_result(future, &kernel);
+    if (out.status == HIPACM_SUCCESS) {
+      const auto* bytes = static_cast<const std::uint8_t*>(kernel->code);
+      out.code.assign(bytes, bytes + kernel->code_size);
+      for (std::size_t i = 0; i < kernel->num_lowered_names; ++i)
+        out.lowered_names.emplace_back(kernel->lowered_names[i]);
+      out.from_cache = kernel->from_cache != 0;
+    }
+    hipacm_future_release(future);
+  }
+  hipacm_mode_exit(mode, nullptr);
+  return out;
+}
+
+/// Clears the cache variables for the test and restores them afterwards.
+class CacheEnvironment : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* name :
+         {"HIPACM_CACHE", "HIPACM_CACHE_DIR", "HIPACM_SYSTEM_CACHE", "HIPACM_CACHE_MAX_BYTES"})
+      unsetenv(name);
+  }
+  void TearDown() override { SetUp(); }
+};
+
+}  // namespace hipacm::cache_test

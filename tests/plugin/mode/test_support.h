@@ -1,0 +1,180 @@
+// test_support.h - kernels, fault-injecting compilers and RAII helpers shared by the core tests.
+#pragma once
+
+#include <hipacm/hipacm.h>
+
+#include <boost/chrono.hpp>
+#include <boost/thread/thread.hpp>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hip_backend/codeobject/code_object_check.h"
+#include "hip_backend/compiler.h"
+#include "hip_backend/hiprtc/inprocess_compiler.h"
+#include "plugin/mode/compiler_factory.h"
+
+namespace hipacm::test {
+
+inline constexpr const char* kArch = "gfx90a";
+
+inline std::string vadd_source(const std::string& name = "vadd") {
+  return "extern \"C\" __global__ void " + name +
+         "(float* a, const float* b, int n) {\n"
+         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "  if (i < n) a[i] += b[i];\n"
+         "}\n";
+}
+
+// The Triton seed scenario's kernel: a compile-time assertion that fails.
+inline const char* kStaticAssertSource =
+    "template <int X> struct check { static_assert(X == 2, \"hipacm seed: X must be 2\"); };\n"
+    "extern \"C\" __global__ void seed(int* p) { check<1> c; (void)c; p[0] = 1; }\n";
+
+inline const char* kTemplatedSource =
+    "template <typename T> __global__ void scale(T* x, T a, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n) x[i] *= a;\n"
+    "}\n";
+
+/// A request whose strings live as long as this object.
+struct Request {
+  std::string source;
+  std::string key;
+  std::vector<std::string> options;
+  std::vector<const char*> option_ptrs;
+  std::vector<std::string> names;
+  std::vector<const char*> name_ptrs;
+  hipacm_request req{};
+
+  explicit Request(std::string src, std::string k = "")
+      : source(std::move(src)), key(std::move(k)) {
+    req.struct_size = sizeof(hipacm_request);
+    refresh();
+  }
+  Request& with_name_expressions(std::vector<std::string> n) {
+    names = std::move(n);
+    refresh();
+    return *this;
+  }
+  Request& with_options(std::vector<std::string> o) {
+    options = std::move(o);
+    refresh();
+    return *this;
+  }
+  Request& with_callbacks(hipacm_finalize_fn f, hipacm_cleanup_fn c, void* user) {
+    req.finalize = f;
+    req.cleanup = c;
+    req.user_data = user;
+    return *this;
+  }
+  void refresh() {
+    req.source = source.c_str();
+    req.key = key.empty() ? nullptr : key.c_str();
+    option_ptrs.clear();
+    for (auto& o : options) option_ptrs.push_back(o.c_str());
+    req.options = option_ptrs.data();
+    req.num_options = option_ptrs.size();
+    name_ptrs.clear();
+    for (auto& n : names) name_ptrs.push_back(n.c_str());
+    req.name_expressions = name_ptrs.data();
+    req.num_name_expressions = name_ptrs.size();
+  }
+  // Refreshes the pointers first: a Request may have moved (e.g. inside a
+  // vector), and short strings move their bytes with them.
+  const hipacm_request* get() {
+    refresh();
+    return &req;
+  }
+};
+
+/// Counts exactly-once callbacks.
+struct CallbackCounts {
+  std::atomic<int> finalized{0};
+  std::atomic<int> cleaned{0};
+  int finalize_result = 0;
+};
+
+inline int count_finalize(void* user, hipacm_future*) {
+  auto* c = static_cast<CallbackCounts*>(user);
+  c->finalized.fetch_add(1);
+  return c->finalize_result;
+}
+inline void count_cleanup(void* user, hipacm_future*) {
+  static_cast<CallbackCounts*>(user)->cleaned.fetch_add(1);
+}
+
+/// Owns one future reference.
+struct FutureHandle {
+  hipacm_future* f = nullptr;
+  FutureHandle() = default;
+  explicit FutureHandle(hipacm_future* h) : f(h) {}
+  FutureHandle(const FutureHandle&) = delete;
+  FutureHandle& operator=(const FutureHandle&) = delete;
+  FutureHandle(FutureHandle&& o) noexcept : f(o.f) { o.f = nullptr; }
+  ~FutureHandle() {
+    if (f) hipacm_future_release(f);
+  }
+  hipacm_future** out() { return &f; }
+};
+
+/// Fault and timing injection: a compile step that sleeps, then fails or
+/// delegates to the real hipRTC compiler (or fakes a result when `real` is off).
+class FakeCompiler final : public backend::Compiler {
+ public:
+  int delay_ms = 0;
+  bool real = false;
+  std::string fail_marker;  // sources containing it fail with COMPILATION
+  std::atomic<int> calls{0};
+
+  backend::CompileResult compile(const backend::CompileRequest& request) override {
+    calls.fetch_add(1);
+    if (delay_ms > 0) boost::this_thread::sleep_for(boost::chrono::milliseconds(delay_ms));
+    backend::CompileResult r;
+    if (!fail_marker.empty() && request.source.find(fail_marker) != std::string::npos) {
+      r.status = HIPACM_ERROR_COMPILATION;
+      r.error_message = "injected failure";
+      r.log = "injected log: " + fail_marker;
+      return r;
+    }
+    if (real) return backend::compile_with_hiprtc(request);
+    r.status = HIPACM_SUCCESS;
+    r.code.assign({0x7f, 'E', 'L', 'F'});
+    r.log = "fake";
+    return r;
+  }
+};
+
+/// Installs a fake for the lifetime of a test, and restores the real one.
+class ScopedFakeCompiler {
+ public:
+  explicit ScopedFakeCompiler(std::shared_ptr<FakeCompiler> fake) : fake_(std::move(fake)) {
+    set_compiler_factory_for_testing([f = fake_](const ModeSettings&) { return f; });
+  }
+  ~ScopedFakeCompiler() { set_compiler_factory_for_testing({}); }
+  FakeCompiler& operator*() const { return *fake_; }
+  FakeCompiler* operator->() const { return fake_.get(); }
+
+ private:
+  std::shared_ptr<FakeCompiler> fake_;
+};
+
+inline hipacm_mode_config config(unsigned workers = 2) {
+  hipacm_mode_config cfg;
+  hipacm_mode_config_init(&cfg);
+  cfg.max_workers = workers;
+  cfg.arch = kArch;
+  return cfg;
+}
+
+/// The real success criterion from hip_backend, applied to a test's kernel.
+inline bool code_object_ok(const hipacm_kernel* k, const std::vector<std::string>& kernels,
+                           std::string* error) {
+  std::vector<std::uint8_t> code(static_cast<const std::uint8_t*>(k->code),
+                                 static_cast<const std::uint8_t*>(k->code) + k->code_size);
+  return backend::check_amdgpu_code_object(code, k->arch, kernels, error);
+}
+
+}  // namespace hipacm::test

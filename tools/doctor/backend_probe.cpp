@@ -1,0 +1,74 @@
+// backend_probe.cpp - asks the plugin (C ABI) and the backend loaders what was found and where.
+#include "tools/doctor/backend_probe.h"
+
+#include <dlfcn.h>
+#include <hipacm/hipacm.h>
+
+#include <climits>
+#include <cstdlib>
+
+#include "hip_backend/hiprtc/comgr_isa.h"
+#include "hip_backend/hiprtc/comgr_isa_internal.h"
+#include "support/dynamic_library.h"
+
+namespace hipacm::cli {
+namespace {
+
+hipacm_backend_info backend_info() {
+  hipacm_backend_info info{};
+  info.struct_size = sizeof info;
+  hipacm_get_backend_info(&info);  // fills *out even when it reports BACKEND_UNAVAILABLE
+  return info;
+}
+
+// amd_comgr_get_version(size_t* major, size_t* minor): present in every comgr release.
+using ComgrVersionFn = void (*)(std::size_t*, std::size_t*);
+
+}  // namespace
+
+PluginProbe probe_plugin() {
+  PluginProbe probe;
+  probe.abi_version =
+      std::to_string(HIPACM_ABI_VERSION_MAJOR) + "." + std::to_string(HIPACM_ABI_VERSION_MINOR);
+  const hipacm_provider* provider = hipacm_get_provider(HIPACM_ABI_VERSION);
+  probe.version = provider != nullptr ? provider->version : "unknown";
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&hipacm_get_provider), &info) != 0 && info.dli_fname) {
+    char resolved[PATH_MAX];
+    probe.path = ::realpath(info.dli_fname, resolved) ? resolved : info.dli_fname;
+  }
+  return probe;
+}
+
+LibraryProbe probe_hiprtc() {
+  const hipacm_backend_info info = backend_info();
+  LibraryProbe probe;
+  probe.found = info.available != 0;
+  probe.version = info.version;
+  probe.path = info.library_path;
+  if (!probe.found) probe.error = hipacm_last_error_message();
+  return probe;
+}
+
+LibraryProbe probe_comgr(std::vector<std::string>* processors) {
+  LibraryProbe probe;
+  const auto table =
+      backend::load_amdgpu_isa_table_from(backend::comgr_library_candidates(), &probe.error);
+  if (!table) return probe;
+  probe.found = true;
+  probe.path = table->library_path;
+  if (processors != nullptr) *processors = table->processors;
+  if (auto library = backend::DynamicLibrary::open(table->library_path, nullptr)) {
+    if (auto get_version =
+            reinterpret_cast<ComgrVersionFn>(library->symbol("amd_comgr_get_version", nullptr))) {
+      std::size_t major = 0, minor = 0;
+      get_version(&major, &minor);
+      probe.version = std::to_string(major) + "." + std::to_string(minor);
+    }
+  }
+  return probe;
+}
+
+std::string default_arch() { return backend_info().default_arch; }
+
+}  // namespace hipacm::cli

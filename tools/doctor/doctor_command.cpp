@@ -1,0 +1,63 @@
+// doctor_command.cpp - `hipacm doctor`: reports what hipacm found here and what to fix.
+#include <fmt/core.h>
+
+#include <memory>
+
+#include "tools/commands.h"
+#include "tools/doctor/doctor_checks.h"
+#include "tools/exit_codes.h"
+#include "tools/json_output.h"
+#include "tools/input/terminal_text.h"
+
+namespace hipacm::cli {
+namespace {
+
+struct DoctorOptions {
+  bool json = false;
+};
+
+void print_checks(const std::vector<Check>& checks) {
+  for (const Check& check : checks) {
+    // Summaries quote paths from the environment and names from the libraries found.
+    fmt::print("[{:<7}] {:<8} {}\n", level_name(check.level), check.name, printable(check.summary));
+    if (!check.hint.empty()) fmt::print("{:<19}hint: {}\n", "", printable(check.hint));
+  }
+  fmt::print("{}\n", usable(checks) ? "hipacm is usable here."
+                                    : "hipacm cannot compile here: fix the errors above.");
+}
+
+int run(const DoctorOptions& options) {
+  const std::vector<Check> checks = run_doctor_checks();
+  if (options.json) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const Check& check : checks) {
+      list.push_back({{"name", check.name},
+                      {"level", level_name(check.level)},
+                      {"summary", check.summary},
+                      {"hint", check.hint.empty() ? nlohmann::ordered_json(nullptr)
+                                                  : nlohmann::ordered_json(check.hint)},
+                      {"details", check.details}});
+    }
+    write_json({{"schema", "hipacm-doctor-1"}, {"usable", usable(checks)}, {"checks", list}}, "-");
+  } else {
+    print_checks(checks);
+  }
+  return usable(checks) ? kExitOk : kExitFailures;
+}
+
+}  // namespace
+
+void add_doctor_command(CLI::App& app, AppContext& context) {
+  auto options = std::make_shared<DoctorOptions>();
+  CLI::App* doctor = app.add_subcommand(
+      "doctor", "Check the compiler backend, worker, cache, default arch and GPU devices");
+  doctor->add_flag("--json", options->json, "Print a JSON document instead of text");
+  doctor->footer(
+      "Examples:\n"
+      "  hipacm doctor\n"
+      "  hipacm doctor --json | jq '.checks[] | select(.level != \"ok\")'\n"
+      "Exit status: 0 usable (warnings allowed), 1 hipacm cannot compile here.");
+  doctor->callback([options, &context] { context.exit_code = run(*options); });
+}
+
+}  // namespace hipacm::cli

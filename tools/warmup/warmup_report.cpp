@@ -1,0 +1,150 @@
+// warmup_report.cpp - formats warmup outcomes: summary table, failures, JSON report.
+#include "tools/warmup/warmup_report.h"
+
+#include <fmt/core.h>
+#include <hipacm/hipacm.h>
+
+#include <map>
+#include <sstream>
+#include <vector>
+
+#include "tools/doctor/backend_probe.h"
+#include "tools/input/terminal_text.h"
+
+namespace hipacm::cli {
+namespace {
+
+void add(WarmupTotals* totals, const KernelOutcome& outcome) {
+  ++totals->kernels;
+  if (outcome.status != HIPACM_SUCCESS) {
+    ++totals->failed;
+  } else if (outcome.from_cache) {
+    ++totals->cache_hits;
+  } else {
+    ++totals->compiled;
+    totals->compile_seconds += outcome.compile_seconds;
+  }
+}
+
+void print_row(std::FILE* out, const std::string& name, const WarmupTotals& t) {
+  fmt::print(out, "{:<10} {:>8} {:>11} {:>9} {:>7} {:>10.2f} {:>8.2f}\n", printable(name),
+             t.kernels, t.cache_hits, t.compiled, t.failed, t.compile_seconds, t.wall_seconds);
+}
+
+}  // namespace
+
+WarmupTotals totals_of(const WarmupResult& result) {
+  WarmupTotals totals;
+  for (const KernelOutcome& outcome : result.outcomes) add(&totals, outcome);
+  totals.wall_seconds = result.wall_seconds;
+  // A failed compile's time is unknown, so with failures the serial sum is too.
+  if (totals.compiled > 0 && totals.failed == 0 && result.wall_seconds > 0)
+    totals.speedup = totals.compile_seconds / result.wall_seconds;
+  return totals;
+}
+
+void print_summary(std::FILE* out, const WarmupResult& result) {
+  std::vector<std::string> arch_order;
+  std::map<std::string, WarmupTotals> per_arch;
+  for (const KernelOutcome& outcome : result.outcomes) {
+    if (!per_arch.count(outcome.arch)) arch_order.push_back(outcome.arch);
+    add(&per_arch[outcome.arch], outcome);
+  }
+  const WarmupTotals total = totals_of(result);
+  fmt::print(out, "{:<10} {:>8} {:>11} {:>9} {:>7} {:>10} {:>8}\n", "arch", "kernels", "cache hits",
+             "compiled", "failed", "compile s", "wall s");
+  for (const auto& [arch, seconds] : result.arch_wall_seconds)
+    per_arch[arch].wall_seconds = seconds;
+  for (const std::string& arch : arch_order) print_row(out, arch, per_arch[arch]);
+  print_row(out, "total", total);
+  if (total.speedup) {
+    fmt::print(out, "speedup against serial: {:.2f}x ({:.2f} s of compiles in {:.2f} s)\n",
+               *total.speedup, total.compile_seconds, total.wall_seconds);
+  }
+}
+
+void print_kernel_lines(std::FILE* out, const WarmupResult& result) {
+  for (const KernelOutcome& outcome : result.outcomes) {
+    const char* state = outcome.status != HIPACM_SUCCESS ? "FAILED"
+                        : outcome.from_cache             ? "cached"
+                                                         : "compiled";
+    fmt::print(out, "{:<8} {:<8} {:>8} B {:>7.2f} s  {}\n", state, printable(outcome.arch),
+               outcome.code_size, outcome.compile_seconds, printable(outcome.input->label));
+  }
+}
+
+std::string trim_log(const std::string& log, std::size_t keep) {
+  std::vector<std::string> lines;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  while (!lines.empty() && lines.back().empty()) lines.pop_back();
+  const std::size_t total = lines.size();
+  // Written so that no keep, however large, overflows: cut only when more than 2 * keep lines.
+  const bool cut = total > keep && total - keep > keep;
+  std::string text;
+  for (std::size_t i = 0; i < total; ++i) {
+    if (cut && i == keep) {
+      text += fmt::format("... ({} lines omitted) ...\n", total - 2 * keep);
+      i = total - keep;
+      if (i == total) break;
+    }
+    text += lines[i] + "\n";
+  }
+  return text;
+}
+
+void print_failures(std::FILE* out, const WarmupResult& result, std::size_t keep_lines) {
+  for (const KernelOutcome& outcome : result.outcomes) {
+    if (outcome.status == HIPACM_SUCCESS) continue;
+    fmt::print(out, "FAILED {} [{}]: {}: {}\n", printable(outcome.input->label),
+               printable(outcome.arch), hipacm_status_string(outcome.status),
+               printable(outcome.error));
+    const std::string log = trim_log(outcome.log, keep_lines);
+    if (!log.empty()) {
+      std::istringstream in(log);
+      for (std::string line; std::getline(in, line);) fmt::print(out, "    {}\n", printable(line));
+    }
+  }
+}
+
+nlohmann::ordered_json warmup_report_json(const WarmupResult& result,
+                                          const WarmupSettings& settings) {
+  const WarmupTotals totals = totals_of(result);
+  nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
+  for (const KernelOutcome& outcome : result.outcomes) {
+    const bool ok = outcome.status == HIPACM_SUCCESS;
+    kernels.push_back(
+        {{"path", outcome.input->path},
+         {"label", outcome.input->label},
+         {"options", outcome.input->options},
+         {"arch", outcome.arch},
+         {"key", outcome.key},
+         {"status", ok ? "ok" : "failed"},
+         {"status_code", hipacm_status_string(outcome.status)},
+         {"from_cache", outcome.from_cache},
+         {"code_size", outcome.code_size},
+         {"compile_seconds", outcome.compile_seconds},
+         {"error", ok ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(outcome.error)},
+         {"kernels", outcome.kernels}});
+  }
+  return {{"schema", kWarmupReportSchema},
+          {"hipacm_version", probe_plugin().version},
+          {"archs", settings.archs},
+          {"jobs", settings.jobs},
+          {"timeout_seconds", settings.timeout_ms / 1000.0},
+          {"cache", settings.no_cache ? "off" : "default"},
+          {"cache_dir", settings.cache_dir.empty() ? nlohmann::ordered_json(nullptr)
+                                                   : nlohmann::ordered_json(settings.cache_dir)},
+          {"totals",
+           {{"kernels", totals.kernels},
+            {"cache_hits", totals.cache_hits},
+            {"compiled", totals.compiled},
+            {"failed", totals.failed},
+            {"compile_seconds", totals.compile_seconds},
+            {"wall_seconds", totals.wall_seconds},
+            {"speedup", totals.speedup ? nlohmann::ordered_json(*totals.speedup)
+                                       : nlohmann::ordered_json(nullptr)}}},
+          {"kernels", kernels}};
+}
+
+}  // namespace hipacm::cli

@@ -1,0 +1,61 @@
+// warmup_run.h - compiles kernel inputs for each arch through hipacm modes (the public C ABI).
+#pragma once
+
+#include <hipacm/hipacm.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tools/input/kernel_input.h"
+#include "tools/warmup/progress.h"
+
+namespace hipacm::cli {
+
+struct WarmupSettings {
+  std::vector<std::string> archs;
+  std::uint32_t jobs = 0;        ///< max_workers; 0 = hardware concurrency
+  std::uint32_t timeout_ms = 0;  ///< compile_timeout_ms; 0 = none (the command's default is 600 s)
+  std::string cache_dir;         ///< "" = the plugin's default resolution
+  bool no_cache = false;         ///< HIPACM_CACHE_OFF
+};
+
+/// One (kernel, arch) compile as it ended.
+struct KernelOutcome {
+  const KernelInput* input = nullptr;
+  std::string arch;
+  std::string key;
+  hipacm_status status = HIPACM_ERROR_INTERNAL;
+  bool from_cache = false;
+  std::size_t code_size = 0;
+  double compile_seconds = 0.0;
+  std::string error;                 ///< empty on success
+  std::string log;                   ///< the compiler log
+  std::vector<std::string> kernels;  ///< kernels found in the code object
+  std::vector<std::uint8_t> code;    ///< the code object itself
+};
+
+struct WarmupResult {
+  std::vector<KernelOutcome> outcomes;                            ///< arch-major, inputs in order
+  std::vector<std::pair<std::string, double>> arch_wall_seconds;  ///< per mode, in order
+  double wall_seconds = 0.0;
+};
+
+/// Checks every input's source and header names against the names the plugin
+/// accepts (relative, no "..", a conservative character set), so that a bad
+/// name is an input error before anything compiles. Throws InputError.
+void check_request_names(const std::vector<KernelInput>& inputs);
+
+/// Enters (and at once leaves) a mode for every arch, so that a missing
+/// backend or an unknown arch is reported before anything compiles.
+/// Throws BackendUnavailable or InputError (unknown arch).
+void check_archs(const WarmupSettings& settings);
+
+/// One mode per arch, in order, each with every input submitted at once.
+/// Never throws for a failed compile: that is an outcome. A request the plugin
+/// refuses at submit (HIPACM_ERROR_INVALID_ARGUMENT) is bad input: InputError.
+WarmupResult run_warmup(const std::vector<KernelInput>& inputs, const WarmupSettings& settings,
+                        Progress& progress);
+
+}  // namespace hipacm::cli
