@@ -1,7 +1,7 @@
 """ctypes mirror of ``include/hipacm/hipacm.h`` and the loader for ``libhipacm.so.1``.
 
 Everything in this module is private. The structs below mirror the C header
-field by field (ABI 1.1); ``tests/test_abi_layout.py`` checks their sizes and
+field by field (ABI 1.3); ``tests/test_abi_layout.py`` checks their sizes and
 offsets against a C compiler. Only ``hipacm_get_provider`` is looked up with
 ``dlsym``; every other call goes through the provider table, whose function
 pointers are ``CFUNCTYPE`` prototypes, so ctypes releases the GIL for the
@@ -29,16 +29,38 @@ from ctypes import (
 from pathlib import Path
 from typing import List, Optional, Tuple
 
-#: The ABI major version these bindings implement (``HIPACM_ABI_VERSION``).
+#: The ABI major version these bindings implement (``HIPACM_ABI_VERSION_MAJOR``).
 ABI_VERSION_MAJOR = 1
-#: The ABI minor version whose structs are mirrored here.
-ABI_VERSION_MINOR = 1
+#: The ABI minor version whose structs, entry points and version request are mirrored here.
+ABI_VERSION_MINOR = 3
+#: The oldest minor whose plugin these bindings load: they initialise the mode
+#: config with ``mode_config_init_sized`` (ABI 1.1) and read every field past
+#: it only where ``struct_size`` says the plugin knows it.
+ABI_VERSION_MINOR_REQUIRED = 1
+
+
+def abi_version_encode(major: int, minor: int) -> int:
+    """``HIPACM_ABI_VERSION_ENCODE``: the request passed to ``hipacm_get_provider`` (ABI 1.3)."""
+    return (major << 16) | minor
+
+
+#: ``HIPACM_ABI_VERSION``: what these bindings request first.
+ABI_VERSION = abi_version_encode(ABI_VERSION_MAJOR, ABI_VERSION_MINOR)
 
 SONAME = "libhipacm.so.1"
 
 ISOLATION_AUTO = 0
 ISOLATION_IN_PROCESS = 1
 ISOLATION_PROCESS = 2
+
+# HIPACM_CACHE_* (ABI 1.2).
+CACHE_DEFAULT = 0
+CACHE_OFF = 1
+CACHE_READ = 2
+CACHE_READWRITE = 3
+
+# HIPACM_LOAD_NONE (ABI 1.2): load_device's "compile only".
+LOAD_NONE = -1
 
 # hipacm_status is a C enum: passed and returned as int.
 c_status = c_int
@@ -113,9 +135,9 @@ class Kernel(Structure):
 
 
 class KernelWithCache(Structure):
-    """``hipacm_kernel`` up to ``from_cache`` (ABI 1.2).
+    """``hipacm_kernel`` (version 2, ABI 1.2): with ``from_cache``, ``module`` and the functions.
 
-    The field is read only when the plugin's ``hipacm_kernel.struct_size`` says
+    A field is read only when the plugin's ``hipacm_kernel.struct_size`` says
     it filled it in, so an older plugin reads as ``from_cache = False``.
     """
 
@@ -232,6 +254,7 @@ class LoadedPlugin:
         self.cdll = cdll  # keeps the library referenced; it is -z nodelete anyway
         self.path = path
         self.provider = provider
+        self.abi_version = provider.abi_version  # as granted: encoded, or a plain 1
         self.name = (provider.name or b"").decode()
         self.version = (provider.version or b"").decode()
         self.struct_size = provider.struct_size
@@ -250,7 +273,12 @@ def _open_provider(path: str) -> LoadedPlugin:
             f"hipacm: {path} does not export hipacm_get_provider; it is not the hipacm plugin"
         ) from exc
     get_provider = GET_PROVIDER_FN(ctypes.cast(raw, c_void_p).value)
-    address = get_provider(ABI_VERSION_MAJOR)
+    requested = ABI_VERSION
+    address = get_provider(requested)
+    if not address:
+        # A plugin older than ABI 1.3 answers only the plain major number.
+        requested = ABI_VERSION_MAJOR
+        address = get_provider(requested)
     if not address:
         raise ImportError(
             f"hipacm: {path} does not implement ABI major version {ABI_VERSION_MAJOR} "
@@ -263,14 +291,19 @@ def _open_provider(path: str) -> LoadedPlugin:
             f"{PROVIDER_V1_SIZE}; the library is corrupt or not the hipacm plugin"
         )
     abi = c_uint32.from_address(address + Provider.abi_version.offset).value
-    if abi != ABI_VERSION_MAJOR:
+    if requested == ABI_VERSION_MAJOR and abi != ABI_VERSION_MAJOR:
         raise ImportError(
             f"hipacm: {path} reports ABI version {abi}, these bindings need {ABI_VERSION_MAJOR}"
+        )
+    if requested == ABI_VERSION and abi >> 16 != ABI_VERSION_MAJOR:
+        raise ImportError(
+            f"hipacm: {path} reports ABI version {abi >> 16}.{abi & 0xFFFF} for a request of "
+            f"{ABI_VERSION_MAJOR}.{ABI_VERSION_MINOR}"
         )
     if size < ctypes.sizeof(Provider):
         raise ImportError(
             f"hipacm: {path} implements ABI {ABI_VERSION_MAJOR}.0 (provider table of {size} "
-            f"bytes); these bindings need ABI {ABI_VERSION_MAJOR}.{ABI_VERSION_MINOR} "
+            f"bytes); these bindings need ABI {ABI_VERSION_MAJOR}.{ABI_VERSION_MINOR_REQUIRED} "
             f"({ctypes.sizeof(Provider)} bytes, with mode_config_init_sized). "
             "Rebuild or upgrade libhipacm."
         )

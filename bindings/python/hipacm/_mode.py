@@ -26,15 +26,14 @@ _ISOLATION = {
 _MAX_TIMEOUT_MS = 0xFFFFFFFF
 
 
-# HIPACM_CACHE_* of hipacm.h.
-_CACHE_DEFAULT = 0
-_CACHE_POLICIES = {"off": 1, "read": 2, "readwrite": 3}
+_CACHE_POLICIES = {"off": _ffi.CACHE_OFF, "read": _ffi.CACHE_READ,
+                   "readwrite": _ffi.CACHE_READWRITE}
 
 
 def _cache_setting(cache: Any) -> Tuple[int, Optional[bytes]]:
     """``cache=`` as (cache_policy, cache_dir) for hipacm_mode_config."""
     if cache is None:
-        return _CACHE_DEFAULT, None
+        return _ffi.CACHE_DEFAULT, None
     if isinstance(cache, str) and cache in _CACHE_POLICIES:
         return _CACHE_POLICIES[cache], None
     if isinstance(cache, (str, os.PathLike)):
@@ -43,7 +42,7 @@ def _cache_setting(cache: Any) -> Tuple[int, Optional[bytes]]:
             raise TypeError("hipacm: cache must be a str path, not bytes")
         if not path:
             raise ValueError("hipacm: cache must not be an empty path (pass None for the default)")
-        return _CACHE_DEFAULT, _encode(path, "cache")
+        return _ffi.CACHE_DEFAULT, _encode(path, "cache")
     raise TypeError(f"hipacm: cache must be None, a policy ('off', 'read', 'readwrite') or a "
                     f"directory path, not {type(cache).__name__}")
 

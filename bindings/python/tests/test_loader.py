@@ -42,7 +42,7 @@ FAKE_PROVIDER = r"""
 #include <stddef.h>
 static hipacm_provider table;
 const hipacm_provider* hipacm_get_provider(uint32_t abi) {
-  if (FAKE_NULL || abi != 1) return NULL;
+  if (FAKE_NULL || abi != FAKE_REQUEST) return NULL;
   table.struct_size = FAKE_SIZE;
   table.abi_version = FAKE_ABI;
   return &table;
@@ -51,18 +51,27 @@ const hipacm_provider* hipacm_get_provider(uint32_t abi) {
 
 
 @pytest.mark.skipif(CC is None, reason="no C compiler")
-@pytest.mark.parametrize("null, size, abi, message", [
-    (1, "sizeof(hipacm_provider)", 1, "does not implement ABI major version 1"),
-    (0, "offsetof(hipacm_provider, mode_config_init_sized)", 1, "implements ABI 1.0"),
-    (0, "sizeof(hipacm_provider)", 2, "reports ABI version 2"),
-    (0, "sizeof(size_t)", 1, "smaller than ABI 1.0"),
+@pytest.mark.parametrize("request_, null, size, abi, message", [
+    # Plugins older than ABI 1.3 answer only the plain major number.
+    ("1", 1, "sizeof(hipacm_provider)", 1, "does not implement ABI major version 1"),
+    ("1", 0, "offsetof(hipacm_provider, mode_config_init_sized)", 1, "implements ABI 1.0"),
+    ("1", 0, "sizeof(hipacm_provider)", 2, "reports ABI version 2"),
+    ("1", 0, "sizeof(size_t)", 1, "smaller than ABI 1.0"),
+    # ABI 1.3 plugins answer the encoded request; an empty table passes the
+    # version checks and is refused only for its NULL entries.
+    ("HIPACM_ABI_VERSION", 0, "sizeof(hipacm_provider)", "HIPACM_ABI_VERSION",
+     "provider table has NULL entries"),
+    ("HIPACM_ABI_VERSION", 0, "sizeof(hipacm_provider)", "HIPACM_ABI_VERSION_ENCODE(2, 0)",
+     "reports ABI version 2.0"),
 ])
-def test_mismatched_provider_tables_are_import_errors(tmp_path, null, size, abi, message):
+def test_mismatched_provider_tables_are_import_errors(tmp_path, request_, null, size, abi,
+                                                      message):
     src = tmp_path / "fake.c"
     src.write_text(FAKE_PROVIDER)
     lib = tmp_path / "libhipacm.so.1"
     include = Path(__file__).resolve().parents[3] / "include"
-    subprocess.run([CC, "-shared", "-fPIC", f"-I{include}", f"-DFAKE_NULL={null}",
+    subprocess.run([CC, "-shared", "-fPIC", f"-I{include}", f"-DFAKE_REQUEST={request_}",
+                    f"-DFAKE_NULL={null}",
                     f"-DFAKE_SIZE={size}", f"-DFAKE_ABI={abi}", str(src), "-o", str(lib)],
                    check=True)
     proc = import_hipacm(PACKAGE.parent, lib)
