@@ -7,7 +7,7 @@
 #include <new>
 #include <string>
 
-#include "plugin/error.h"
+#include "support/status_error.h"
 #include "plugin/abi/last_error.h"
 
 namespace hipacm {
@@ -19,7 +19,7 @@ template <class Body>
 hipacm_status guarded(const char* function, Body&& body) noexcept {
   try {
     return body();
-  } catch (const Error& e) {
+  } catch (const StatusError& e) {
     try {
       set_last_error(std::string(function) + ": " + e.what());
     } catch (...) {

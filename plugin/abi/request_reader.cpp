@@ -5,7 +5,7 @@
 
 #include "hip_backend/source_name_policy.h"
 #include "plugin/mode/content_digest.h"
-#include "plugin/error.h"
+#include "support/status_error.h"
 #include "plugin/abi/struct_fields.h"
 #include "plugin/abi/struct_versions.h"
 
@@ -15,7 +15,7 @@ namespace {
 constexpr std::size_t kMaxListEntries = 65536;
 
 [[noreturn]] void invalid(const std::string& message) {
-  throw Error(HIPACM_ERROR_INVALID_ARGUMENT, message);
+  throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT, message);
 }
 
 std::string bounded_string(const char* s, const std::string& what) {

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <string>
 
-#include "plugin/error.h"
+#include "support/status_error.h"
 
 namespace hipacm {
 
@@ -12,7 +12,7 @@ namespace hipacm {
 template <class Struct>
 void require_struct_size(const Struct* s, std::size_t v1_size, const char* what) {
   if (s->struct_size < v1_size)
-    throw Error(HIPACM_ERROR_ABI_MISMATCH,
+    throw StatusError(HIPACM_ERROR_ABI_MISMATCH,
                 std::string(what) + ".struct_size is " + std::to_string(s->struct_size) +
                     ", smaller than version 1 of the struct (" + std::to_string(v1_size) +
                     " bytes); rebuild the host against a current hipacm.h");

@@ -9,7 +9,7 @@
 #include "support/log.h"
 #include "hip_backend/worker/worker_compiler.h"
 #include "hip_backend/worker/worker_locator.h"
-#include "plugin/error.h"
+#include "support/status_error.h"
 
 namespace hipacm {
 namespace {
@@ -41,7 +41,7 @@ std::shared_ptr<backend::Compiler> make_compiler(const ModeSettings& settings) {
     return std::make_shared<backend::WorkerCompiler>(std::move(worker), settings.max_workers,
                                                      settings.compile_timeout_ms);
   if (settings.isolation == HIPACM_ISOLATION_PROCESS)
-    throw Error(HIPACM_ERROR_BACKEND_UNAVAILABLE,
+    throw StatusError(HIPACM_ERROR_BACKEND_UNAVAILABLE,
                 "isolation is PROCESS but no hipacm-worker was found: " + why);
   // AUTO degrades to correct-but-serial rather than failing the host.
   backend::log_once(backend::LogLevel::kWarning, "no-worker",

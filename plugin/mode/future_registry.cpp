@@ -9,7 +9,7 @@
 #include <optional>
 #include <unordered_map>
 
-#include "plugin/error.h"
+#include "support/status_error.h"
 #include "plugin/mode/handle_ids.h"
 
 namespace hipacm {
@@ -102,12 +102,12 @@ FutureRef make_future(std::string key, std::string arch, Callbacks callbacks) {
 }
 
 FutureRef acquire_future(hipacm_future* handle) {
-  if (handle == nullptr) throw Error(HIPACM_ERROR_INVALID_ARGUMENT, "future is NULL");
+  if (handle == nullptr) throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT, "future is NULL");
   Registry& r = registry();
   boost::lock_guard<boost::mutex> lock(r.mutex);
   Future* f = find(r, handle);
   if (f == nullptr)
-    throw Error(HIPACM_ERROR_INVALID_ARGUMENT,
+    throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT,
                 "unknown future handle (already released, or not a hipacm_future)");
   f->add_ref();
   return FutureRef(f);

@@ -4,7 +4,7 @@
 #include <boost/thread/lock_guard.hpp>
 
 #include "plugin/mode/device_loading.h"
-#include "plugin/error.h"
+#include "support/status_error.h"
 #include "plugin/mode/fork_generation.h"
 
 namespace hipacm {
@@ -20,7 +20,7 @@ Mode::~Mode() { pool_.join(); }
 FutureRef Mode::submit(Submission submission) {
   {
     boost::lock_guard<boost::mutex> lock(mutex_);
-    if (closed_) throw Error(HIPACM_ERROR_MODE_CLOSED, "the mode is exiting or has exited");
+    if (closed_) throw StatusError(HIPACM_ERROR_MODE_CLOSED, "the mode is exiting or has exited");
     if (auto it = by_key_.find(submission.key); it != by_key_.end()) return it->second.share();
   }
   // A ready result (a persistent-cache hit) is served on this thread: no pool
@@ -34,7 +34,7 @@ FutureRef Mode::submit(Submission submission) {
   if (is_ready) load_into_device(&ready, settings_);  // lists the kernels; loads nothing
 
   boost::unique_lock<boost::mutex> lock(mutex_);
-  if (closed_) throw Error(HIPACM_ERROR_MODE_CLOSED, "the mode is exiting or has exited");
+  if (closed_) throw StatusError(HIPACM_ERROR_MODE_CLOSED, "the mode is exiting or has exited");
 
   // Dedup under the same lock that exit uses to close: a key is either
   // scheduled once in this mode or refused, never both or twice.

@@ -10,7 +10,7 @@
 #include <optional>
 #include <unordered_map>
 
-#include "plugin/error.h"
+#include "support/status_error.h"
 #include "plugin/mode/fork_generation.h"
 #include "plugin/mode/handle_ids.h"
 
@@ -61,7 +61,7 @@ hipacm_mode* claim_slot(std::shared_ptr<Mode> mode) {
   if (!g_slot.compare_exchange_strong(expected, handle, std::memory_order_acq_rel,
                                       std::memory_order_acquire)) {
     r.live.erase(id);  // the id was never handed out; the next mode takes it
-    throw Error(HIPACM_ERROR_MODE_ALREADY_ACTIVE,
+    throw StatusError(HIPACM_ERROR_MODE_ALREADY_ACTIVE,
                 "another hipacm mode is already active in this process; exit it first");
   }
   ++r.next_id;
@@ -73,39 +73,39 @@ hipacm_mode* active_mode() noexcept {
 }
 
 std::shared_ptr<Mode> find_mode_for_submit(hipacm_mode* handle) {
-  if (handle == nullptr) throw Error(HIPACM_ERROR_INVALID_ARGUMENT, "mode is NULL");
+  if (handle == nullptr) throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT, "mode is NULL");
   const std::optional<std::uint64_t> id = mode_id(handle);
-  if (!id) throw Error(HIPACM_ERROR_INVALID_ARGUMENT, "unknown mode handle");
+  if (!id) throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT, "unknown mode handle");
   Registry& r = registry();
   boost::lock_guard<boost::mutex> lock(r.mutex);
   auto it = r.live.find(*id);
   if (it == r.live.end()) {
-    if (*id < r.next_id) throw Error(HIPACM_ERROR_MODE_CLOSED, "the mode has exited");
-    throw Error(HIPACM_ERROR_INVALID_ARGUMENT, "unknown mode handle");
+    if (*id < r.next_id) throw StatusError(HIPACM_ERROR_MODE_CLOSED, "the mode has exited");
+    throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT, "unknown mode handle");
   }
   if (it->second->generation() != fork_generation())
-    throw Error(HIPACM_ERROR_MODE_CLOSED,
+    throw StatusError(HIPACM_ERROR_MODE_CLOSED,
                 "the mode belongs to the parent process; enter a new mode after fork()");
   return it->second;
 }
 
 std::shared_ptr<Mode> begin_exit(hipacm_mode* handle) {
-  if (handle == nullptr) throw Error(HIPACM_ERROR_INVALID_ARGUMENT, "mode is NULL");
+  if (handle == nullptr) throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT, "mode is NULL");
   const std::optional<std::uint64_t> id = mode_id(handle);
-  if (!id) throw Error(HIPACM_ERROR_INVALID_ARGUMENT, "unknown mode handle");
+  if (!id) throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT, "unknown mode handle");
   Registry& r = registry();
   std::shared_ptr<Mode> mode;
   {
     boost::lock_guard<boost::mutex> lock(r.mutex);
     auto it = r.live.find(*id);
     if (it == r.live.end())
-      throw Error(HIPACM_ERROR_INVALID_ARGUMENT, "unknown or already exited mode handle");
+      throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT, "unknown or already exited mode handle");
     mode = it->second;
   }
   if (!mode->claim_exit())
-    throw Error(HIPACM_ERROR_INVALID_ARGUMENT, "the mode is already exiting on another thread");
+    throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT, "the mode is already exiting on another thread");
   if (mode->generation() != fork_generation())
-    throw Error(HIPACM_ERROR_INVALID_ARGUMENT,
+    throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT,
                 "the mode belongs to the parent process and cannot be exited after fork()");
   // The reset comes first and cannot fail: whatever happens while collecting,
   // the process can enter a new mode. It only ever clears this mode's handle.

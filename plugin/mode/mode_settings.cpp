@@ -12,7 +12,7 @@
 #include "hip_backend/target_arch.h"
 #include "plugin/cache/caching_compiler.h"
 #include "plugin/cache/store/library_fact_memo.h"
-#include "plugin/error.h"
+#include "support/status_error.h"
 #include "plugin/abi/struct_fields.h"
 #include "plugin/abi/struct_versions.h"
 
@@ -33,22 +33,22 @@ std::string resolve_arch(const char* requested, backend::LibraryFactMemo* memo) 
   if (requested != nullptr) {
     arch = requested;
     if (arch.empty())
-      throw Error(HIPACM_ERROR_INVALID_ARGUMENT, "arch is empty (pass NULL to use HIPACM_ARCH)");
+      throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT, "arch is empty (pass NULL to use HIPACM_ARCH)");
   } else {
     std::string why;
     arch = backend::default_arch(&why);
-    if (arch.empty()) throw Error(HIPACM_ERROR_BACKEND_UNAVAILABLE, why);
+    if (arch.empty()) throw StatusError(HIPACM_ERROR_BACKEND_UNAVAILABLE, why);
   }
   std::string error;
   const hipacm_status status = backend::validate_arch(arch, &error, memo);
-  if (status != HIPACM_SUCCESS) throw Error(status, error);
+  if (status != HIPACM_SUCCESS) throw StatusError(status, error);
   return arch;
 }
 
 std::int32_t resolve_isolation(std::int32_t requested) {
   if (requested != HIPACM_ISOLATION_AUTO && requested != HIPACM_ISOLATION_IN_PROCESS &&
       requested != HIPACM_ISOLATION_PROCESS)
-    throw Error(HIPACM_ERROR_INVALID_ARGUMENT,
+    throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT,
                 "isolation is " + std::to_string(requested) +
                     "; expected HIPACM_ISOLATION_AUTO (0), _IN_PROCESS (1) or _PROCESS (2)");
   if (requested != HIPACM_ISOLATION_AUTO) return requested;
@@ -58,7 +58,7 @@ std::int32_t resolve_isolation(std::int32_t requested) {
   if (value == "auto") return HIPACM_ISOLATION_AUTO;
   if (value == "in-process") return HIPACM_ISOLATION_IN_PROCESS;
   if (value == "process") return HIPACM_ISOLATION_PROCESS;
-  throw Error(HIPACM_ERROR_INVALID_ARGUMENT,
+  throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT,
               "HIPACM_ISOLATION is '" + value + "'; expected auto, in-process or process");
 }
 
@@ -74,7 +74,7 @@ ModeSettings resolve_settings(const hipacm_mode_config* cfg,
   ModeSettings s;
   s.max_workers = cfg->max_workers == 0 ? hardware_workers() : cfg->max_workers;
   if (s.max_workers > kMaxWorkersLimit)
-    throw Error(HIPACM_ERROR_INVALID_ARGUMENT,
+    throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT,
                 "max_workers is " + std::to_string(cfg->max_workers) + "; the limit is " +
                     std::to_string(kMaxWorkersLimit));
   s.ignore_errors = cfg->ignore_errors != 0;
@@ -88,12 +88,12 @@ ModeSettings resolve_settings(const hipacm_mode_config* cfg,
   s.cache_policy =
       field_or(cfg, &hipacm_mode_config::cache_policy, std::int32_t{HIPACM_CACHE_DEFAULT});
   if (s.cache_policy < HIPACM_CACHE_DEFAULT || s.cache_policy > HIPACM_CACHE_READWRITE)
-    throw Error(HIPACM_ERROR_INVALID_ARGUMENT,
+    throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT,
                 "cache_policy is " + std::to_string(s.cache_policy) +
                     "; expected HIPACM_CACHE_DEFAULT (0), _OFF (1), _READ (2) or _READWRITE (3)");
   s.load_device = field_or(cfg, &hipacm_mode_config::load_device, std::int32_t{HIPACM_LOAD_NONE});
   if (s.load_device < HIPACM_LOAD_NONE)
-    throw Error(HIPACM_ERROR_INVALID_ARGUMENT,
+    throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT,
                 "load_device is " + std::to_string(s.load_device) +
                     "; expected HIPACM_LOAD_NONE (-1) or a device index");
   // Which archs exist and which hipRTC is installed are facts about this

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "plugin/error.h"
+#include "support/status_error.h"
 #include "plugin/abi/request_reader.h"
 #include "tests/fuzz/fuzz_input.h"
 
@@ -101,7 +101,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   hipacm::Submission submission;
   try {
     submission = hipacm::read_request(&req, "gfx90a");
-  } catch (const hipacm::Error& e) {
+  } catch (const hipacm::StatusError& e) {
     if (e.status() != HIPACM_ERROR_INVALID_ARGUMENT && e.status() != HIPACM_ERROR_ABI_MISMATCH)
       invariant_broken(std::string("a bad request got an unexpected status: ") + e.what());
     if (std::string_view(e.what()).empty()) invariant_broken("a bad request got no message");

@@ -15,7 +15,7 @@
 #include "support/environment.h"
 #include "support/log.h"
 #include "plugin/cache/store/schema.h"
-#include "plugin/error.h"
+#include "support/status_error.h"
 
 namespace hipacm::cache {
 namespace {
@@ -39,7 +39,7 @@ Policy resolve_policy(std::int32_t requested) {
     case HIPACM_CACHE_DEFAULT:
       break;
     default:
-      throw Error(HIPACM_ERROR_INVALID_ARGUMENT,
+      throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT,
                   "cache_policy is " + std::to_string(requested) +
                       "; expected HIPACM_CACHE_DEFAULT (0), _OFF (1), _READ (2) or _READWRITE (3)");
   }
@@ -47,7 +47,7 @@ Policy resolve_policy(std::int32_t requested) {
   if (value.empty() || value == "readwrite") return Policy::kReadWrite;
   if (value == "off") return Policy::kOff;
   if (value == "read") return Policy::kRead;
-  throw Error(HIPACM_ERROR_INVALID_ARGUMENT,
+  throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT,
               "HIPACM_CACHE is '" + value + "'; expected off, read or readwrite");
 }
 
