@@ -11,7 +11,7 @@
 
 namespace hipacm {
 
-/// One SHA-256 computation. Throws hipacm::Error (INTERNAL) if OpenSSL fails.
+/// One SHA-256 computation. Throws std::runtime_error if OpenSSL fails (an INTERNAL status at the boundary).
 class Sha256 {
  public:
   Sha256();

@@ -33,7 +33,7 @@ const char* intern(const std::string& value) {
 extern "C" HIPACM_API hipacm_status hipacm_get_backend_info(hipacm_backend_info* out) {
   const char* const function = __func__;  // __func__ in the lambda would be "operator()"
   return guarded(function, [&] {
-    if (out == nullptr) throw Error(HIPACM_ERROR_INVALID_ARGUMENT, "out is NULL");
+    if (out == nullptr) throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT, "out is NULL");
     require_struct_size(out, kBackendInfoV1Size, "hipacm_backend_info");
     out->available = 0;
     out->compiler = "hiprtc";

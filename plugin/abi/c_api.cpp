@@ -21,7 +21,7 @@ using namespace hipacm;
 namespace {
 
 void require_out(const void* out, const char* name) {
-  if (out == nullptr) throw Error(HIPACM_ERROR_INVALID_ARGUMENT, std::string(name) + " is NULL");
+  if (out == nullptr) throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT, std::string(name) + " is NULL");
 }
 
 }  // namespace
@@ -60,7 +60,7 @@ HIPACM_API hipacm_status hipacm_mode_enter(const hipacm_mode_config* cfg, hipacm
     install_fork_handlers();
     // Cheap refusal first: a busy slot must not pay for config resolution.
     if (active_mode() != nullptr)
-      throw Error(HIPACM_ERROR_MODE_ALREADY_ACTIVE,
+      throw StatusError(HIPACM_ERROR_MODE_ALREADY_ACTIVE,
                   "another hipacm mode is already active in this process; exit it first");
     ModeSettings settings = resolve_mode_settings(cfg);
     auto compiler = cache::with_persistent_cache(settings, make_compiler(settings));
@@ -128,14 +128,14 @@ HIPACM_API hipacm_status hipacm_compile(const hipacm_request* req, const char* a
 
 HIPACM_API hipacm_status hipacm_future_retain(hipacm_future* f) {
   return guarded(__func__, [&] {
-    if (!retain_future(f)) throw Error(HIPACM_ERROR_INVALID_ARGUMENT, "unknown future handle");
+    if (!retain_future(f)) throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT, "unknown future handle");
     return HIPACM_SUCCESS;
   });
 }
 
 HIPACM_API hipacm_status hipacm_future_release(hipacm_future* f) {
   return guarded(__func__, [&] {
-    if (!release_future(f)) throw Error(HIPACM_ERROR_INVALID_ARGUMENT, "unknown future handle");
+    if (!release_future(f)) throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT, "unknown future handle");
     return HIPACM_SUCCESS;
   });
 }

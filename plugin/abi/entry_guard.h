@@ -13,7 +13,7 @@
 namespace hipacm {
 
 /// Runs `body` (returning hipacm_status) so that nothing escapes to the host:
-/// hipacm::Error becomes its status, bad_alloc OUT_OF_MEMORY, anything else
+/// hipacm::StatusError becomes its status, bad_alloc OUT_OF_MEMORY, anything else
 /// INTERNAL; each failure records "<function>: <message>" as the last error.
 template <class Body>
 hipacm_status guarded(const char* function, Body&& body) noexcept {

@@ -30,7 +30,7 @@ inline constexpr std::size_t kMaxSourceBytes = 256u << 20;
 /// Validates `req` (NULL, struct_size, empty source, NULL array entries,
 /// oversize input, source and header names that backend::source_name_allowed
 /// refuses) and copies it. `arch` is already validated. Throws
-/// hipacm::Error with INVALID_ARGUMENT or ABI_MISMATCH and a message naming
+/// hipacm::StatusError with INVALID_ARGUMENT or ABI_MISMATCH and a message naming
 /// the offending field.
 Submission read_request(const hipacm_request* req, const std::string& arch);
 

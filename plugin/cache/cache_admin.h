@@ -42,7 +42,7 @@ struct ImportReport {
 };
 
 /// One cache database, opened read-write for maintenance. Methods throw
-/// std::runtime_error (hipacm::cache::SqliteError, hipacm::Error) with a
+/// std::runtime_error (hipacm::cache::SqliteError, hipacm::StatusError) with a
 /// message fit for a user. Safe to use while hosts use the same cache.
 ///
 ///   auto cache = CacheAdmin::open_default();

@@ -20,7 +20,7 @@ struct CacheSettings {
   std::int64_t max_bytes = 0;
 };
 
-/// Resolves the mode's policy and locations. Throws hipacm::Error
+/// Resolves the mode's policy and locations. Throws hipacm::StatusError
 /// (INVALID_ARGUMENT) for a bad cache_policy or $HIPACM_CACHE.
 CacheSettings resolve_cache_settings(const ModeSettings& settings);
 

@@ -9,7 +9,7 @@
 
 namespace hipacm {
 
-/// The compiler a mode's pool threads share. Throws hipacm::Error
+/// The compiler a mode's pool threads share. Throws hipacm::StatusError
 /// (BACKEND_UNAVAILABLE) when the policy cannot be met.
 std::shared_ptr<backend::Compiler> make_compiler(const ModeSettings& settings);
 

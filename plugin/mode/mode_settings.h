@@ -25,7 +25,7 @@ struct ModeSettings {
 };
 
 /// Applies defaults, reads only the fields inside cfg->struct_size, and
-/// resolves and validates the arch. Throws hipacm::Error: ABI_MISMATCH,
+/// resolves and validates the arch. Throws hipacm::StatusError: ABI_MISMATCH,
 /// INVALID_ARGUMENT (unknown arch, bad isolation), BACKEND_UNAVAILABLE (no
 /// arch could be found).
 ModeSettings resolve_mode_settings(const hipacm_mode_config* cfg);

@@ -9,7 +9,7 @@ namespace hipacm::cache {
 enum class Policy { kOff, kRead, kReadWrite };
 
 /// HIPACM_CACHE_OFF/READ/READWRITE as given; HIPACM_CACHE_DEFAULT reads
-/// $HIPACM_CACHE (off|read|readwrite), else READWRITE. Throws hipacm::Error
+/// $HIPACM_CACHE (off|read|readwrite), else READWRITE. Throws hipacm::StatusError
 /// (INVALID_ARGUMENT) for an unknown value in either place.
 Policy resolve_policy(std::int32_t requested);
 
