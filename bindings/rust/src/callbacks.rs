@@ -149,7 +149,7 @@ unsafe extern "C" fn finalize_trampoline(
                 } else {
                     // SAFETY: owned by the future, which the plugin keeps alive
                     // for the duration of the callback.
-                    finalize(&Kernel::from_raw(&*kernel))
+                    finalize(&Kernel::from_raw(kernel))
                 }
             }
         };

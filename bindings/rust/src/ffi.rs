@@ -1,16 +1,38 @@
-//! Raw declarations mirroring `include/hipacm/hipacm.h` (ABI 1.1, LP64).
+//! Raw declarations mirroring `include/hipacm/hipacm.h` (ABI 1.3, LP64).
 //!
 //! Every struct is `#[repr(C)]` with the header's field order, including the
-//! fields appended in ABI 1.1. `hipacm_mode_config_init` is a macro in C that
-//! calls [`hipacm_mode_config_init_sized`] with the caller's `sizeof`; from
-//! Rust, call that function with `size_of::<hipacm_mode_config>()`.
+//! fields appended up to ABI 1.2 (1.3 added none). `hipacm_mode_config_init`
+//! is a macro in C that calls [`hipacm_mode_config_init_sized`] with the
+//! caller's `sizeof`; from Rust, call that function with
+//! `size_of::<hipacm_mode_config>()`.
 #![allow(non_camel_case_types)]
 
 use std::os::raw::{c_char, c_int, c_void};
 
 pub const HIPACM_ABI_VERSION_MAJOR: u32 = 1;
-pub const HIPACM_ABI_VERSION_MINOR: u32 = 1;
-pub const HIPACM_ABI_VERSION: u32 = HIPACM_ABI_VERSION_MAJOR;
+pub const HIPACM_ABI_VERSION_MINOR: u32 = 3;
+/// The request for [`hipacm_get_provider`]: major and minor encoded (ABI 1.3).
+/// A plugin older than ABI 1.3 answers only the plain [`HIPACM_ABI_VERSION_MAJOR`].
+pub const HIPACM_ABI_VERSION: u32 =
+    HIPACM_ABI_VERSION_ENCODE(HIPACM_ABI_VERSION_MAJOR, HIPACM_ABI_VERSION_MINOR);
+
+/// `HIPACM_ABI_VERSION_ENCODE(major, minor)`: the major in the high 16 bits.
+#[allow(non_snake_case)]
+pub const fn HIPACM_ABI_VERSION_ENCODE(major: u32, minor: u32) -> u32 {
+    (major << 16) | minor
+}
+
+/// `HIPACM_ABI_VERSION_MAJOR_OF(version)`.
+#[allow(non_snake_case)]
+pub const fn HIPACM_ABI_VERSION_MAJOR_OF(version: u32) -> u32 {
+    version >> 16
+}
+
+/// `HIPACM_ABI_VERSION_MINOR_OF(version)`.
+#[allow(non_snake_case)]
+pub const fn HIPACM_ABI_VERSION_MINOR_OF(version: u32) -> u32 {
+    version & 0xFFFF
+}
 
 /// `enum hipacm_status`: travels as a C `int`. The numbers never change.
 pub type hipacm_status = c_int;
@@ -32,6 +54,15 @@ pub const HIPACM_ERROR_INTERNAL: hipacm_status = 13;
 pub const HIPACM_ISOLATION_AUTO: i32 = 0;
 pub const HIPACM_ISOLATION_IN_PROCESS: i32 = 1;
 pub const HIPACM_ISOLATION_PROCESS: i32 = 2;
+
+/// `hipacm_mode_config.cache_policy` (ABI 1.2): `$HIPACM_CACHE`, else read-write.
+pub const HIPACM_CACHE_DEFAULT: i32 = 0;
+pub const HIPACM_CACHE_OFF: i32 = 1;
+pub const HIPACM_CACHE_READ: i32 = 2;
+pub const HIPACM_CACHE_READWRITE: i32 = 3;
+
+/// `hipacm_mode_config.load_device` meaning "compile only" (ABI 1.2).
+pub const HIPACM_LOAD_NONE: i32 = -1;
 
 /// Opaque: owned by the plugin from `hipacm_mode_enter` until `hipacm_mode_exit`.
 #[repr(C)]
@@ -62,6 +93,10 @@ pub struct hipacm_mode_config {
     pub isolation: i32,
     pub compile_timeout_ms: u32,
     // ---- end of version 2 (ABI 1.1) ----
+    pub cache_dir: *const c_char,
+    pub cache_policy: i32,
+    pub load_device: i32,
+    // ---- end of version 3 (ABI 1.2) ----
 }
 
 #[repr(C)]
@@ -84,6 +119,9 @@ pub struct hipacm_request {
     // ---- end of version 1 (ABI 1.0) ----
 }
 
+/// Filled in by the plugin; `struct_size` says how much of it. A plugin
+/// older than ABI 1.2 writes version 1 only: read the fields past it only
+/// when `struct_size` covers them.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct hipacm_kernel {
@@ -97,6 +135,12 @@ pub struct hipacm_kernel {
     pub num_lowered_names: usize,
     pub compile_seconds: f64,
     // ---- end of version 1 (ABI 1.0) ----
+    pub from_cache: i32,
+    pub module: *mut c_void,
+    pub function_names: *const *const c_char,
+    pub functions: *const *mut c_void,
+    pub num_functions: usize,
+    // ---- end of version 2 (ABI 1.2) ----
 }
 
 #[repr(C)]
@@ -217,40 +261,32 @@ mod tests {
         }};
     }
 
+    /// `assert_layout!(T, size; field offset, ...)`: sizeof T and each field's offset.
+    macro_rules! assert_layout {
+        ($ty:ty, $size:expr; $($field:ident $offset:expr),+ $(,)?) => {{
+            assert_eq!(size_of::<$ty>(), $size, "sizeof {}", stringify!($ty));
+            $(assert_eq!(offset_of!($ty, $field), $offset, "{}.{}", stringify!($ty), stringify!($field));)+
+        }};
+    }
+
     // The numbers come from the C header compiled with gcc on x86_64 Linux
-    // (offsetof/sizeof); see tests/abi/header_cxx_test.cpp for the C side.
+    // (offsetof/sizeof); see tests/plugin/abi/header_cxx_test.cpp for the C side.
     #[test]
     #[cfg(target_pointer_width = "64")]
     fn mode_config_layout() {
-        assert_eq!(size_of::<hipacm_mode_config>(), 40);
+        assert_layout!(hipacm_mode_config, 56;
+            struct_size 0, max_workers 8, ignore_errors 12, fail_fast 16, arch 24,
+            isolation 32, compile_timeout_ms 36, cache_dir 40, cache_policy 48, load_device 52);
         assert_eq!(align_of::<hipacm_mode_config>(), 8);
-        assert_eq!(offset_of!(hipacm_mode_config, struct_size), 0);
-        assert_eq!(offset_of!(hipacm_mode_config, max_workers), 8);
-        assert_eq!(offset_of!(hipacm_mode_config, ignore_errors), 12);
-        assert_eq!(offset_of!(hipacm_mode_config, fail_fast), 16);
-        assert_eq!(offset_of!(hipacm_mode_config, arch), 24);
-        assert_eq!(offset_of!(hipacm_mode_config, isolation), 32);
-        assert_eq!(offset_of!(hipacm_mode_config, compile_timeout_ms), 36);
     }
 
     #[test]
     #[cfg(target_pointer_width = "64")]
     fn request_layout() {
-        assert_eq!(size_of::<hipacm_request>(), 112);
-        assert_eq!(offset_of!(hipacm_request, struct_size), 0);
-        assert_eq!(offset_of!(hipacm_request, key), 8);
-        assert_eq!(offset_of!(hipacm_request, source), 16);
-        assert_eq!(offset_of!(hipacm_request, source_name), 24);
-        assert_eq!(offset_of!(hipacm_request, options), 32);
-        assert_eq!(offset_of!(hipacm_request, num_options), 40);
-        assert_eq!(offset_of!(hipacm_request, header_sources), 48);
-        assert_eq!(offset_of!(hipacm_request, header_names), 56);
-        assert_eq!(offset_of!(hipacm_request, num_headers), 64);
-        assert_eq!(offset_of!(hipacm_request, name_expressions), 72);
-        assert_eq!(offset_of!(hipacm_request, num_name_expressions), 80);
-        assert_eq!(offset_of!(hipacm_request, finalize), 88);
-        assert_eq!(offset_of!(hipacm_request, cleanup), 96);
-        assert_eq!(offset_of!(hipacm_request, user_data), 104);
+        assert_layout!(hipacm_request, 112;
+            struct_size 0, key 8, source 16, source_name 24, options 32, num_options 40,
+            header_sources 48, header_names 56, num_headers 64, name_expressions 72,
+            num_name_expressions 80, finalize 88, cleanup 96, user_data 104);
         // Function pointers are nullable pointers, as in C.
         assert_eq!(size_of::<hipacm_finalize_fn>(), size_of::<*const c_void>());
         assert_eq!(size_of::<hipacm_cleanup_fn>(), size_of::<*const c_void>());
@@ -259,38 +295,99 @@ mod tests {
     #[test]
     #[cfg(target_pointer_width = "64")]
     fn kernel_layout() {
-        assert_eq!(size_of::<hipacm_kernel>(), 72);
-        assert_eq!(offset_of!(hipacm_kernel, key), 8);
-        assert_eq!(offset_of!(hipacm_kernel, code), 16);
-        assert_eq!(offset_of!(hipacm_kernel, code_size), 24);
-        assert_eq!(offset_of!(hipacm_kernel, log), 32);
-        assert_eq!(offset_of!(hipacm_kernel, arch), 40);
-        assert_eq!(offset_of!(hipacm_kernel, lowered_names), 48);
-        assert_eq!(offset_of!(hipacm_kernel, num_lowered_names), 56);
-        assert_eq!(offset_of!(hipacm_kernel, compile_seconds), 64);
+        assert_layout!(hipacm_kernel, 112;
+            key 8, code 16, code_size 24, log 32, arch 40, lowered_names 48,
+            num_lowered_names 56, compile_seconds 64, from_cache 72, module 80,
+            function_names 88, functions 96, num_functions 104);
     }
 
     #[test]
     #[cfg(target_pointer_width = "64")]
     fn backend_info_layout() {
-        assert_eq!(size_of::<hipacm_backend_info>(), 48);
-        assert_eq!(offset_of!(hipacm_backend_info, available), 8);
-        assert_eq!(offset_of!(hipacm_backend_info, compiler), 16);
-        assert_eq!(offset_of!(hipacm_backend_info, version), 24);
-        assert_eq!(offset_of!(hipacm_backend_info, library_path), 32);
-        assert_eq!(offset_of!(hipacm_backend_info, default_arch), 40);
+        assert_layout!(hipacm_backend_info, 48;
+            available 8, compiler 16, version 24, library_path 32, default_arch 40);
     }
 
     #[test]
     #[cfg(target_pointer_width = "64")]
     fn provider_layout() {
-        assert_eq!(size_of::<hipacm_provider>(), 176);
-        assert_eq!(offset_of!(hipacm_provider, abi_version), 8);
-        assert_eq!(offset_of!(hipacm_provider, name), 16);
-        assert_eq!(offset_of!(hipacm_provider, version), 24);
-        assert_eq!(offset_of!(hipacm_provider, mode_config_init), 32);
-        assert_eq!(offset_of!(hipacm_provider, get_backend_info), 160);
-        assert_eq!(offset_of!(hipacm_provider, mode_config_init_sized), 168);
+        assert_layout!(hipacm_provider, 176;
+            abi_version 8, name 16, version 24, mode_config_init 32, get_backend_info 160,
+            mode_config_init_sized 168);
+    }
+
+    /// sizeof mode_config, request, kernel, backend_info and provider (LP64)
+    /// in the header of ABI 1.<index>: docs/ABI.md's changelog as numbers.
+    const SIZES_BY_MINOR: [[usize; 5]; 4] = [
+        [32, 112, 72, 48, 168],
+        [40, 112, 72, 48, 176],
+        [56, 112, 112, 48, 176],
+        [56, 112, 112, 48, 176], // 1.3 added no struct field
+    ];
+
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn declared_minor_is_the_one_whose_structs_are_mirrored() {
+        let mirrored = [
+            size_of::<hipacm_mode_config>(),
+            size_of::<hipacm_request>(),
+            size_of::<hipacm_kernel>(),
+            size_of::<hipacm_backend_info>(),
+            size_of::<hipacm_provider>(),
+        ];
+        assert_eq!(mirrored, SIZES_BY_MINOR[HIPACM_ABI_VERSION_MINOR as usize]);
+    }
+
+    /// The header this crate mirrors (the crate lives in its repository).
+    const HEADER: &str = include_str!("../../../include/hipacm/hipacm.h");
+
+    /// The value of `#define name value` in the header.
+    fn header_define(name: &str) -> i64 {
+        let value = HEADER
+            .lines()
+            .find_map(|line| {
+                line.strip_prefix("#define ")?
+                    .strip_prefix(name)?
+                    .strip_prefix(' ')
+            })
+            .unwrap_or_else(|| panic!("{} is not defined in hipacm.h", name));
+        let value = value.split_whitespace().next().unwrap_or("");
+        value
+            .trim_matches(|c| c == '(' || c == ')')
+            .parse()
+            .expect(name)
+    }
+
+    #[test]
+    fn abi_version_and_constants_match_the_header() {
+        assert_eq!(HIPACM_ABI_VERSION, 0x0001_0003);
+        assert_eq!(HIPACM_ABI_VERSION_MAJOR_OF(HIPACM_ABI_VERSION), 1);
+        assert_eq!(HIPACM_ABI_VERSION_MINOR_OF(HIPACM_ABI_VERSION), 3);
+        let wide = HIPACM_ABI_VERSION_ENCODE(7, 0xFFFF);
+        assert_eq!(
+            (
+                HIPACM_ABI_VERSION_MAJOR_OF(wide),
+                HIPACM_ABI_VERSION_MINOR_OF(wide)
+            ),
+            (7, 0xFFFF)
+        );
+        // The crate may lag the header, never lead it.
+        assert_eq!(
+            i64::from(HIPACM_ABI_VERSION_MAJOR),
+            header_define("HIPACM_ABI_VERSION_MAJOR")
+        );
+        assert!(i64::from(HIPACM_ABI_VERSION_MINOR) <= header_define("HIPACM_ABI_VERSION_MINOR"));
+        let constants = [
+            ("HIPACM_ISOLATION_PROCESS", HIPACM_ISOLATION_PROCESS),
+            ("HIPACM_CACHE_DEFAULT", HIPACM_CACHE_DEFAULT),
+            ("HIPACM_CACHE_OFF", HIPACM_CACHE_OFF),
+            ("HIPACM_CACHE_READ", HIPACM_CACHE_READ),
+            ("HIPACM_CACHE_READWRITE", HIPACM_CACHE_READWRITE),
+            ("HIPACM_LOAD_NONE", HIPACM_LOAD_NONE),
+        ];
+        for (name, value) in constants.iter() {
+            assert_eq!(i64::from(*value), header_define(name), "{}", name);
+        }
     }
 
     #[test]
@@ -311,13 +408,17 @@ mod tests {
         assert!(cfg.arch.is_null());
         assert_eq!(cfg.isolation, HIPACM_ISOLATION_AUTO);
         assert_eq!(cfg.compile_timeout_ms, 0);
+        assert!(cfg.cache_dir.is_null());
+        assert_eq!(cfg.cache_policy, HIPACM_CACHE_DEFAULT);
+        assert_eq!(cfg.load_device, HIPACM_LOAD_NONE);
     }
 
     #[test]
     fn provider_table_matches_the_direct_exports() {
         // SAFETY: a static table owned by the plugin, or NULL.
         let provider = unsafe { hipacm_get_provider(HIPACM_ABI_VERSION).as_ref() }
-            .expect("the plugin implements ABI 1");
+            .expect("the plugin implements ABI 1.3");
+        // A plugin of this tree knows every minor the crate mirrors.
         assert_eq!(provider.abi_version, HIPACM_ABI_VERSION);
         assert!(provider.struct_size >= size_of::<hipacm_provider>());
         assert_eq!(
@@ -330,7 +431,14 @@ mod tests {
             provider.submit.map(|f| f as *const () as usize),
             Some(hipacm_submit as *const () as usize)
         );
-        // SAFETY: an unsupported major version gives NULL.
-        assert!(unsafe { hipacm_get_provider(HIPACM_ABI_VERSION + 1) }.is_null());
+        // SAFETY: as above.
+        let plain = unsafe { hipacm_get_provider(HIPACM_ABI_VERSION_MAJOR).as_ref() }
+            .expect("the plain major number of headers before 1.3");
+        assert_eq!(plain.abi_version, HIPACM_ABI_VERSION_MAJOR);
+        // SAFETY: an unsupported major version gives NULL, encoded or plain.
+        unsafe {
+            assert!(hipacm_get_provider(HIPACM_ABI_VERSION_ENCODE(2, 0)).is_null());
+            assert!(hipacm_get_provider(HIPACM_ABI_VERSION_MAJOR + 1).is_null());
+        }
     }
 }

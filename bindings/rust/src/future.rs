@@ -2,6 +2,9 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::marker::PhantomData;
+use std::mem::size_of;
+use std::os::raw::{c_char, c_void};
 use std::ptr::{self, NonNull};
 use std::sync::Arc;
 use std::time::Duration;
@@ -60,7 +63,7 @@ impl Future {
         unsafe {
             let status = ffi::hipacm_future_result(self.as_ptr(), &mut kernel);
             if status == ffi::HIPACM_SUCCESS && !kernel.is_null() {
-                return Ok(Kernel::from_raw(&*kernel));
+                return Ok(Kernel::from_raw(kernel));
             }
             Err(self.error_for(status))
         }
@@ -178,7 +181,10 @@ impl fmt::Debug for Future {
 /// closure, from the future being finalized).
 #[derive(Clone, Copy)]
 pub struct Kernel<'a> {
-    raw: &'a ffi::hipacm_kernel,
+    /// A raw pointer, not a reference: a plugin older than ABI 1.2 fills a
+    /// shorter struct than this crate's `hipacm_kernel`.
+    raw: NonNull<ffi::hipacm_kernel>,
+    _owner: PhantomData<&'a ffi::hipacm_kernel>,
 }
 
 // SAFETY: the kernel is read-only once published, and its owner (the future)
@@ -186,60 +192,128 @@ pub struct Kernel<'a> {
 unsafe impl Send for Kernel<'_> {}
 unsafe impl Sync for Kernel<'_> {}
 
+/// `count` entries at `p` (NULL or empty reads as none).
+///
+/// # Safety
+/// `p` is NULL or points to `count` values that live for `'a`.
+unsafe fn array<'a, T>(p: *const T, count: usize) -> &'a [T] {
+    if p.is_null() || count == 0 {
+        &[]
+    } else {
+        std::slice::from_raw_parts(p, count)
+    }
+}
+
+/// `count` strings at `p` (NULL reads as none).
+///
+/// # Safety
+/// As for [`array`], and each string as for [`cstr_str`].
+unsafe fn c_strings<'a>(p: *const *const c_char, count: usize) -> Vec<&'a str> {
+    array(p, count).iter().map(|&s| cstr_str(s)).collect()
+}
+
 impl<'a> Kernel<'a> {
-    pub(crate) fn from_raw(raw: &'a ffi::hipacm_kernel) -> Kernel<'a> {
-        Kernel { raw }
+    /// `raw`: a non-NULL kernel owned by a future that outlives `'a`.
+    pub(crate) fn from_raw(raw: *const ffi::hipacm_kernel) -> Kernel<'a> {
+        Kernel {
+            raw: NonNull::new(raw as *mut ffi::hipacm_kernel).expect("non-NULL kernel"),
+            _owner: PhantomData,
+        }
+    }
+
+    /// The struct; `(*self.v1()).field` reads one field of version 1, which
+    /// every plugin fills in, without referencing the whole struct.
+    fn v1(&self) -> *const ffi::hipacm_kernel {
+        self.raw.as_ptr()
+    }
+
+    /// The struct, when the plugin filled in version 2 (ABI 1.2) too.
+    fn v2(&self) -> Option<&'a ffi::hipacm_kernel> {
+        // SAFETY: struct_size lies in version 1; when it covers this crate's
+        // whole struct, the struct is the plugin's and alive for 'a.
+        unsafe {
+            if (*self.v1()).struct_size >= size_of::<ffi::hipacm_kernel>() {
+                Some(&*self.v1())
+            } else {
+                None
+            }
+        }
     }
 
     /// The code object: an AMDGPU ELF for gfx targets.
     pub fn code(&self) -> &'a [u8] {
-        if self.raw.code.is_null() || self.raw.code_size == 0 {
-            return &[];
-        }
         // SAFETY: code_size bytes owned by the future, alive for 'a.
-        unsafe { std::slice::from_raw_parts(self.raw.code as *const u8, self.raw.code_size) }
+        unsafe { array((*self.v1()).code as *const u8, (*self.v1()).code_size) }
     }
 
     /// The compiler log (may be empty).
     pub fn log(&self) -> Cow<'a, str> {
         // SAFETY: owned by the future, alive for 'a.
-        unsafe { cstr_lossy(self.raw.log) }
+        unsafe { cstr_lossy((*self.v1()).log) }
     }
 
     /// The arch it was compiled for, e.g. "gfx90a".
     pub fn arch(&self) -> &'a str {
         // SAFETY: as above.
-        unsafe { cstr_str(self.raw.arch) }
+        unsafe { cstr_str((*self.v1()).arch) }
     }
 
     /// The dedup key.
     pub fn key(&self) -> &'a str {
         // SAFETY: as above.
-        unsafe { cstr_str(self.raw.key) }
+        unsafe { cstr_str((*self.v1()).key) }
     }
 
     /// Lowered (mangled) names, in the order of the request's name expressions.
     pub fn lowered_names(&self) -> Vec<&'a str> {
-        if self.raw.lowered_names.is_null() {
-            return Vec::new();
-        }
         // SAFETY: num_lowered_names non-NULL strings owned by the future.
-        unsafe {
-            std::slice::from_raw_parts(self.raw.lowered_names, self.raw.num_lowered_names)
-                .iter()
-                .map(|&p| cstr_str(p))
-                .collect()
-        }
+        unsafe { c_strings((*self.v1()).lowered_names, (*self.v1()).num_lowered_names) }
     }
 
-    /// Wall time of the compile step itself, in seconds.
+    /// Wall time of the compile step itself, in seconds (the lookup's time
+    /// when [`from_cache`](Kernel::from_cache)).
     pub fn compile_seconds(&self) -> f64 {
-        self.raw.compile_seconds
+        // SAFETY: a field of version 1.
+        unsafe { (*self.v1()).compile_seconds }
     }
 
-    /// The raw struct, for hosts that pass it on to C.
+    /// True when the code object came from the persistent cache: no compiler
+    /// ran (ABI 1.2; false from an older plugin).
+    pub fn from_cache(&self) -> bool {
+        self.v2().map_or(false, |k| k.from_cache != 0)
+    }
+
+    /// Every kernel in the code object, sorted by name (ABI 1.2; empty from
+    /// an older plugin).
+    pub fn function_names(&self) -> Vec<&'a str> {
+        // SAFETY: num_functions non-NULL strings owned by the future.
+        self.v2().map_or_else(Vec::new, |k| unsafe {
+            c_strings(k.function_names, k.num_functions)
+        })
+    }
+
+    /// With [`Config::load_device`](crate::Config::load_device): the loaded
+    /// module (a `hipModule_t` on AMD targets, a `CUmodule` on NVIDIA ones),
+    /// owned by the future; never unload it yourself. Otherwise NULL.
+    pub fn module(&self) -> *mut c_void {
+        self.v2().map_or(ptr::null_mut(), |k| k.module)
+    }
+
+    /// With a loaded module: the resolved function of each of
+    /// [`function_names`](Kernel::function_names), in that order. Otherwise
+    /// NULL entries (or none, from a plugin older than ABI 1.2).
+    pub fn functions(&self) -> Vec<*mut c_void> {
+        // SAFETY: num_functions entries owned by the future.
+        self.v2().map_or_else(Vec::new, |k| unsafe {
+            array(k.functions, k.num_functions).to_vec()
+        })
+    }
+
+    /// The raw struct, for hosts that pass it on to C. Its fields past
+    /// version 1 are the plugin's only when `struct_size` covers them.
     pub fn as_raw(&self) -> &'a ffi::hipacm_kernel {
-        self.raw
+        // SAFETY: owned by the future, alive for 'a.
+        unsafe { &*self.v1() }
     }
 }
 

@@ -41,7 +41,7 @@ use std::ptr;
 
 pub use crate::error::{CompileError, Error, Status};
 pub use crate::future::{Future, Kernel};
-pub use crate::mode::{Config, Isolation, Mode};
+pub use crate::mode::{CachePolicy, Config, Isolation, Mode};
 pub use crate::request::Request;
 
 use crate::callbacks::{FinalizeErrors, Slot};
@@ -151,13 +151,16 @@ pub fn backend_info() -> BackendInfo {
 
 /// The loaded plugin's release version (`hipacm_provider.version`), e.g. "0.1.0".
 pub fn plugin_version() -> String {
+    // A plugin older than ABI 1.3 answers only the plain major number.
+    let requests = [ffi::HIPACM_ABI_VERSION, ffi::HIPACM_ABI_VERSION_MAJOR];
     // SAFETY: a static table owned by the plugin, or NULL.
-    unsafe {
-        match ffi::hipacm_get_provider(ffi::HIPACM_ABI_VERSION).as_ref() {
-            Some(p) => cstr_lossy(p.version).into_owned(),
-            None => String::new(),
-        }
-    }
+    let provider = requests
+        .iter()
+        .find_map(|&request| unsafe { ffi::hipacm_get_provider(request).as_ref() });
+    // SAFETY: the version string lives as long as the table.
+    provider.map_or_else(String::new, |p| unsafe {
+        cstr_lossy(p.version).into_owned()
+    })
 }
 
 #[cfg(test)]

@@ -1,6 +1,9 @@
 //! The async compile mode: config, the RAII guard, submits.
 
+use std::ffi::CString;
 use std::mem::{size_of, MaybeUninit};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
 use std::ptr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -10,7 +13,7 @@ use crate::error::{CompileError, Error};
 use crate::ffi;
 use crate::future::Future;
 use crate::request::Request;
-use crate::util::c_string;
+use crate::util::{c_bytes, c_string};
 
 /// Where compiles run (`hipacm_mode_config.isolation`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -36,6 +39,33 @@ impl Isolation {
     }
 }
 
+/// Whether the mode reads and writes the persistent kernel cache
+/// (`hipacm_mode_config.cache_policy`, ABI 1.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum CachePolicy {
+    /// `$HIPACM_CACHE` (`off`, `read` or `readwrite`; any other value fails
+    /// [`Mode::enter`] with `InvalidArgument`), else `ReadWrite`.
+    #[default]
+    Default,
+    /// Never read or write the cache.
+    Off,
+    /// Serve hits, never write.
+    Read,
+    /// Serve hits and store new code objects.
+    ReadWrite,
+}
+
+impl CachePolicy {
+    fn raw(self) -> i32 {
+        match self {
+            CachePolicy::Default => ffi::HIPACM_CACHE_DEFAULT,
+            CachePolicy::Off => ffi::HIPACM_CACHE_OFF,
+            CachePolicy::Read => ffi::HIPACM_CACHE_READ,
+            CachePolicy::ReadWrite => ffi::HIPACM_CACHE_READWRITE,
+        }
+    }
+}
+
 /// Options for [`Mode::enter`]; the defaults are the plugin's.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Config {
@@ -45,6 +75,9 @@ pub struct Config {
     arch: Option<String>,
     isolation: Isolation,
     compile_timeout: Option<Duration>,
+    cache_dir: Option<PathBuf>,
+    cache_policy: CachePolicy,
+    load_device: Option<u32>,
 }
 
 impl Config {
@@ -93,6 +126,41 @@ impl Config {
         self
     }
 
+    /// The read-write cache directory (ABI 1.2). Default: `$HIPACM_CACHE_DIR`,
+    /// else `$XDG_CACHE_HOME/hipacm`, else `~/.cache/hipacm`;
+    /// `$HIPACM_SYSTEM_CACHE` adds a read-only layer beneath it. The policy
+    /// stays [`CachePolicy::Default`] unless set, so `HIPACM_CACHE=off` still
+    /// turns the cache off. An empty path fails [`Mode::enter`] with
+    /// `InvalidArgument`.
+    pub fn cache_dir(mut self, dir: impl AsRef<Path>) -> Config {
+        self.cache_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Whether to read and write the cache (ABI 1.2); an explicit policy
+    /// overrides `$HIPACM_CACHE`. The cache never fails a compile: an
+    /// unusable one degrades to compiling. [`Kernel::from_cache`](crate::Kernel::from_cache)
+    /// tells whether a kernel was served from it.
+    pub fn cache_policy(mut self, policy: CachePolicy) -> Config {
+        self.cache_policy = policy;
+        self
+    }
+
+    /// The device whose primary context each code object is loaded into,
+    /// with every kernel in it resolved, before its future completes (ABI
+    /// 1.2); `None` (the default) compiles only. The module and functions are
+    /// then in [`Kernel::module`](crate::Kernel::module) and
+    /// [`Kernel::functions`](crate::Kernel::functions), unloaded when the
+    /// future's last clone is dropped. A failed load fails the future (the
+    /// cleanup path) with `BackendUnavailable` (no driver or runtime, or no
+    /// device with that index), `OutOfMemory`, or `Internal` (the driver
+    /// refused the code object). An index above `i32::MAX` fails
+    /// [`Mode::enter`] with `InvalidArgument`.
+    pub fn load_device(mut self, device: impl Into<Option<u32>>) -> Config {
+        self.load_device = device.into();
+        self
+    }
+
     fn timeout_ms(&self) -> u32 {
         match self.compile_timeout {
             None => 0,
@@ -100,6 +168,29 @@ impl Config {
                 let ms = d.as_millis() + u128::from(d.subsec_nanos() % 1_000_000 != 0);
                 ms.min(u128::from(u32::MAX)) as u32
             }
+        }
+    }
+
+    fn c_cache_dir(&self) -> Result<Option<CString>, Error> {
+        match &self.cache_dir {
+            None => Ok(None),
+            Some(dir) if dir.as_os_str().is_empty() => Err(Error::new(
+                ffi::HIPACM_ERROR_INVALID_ARGUMENT,
+                "config.cache_dir is empty (leave it unset for the default directory)",
+            )),
+            Some(dir) => c_bytes(dir.as_os_str().as_bytes(), "config.cache_dir").map(Some),
+        }
+    }
+
+    fn raw_load_device(&self) -> Result<i32, Error> {
+        match self.load_device {
+            None => Ok(ffi::HIPACM_LOAD_NONE),
+            Some(device) => i32::try_from(device).map_err(|_| {
+                Error::new(
+                    ffi::HIPACM_ERROR_INVALID_ARGUMENT,
+                    format!("config.load_device {} is above i32::MAX", device),
+                )
+            }),
         }
     }
 }
@@ -136,6 +227,8 @@ impl Mode {
             Some(a) => Some(c_string(a, "config.arch")?),
             None => None,
         };
+        let cache_dir = config.c_cache_dir()?;
+        let load_device = config.raw_load_device()?;
         let mut cfg = MaybeUninit::<ffi::hipacm_mode_config>::uninit();
         // SAFETY: the plugin fills exactly size_of::<hipacm_mode_config>() bytes.
         let mut cfg = unsafe {
@@ -151,9 +244,12 @@ impl Mode {
         cfg.arch = arch.as_ref().map_or(ptr::null(), |a| a.as_ptr());
         cfg.isolation = config.isolation.raw();
         cfg.compile_timeout_ms = config.timeout_ms();
+        cfg.cache_dir = cache_dir.as_ref().map_or(ptr::null(), |d| d.as_ptr());
+        cfg.cache_policy = config.cache_policy.raw();
+        cfg.load_device = load_device;
 
         let mut raw: *mut ffi::hipacm_mode = ptr::null_mut();
-        // SAFETY: cfg and arch live across the call; the plugin copies them.
+        // SAFETY: cfg, arch and cache_dir live across the call; the plugin copies them.
         let status = unsafe { ffi::hipacm_mode_enter(&cfg, &mut raw) };
         if status != ffi::HIPACM_SUCCESS || raw.is_null() {
             return Err(Error::last(status));

@@ -50,7 +50,13 @@ pub(crate) fn last_error_message() -> String {
 
 /// A C copy of `s`, or INVALID_ARGUMENT naming `what` if it holds a NUL byte.
 pub(crate) fn c_string(s: &str, what: &str) -> Result<CString, Error> {
-    CString::new(s).map_err(|e| {
+    c_bytes(s.as_bytes(), what)
+}
+
+/// A C copy of `bytes` (e.g. a path's), or INVALID_ARGUMENT naming `what` if
+/// it holds a NUL byte.
+pub(crate) fn c_bytes(bytes: &[u8], what: &str) -> Result<CString, Error> {
+    CString::new(bytes).map_err(|e| {
         Error::new(
             ffi::HIPACM_ERROR_INVALID_ARGUMENT,
             format!(
