@@ -7,7 +7,10 @@ prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build_dir" --prefix "$prefix" >/dev/null
 test -x "$prefix/libexec/hipacm/hipacm-worker" || { echo "worker not installed"; exit 1; }
-test -f "$prefix/include/hipacm/hipacm.h" || { echo "header not installed"; exit 1; }
+for header in hipacm.h hipacm.hpp cpp/error.hpp cpp/callbacks.hpp cpp/future.hpp cpp/config.hpp \
+  cpp/request.hpp cpp/mode.hpp cpp/compile.hpp; do
+  test -f "$prefix/include/hipacm/$header" || { echo "header $header not installed"; exit 1; }
+done
 cmake -S "$source_dir/consumer" -B "$prefix/consumer-build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$prefix/consumer-build" >/dev/null
 # The installed library finds its installed worker with no HIPACM_WORKER set.
