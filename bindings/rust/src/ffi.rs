@@ -261,59 +261,45 @@ mod tests {
         }};
     }
 
-    /// `assert_layout!(T, size; field offset, ...)`: sizeof T and each field's offset.
-    macro_rules! assert_layout {
-        ($ty:ty, $size:expr; $($field:ident $offset:expr),+ $(,)?) => {{
-            assert_eq!(size_of::<$ty>(), $size, "sizeof {}", stringify!($ty));
-            $(assert_eq!(offset_of!($ty, $field), $offset, "{}.{}", stringify!($ty), stringify!($field));)+
-        }};
+    /// `layout_test!(name: T, size; field offset, ...)`: a test of sizeof T and
+    /// of each field's offset.
+    macro_rules! layout_test {
+        ($name:ident: $ty:ty, $size:expr; $($field:ident $offset:expr),+ $(,)?) => {
+            #[test]
+            #[cfg(target_pointer_width = "64")]
+            fn $name() {
+                assert_eq!(size_of::<$ty>(), $size, "sizeof {}", stringify!($ty));
+                $(assert_eq!(offset_of!($ty, $field), $offset, "{}.{}", stringify!($ty), stringify!($field));)+
+            }
+        };
     }
 
     // The numbers come from the C header compiled with gcc on x86_64 Linux
     // (offsetof/sizeof); see tests/plugin/abi/header_cxx_test.cpp for the C side.
-    #[test]
-    #[cfg(target_pointer_width = "64")]
-    fn mode_config_layout() {
-        assert_layout!(hipacm_mode_config, 56;
-            struct_size 0, max_workers 8, ignore_errors 12, fail_fast 16, arch 24,
-            isolation 32, compile_timeout_ms 36, cache_dir 40, cache_policy 48, load_device 52);
-        assert_eq!(align_of::<hipacm_mode_config>(), 8);
-    }
+    layout_test!(mode_config_layout: hipacm_mode_config, 56;
+        struct_size 0, max_workers 8, ignore_errors 12, fail_fast 16, arch 24,
+        isolation 32, compile_timeout_ms 36, cache_dir 40, cache_policy 48, load_device 52);
+    layout_test!(request_layout: hipacm_request, 112;
+        struct_size 0, key 8, source 16, source_name 24, options 32, num_options 40,
+        header_sources 48, header_names 56, num_headers 64, name_expressions 72,
+        num_name_expressions 80, finalize 88, cleanup 96, user_data 104);
+    layout_test!(kernel_layout: hipacm_kernel, 112;
+        key 8, code 16, code_size 24, log 32, arch 40, lowered_names 48,
+        num_lowered_names 56, compile_seconds 64, from_cache 72, module 80,
+        function_names 88, functions 96, num_functions 104);
+    layout_test!(backend_info_layout: hipacm_backend_info, 48;
+        available 8, compiler 16, version 24, library_path 32, default_arch 40);
+    layout_test!(provider_layout: hipacm_provider, 176;
+        abi_version 8, name 16, version 24, mode_config_init 32, get_backend_info 160,
+        mode_config_init_sized 168);
 
     #[test]
     #[cfg(target_pointer_width = "64")]
-    fn request_layout() {
-        assert_layout!(hipacm_request, 112;
-            struct_size 0, key 8, source 16, source_name 24, options 32, num_options 40,
-            header_sources 48, header_names 56, num_headers 64, name_expressions 72,
-            num_name_expressions 80, finalize 88, cleanup 96, user_data 104);
+    fn alignment_and_function_pointers_match_c() {
+        assert_eq!(align_of::<hipacm_mode_config>(), 8);
         // Function pointers are nullable pointers, as in C.
         assert_eq!(size_of::<hipacm_finalize_fn>(), size_of::<*const c_void>());
         assert_eq!(size_of::<hipacm_cleanup_fn>(), size_of::<*const c_void>());
-    }
-
-    #[test]
-    #[cfg(target_pointer_width = "64")]
-    fn kernel_layout() {
-        assert_layout!(hipacm_kernel, 112;
-            key 8, code 16, code_size 24, log 32, arch 40, lowered_names 48,
-            num_lowered_names 56, compile_seconds 64, from_cache 72, module 80,
-            function_names 88, functions 96, num_functions 104);
-    }
-
-    #[test]
-    #[cfg(target_pointer_width = "64")]
-    fn backend_info_layout() {
-        assert_layout!(hipacm_backend_info, 48;
-            available 8, compiler 16, version 24, library_path 32, default_arch 40);
-    }
-
-    #[test]
-    #[cfg(target_pointer_width = "64")]
-    fn provider_layout() {
-        assert_layout!(hipacm_provider, 176;
-            abi_version 8, name 16, version 24, mode_config_init 32, get_backend_info 160,
-            mode_config_init_sized 168);
     }
 
     /// sizeof mode_config, request, kernel, backend_info and provider (LP64)
