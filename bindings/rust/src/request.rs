@@ -39,6 +39,28 @@ pub struct Request {
     callbacks: Mutex<Callbacks>,
 }
 
+/// `list_setters! { /// doc  fn one;  /// doc  fn list; }`: the builder
+/// methods that append one string, or several, to the field `list`.
+macro_rules! list_setters {
+    ($(#[$one_doc:meta])* fn $one:ident; $(#[$list_doc:meta])* fn $list:ident;) => {
+        $(#[$one_doc])*
+        pub fn $one(mut self, value: impl Into<String>) -> Request {
+            self.$list.push(value.into());
+            self
+        }
+
+        $(#[$list_doc])*
+        pub fn $list<I, S>(mut self, values: I) -> Request
+        where
+            I: IntoIterator<Item = S>,
+            S: Into<String>,
+        {
+            self.$list.extend(values.into_iter().map(Into::into));
+            self
+        }
+    };
+}
+
 impl Request {
     /// A request for `source` (required, non-empty).
     pub fn new(source: impl Into<String>) -> Request {
@@ -65,20 +87,11 @@ impl Request {
         self
     }
 
-    /// Appends one compiler option, e.g. "-O3".
-    pub fn option(mut self, option: impl Into<String>) -> Request {
-        self.options.push(option.into());
-        self
-    }
-
-    /// Appends compiler options.
-    pub fn options<I, S>(mut self, options: I) -> Request
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        self.options.extend(options.into_iter().map(Into::into));
-        self
+    list_setters! {
+        /// Appends one compiler option, e.g. "-O3".
+        fn option;
+        /// Appends compiler options.
+        fn options;
     }
 
     /// Adds a header that the source can `#include "name"`.
@@ -87,21 +100,11 @@ impl Request {
         self
     }
 
-    /// Appends one name expression to lower, e.g. `"scale<float>"`.
-    pub fn name_expression(mut self, expression: impl Into<String>) -> Request {
-        self.name_expressions.push(expression.into());
-        self
-    }
-
-    /// Appends name expressions.
-    pub fn name_expressions<I, S>(mut self, expressions: I) -> Request
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        self.name_expressions
-            .extend(expressions.into_iter().map(Into::into));
-        self
+    list_setters! {
+        /// Appends one name expression to lower, e.g. `"scale<float>"`.
+        fn name_expression;
+        /// Appends name expressions.
+        fn name_expressions;
     }
 
     /// Runs once, on the collecting thread, after a successful compile. An
