@@ -6,45 +6,49 @@ use crate::ffi;
 use crate::future::Future;
 use crate::util::{cstr_lossy, last_error_message};
 
-/// `hipacm_status`: the numbers are part of the ABI and never change.
-#[repr(i32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Status {
-    Success = 0,
-    InvalidArgument = 1,
-    AbiMismatch = 2,
-    ModeAlreadyActive = 3,
-    ModeClosed = 4,
-    Compilation = 5,
-    CompilerCrashed = 6,
-    Timeout = 7,
-    Cancelled = 8,
-    BackendUnavailable = 9,
-    FinalizeFailed = 10,
-    NotReady = 11,
-    OutOfMemory = 12,
-    Internal = 13,
+/// `statuses! { Variant = number => "C_NAME", ... }`: the one list that
+/// [`Status`], [`Status::ALL`] and [`Status::name`] are made from.
+macro_rules! statuses {
+    ($($variant:ident = $raw:literal => $name:literal,)+) => {
+        /// `hipacm_status`: the numbers are part of the ABI and never change.
+        #[repr(i32)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Status {
+            $($variant = $raw,)+
+        }
+
+        impl Status {
+            /// Every status, in numeric order.
+            pub const ALL: [Status; 14] = [$(Status::$variant,)+];
+
+            /// The C name, as `hipacm_status_string` spells it (e.g. `HIPACM_ERROR_COMPILATION`).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Status::$variant => $name,)+
+                }
+            }
+        }
+    };
+}
+
+statuses! {
+    Success = 0 => "HIPACM_SUCCESS",
+    InvalidArgument = 1 => "HIPACM_ERROR_INVALID_ARGUMENT",
+    AbiMismatch = 2 => "HIPACM_ERROR_ABI_MISMATCH",
+    ModeAlreadyActive = 3 => "HIPACM_ERROR_MODE_ALREADY_ACTIVE",
+    ModeClosed = 4 => "HIPACM_ERROR_MODE_CLOSED",
+    Compilation = 5 => "HIPACM_ERROR_COMPILATION",
+    CompilerCrashed = 6 => "HIPACM_ERROR_COMPILER_CRASHED",
+    Timeout = 7 => "HIPACM_ERROR_TIMEOUT",
+    Cancelled = 8 => "HIPACM_ERROR_CANCELLED",
+    BackendUnavailable = 9 => "HIPACM_ERROR_BACKEND_UNAVAILABLE",
+    FinalizeFailed = 10 => "HIPACM_ERROR_FINALIZE_FAILED",
+    NotReady = 11 => "HIPACM_ERROR_NOT_READY",
+    OutOfMemory = 12 => "HIPACM_ERROR_OUT_OF_MEMORY",
+    Internal = 13 => "HIPACM_ERROR_INTERNAL",
 }
 
 impl Status {
-    /// Every status, in numeric order.
-    pub const ALL: [Status; 14] = [
-        Status::Success,
-        Status::InvalidArgument,
-        Status::AbiMismatch,
-        Status::ModeAlreadyActive,
-        Status::ModeClosed,
-        Status::Compilation,
-        Status::CompilerCrashed,
-        Status::Timeout,
-        Status::Cancelled,
-        Status::BackendUnavailable,
-        Status::FinalizeFailed,
-        Status::NotReady,
-        Status::OutOfMemory,
-        Status::Internal,
-    ];
-
     /// The status for a raw number, or `None` for a number this crate does not know.
     pub fn from_raw(raw: i32) -> Option<Status> {
         if (0..Status::ALL.len() as i32).contains(&raw) {
@@ -57,26 +61,6 @@ impl Status {
     /// The fixed ABI number.
     pub fn raw(self) -> i32 {
         self as i32
-    }
-
-    /// The C name, as `hipacm_status_string` spells it (e.g. `HIPACM_ERROR_COMPILATION`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Status::Success => "HIPACM_SUCCESS",
-            Status::InvalidArgument => "HIPACM_ERROR_INVALID_ARGUMENT",
-            Status::AbiMismatch => "HIPACM_ERROR_ABI_MISMATCH",
-            Status::ModeAlreadyActive => "HIPACM_ERROR_MODE_ALREADY_ACTIVE",
-            Status::ModeClosed => "HIPACM_ERROR_MODE_CLOSED",
-            Status::Compilation => "HIPACM_ERROR_COMPILATION",
-            Status::CompilerCrashed => "HIPACM_ERROR_COMPILER_CRASHED",
-            Status::Timeout => "HIPACM_ERROR_TIMEOUT",
-            Status::Cancelled => "HIPACM_ERROR_CANCELLED",
-            Status::BackendUnavailable => "HIPACM_ERROR_BACKEND_UNAVAILABLE",
-            Status::FinalizeFailed => "HIPACM_ERROR_FINALIZE_FAILED",
-            Status::NotReady => "HIPACM_ERROR_NOT_READY",
-            Status::OutOfMemory => "HIPACM_ERROR_OUT_OF_MEMORY",
-            Status::Internal => "HIPACM_ERROR_INTERNAL",
-        }
     }
 }
 
