@@ -2,8 +2,6 @@
 
 mod common;
 
-use std::sync::atomic::Ordering;
-
 use common::*;
 use hipacm::{CachePolicy, Config, Isolation, Kernel, Mode, Request, Status};
 
@@ -102,30 +100,21 @@ fn with_the_cache_off_kernels_list_their_functions_unloaded() {
 #[test]
 fn load_device_without_that_device_fails_the_future_with_backend_unavailable() {
     let _serial = serial();
-    let cleaned = counter();
-    let c = cleaned.clone();
+    let tally = Tally::new();
     // No machine has a device 999: the documented outcome is BACKEND_UNAVAILABLE.
     let mode = Mode::enter(config().cache_policy(CachePolicy::Off).load_device(999))
         .expect("enter: the device is looked up at load time");
+    let request = Request::new(vadd_source("unloadable")).key("unloadable");
     let future = mode
-        .submit(
-            &Request::new(vadd_source("unloadable"))
-                .key("unloadable")
-                .cleanup(move |e| {
-                    assert_eq!(e.status(), Status::BackendUnavailable);
-                    c.fetch_add(1, Ordering::SeqCst);
-                }),
-        )
+        .submit(&tally.cleanup_checking(request, |e| {
+            assert_eq!(e.status(), Status::BackendUnavailable)
+        }))
         .expect("submit");
     let err = mode.exit().expect_err("the load failed");
     assert_eq!(err.status(), Status::BackendUnavailable);
     assert_eq!(err.key(), Some("unloadable"));
     assert!(!err.message().is_empty());
-    assert_eq!(
-        cleaned.load(Ordering::SeqCst),
-        1,
-        "the cleanup path ran once"
-    );
+    assert_eq!(tally.cleaned(), 1, "the cleanup path ran once");
     assert_eq!(
         future.result().expect_err("failed").status(),
         Status::BackendUnavailable

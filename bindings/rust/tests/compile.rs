@@ -2,28 +2,21 @@
 
 mod common;
 
-use std::sync::atomic::Ordering;
-
 use common::*;
 use hipacm::{compile, Request, Status};
 
 #[test]
 fn compile_runs_callbacks_at_result_exactly_once() {
     let _serial = serial();
-    let (finalized, dropped) = (counter(), counter());
-    let (f, g) = (finalized.clone(), DropCounter(dropped.clone()));
-    let req = Request::new(vadd_source("sync_vadd"))
-        .key("sync")
-        .finalize(move |k| {
-            let _keep = &g;
-            assert_eq!(k.key(), "sync");
-            f.fetch_add(1, Ordering::SeqCst);
-            Ok(())
-        });
+    let tally = Tally::new();
+    let req = tally.finalize_checking(Request::new(vadd_source("sync_vadd")).key("sync"), |k| {
+        assert_eq!(k.key(), "sync");
+        Ok(())
+    });
     let future = compile(&req, Some(ARCH)).expect("accepted");
     assert_eq!(future.status(), Status::Success);
     assert_eq!(
-        count(&finalized),
+        tally.finalized(),
         0,
         "callbacks run at result(), not at compile()"
     );
@@ -32,25 +25,20 @@ fn compile_runs_callbacks_at_result_exactly_once() {
     assert_amdgpu_elf(kernel.code());
     assert_eq!(kernel.arch(), ARCH);
     other.result().expect("compiled");
-    assert_eq!((count(&finalized), count(&dropped)), (1, 1));
+    assert_eq!((tally.finalized(), tally.dropped()), (1, 1));
     // A second submit of the same Request value carries no closures.
     let again = compile(&req, Some(ARCH)).expect("accepted");
     again.result().expect("compiled");
-    assert_eq!(count(&finalized), 1);
+    assert_eq!(tally.finalized(), 1);
 }
 
 #[test]
 fn compile_failure_is_a_future_whose_result_fails() {
     let _serial = serial();
-    let (cleaned, dropped) = (counter(), counter());
-    let (c, g) = (cleaned.clone(), DropCounter(dropped.clone()));
-    let req = Request::new(STATIC_ASSERT_SOURCE)
-        .key("sync-bad")
-        .cleanup(move |e| {
-            let _keep = &g;
-            assert_eq!(e.status(), Status::Compilation);
-            c.fetch_add(1, Ordering::SeqCst);
-        });
+    let tally = Tally::new();
+    let req = tally.cleanup_checking(Request::new(STATIC_ASSERT_SOURCE).key("sync-bad"), |e| {
+        assert_eq!(e.status(), Status::Compilation)
+    });
     let future = compile(&req, Some(ARCH)).expect("the request itself was valid");
     let err = future.result().expect_err("static_assert fails");
     assert_eq!(err.status(), Status::Compilation);
@@ -62,53 +50,41 @@ fn compile_failure_is_a_future_whose_result_fails() {
     );
     assert!(future.log().contains("X must be 2"));
     assert!(!future.error_message().is_empty());
-    assert_eq!((count(&cleaned), count(&dropped)), (1, 1));
+    assert_eq!((tally.cleaned(), tally.dropped()), (1, 1));
 }
 
 #[test]
 fn uncollected_compile_drops_its_closures_with_the_last_future() {
     let _serial = serial();
-    let (calls, dropped) = (counter(), counter());
-    let (c, g) = (calls.clone(), DropCounter(dropped.clone()));
-    let future = compile(
-        &Request::new(vadd_source("never_collected")).finalize(move |_| {
-            let _keep = &g;
-            c.fetch_add(1, Ordering::SeqCst);
-            Ok(())
-        }),
-        Some(ARCH),
-    )
-    .expect("accepted");
+    let tally = Tally::new();
+    let req = tally.finalize(Request::new(vadd_source("never_collected")));
+    let future = compile(&req, Some(ARCH)).expect("accepted");
     let clone = future.clone();
     drop(future);
-    assert_eq!(count(&dropped), 0);
+    assert_eq!(tally.dropped(), 0);
     drop(clone);
-    assert_eq!((count(&calls), count(&dropped)), (0, 1));
+    assert_eq!((tally.finalized(), tally.dropped()), (0, 1));
 }
 
 #[test]
 fn rejected_requests_are_errors() {
     let _serial = serial();
-    let (calls, dropped) = (counter(), counter());
-    let (c, g) = (calls.clone(), DropCounter(dropped.clone()));
-    let req = Request::new(vadd_source("x")).cleanup(move |_| {
-        let _keep = &g;
-        c.fetch_add(1, Ordering::SeqCst);
-    });
-    let err = compile(&req, Some("gfx9999")).expect_err("unknown arch");
-    assert_eq!(err.status(), Status::InvalidArgument);
-    assert!(err.message().contains("gfx9999"), "{}", err);
-    assert_eq!(
-        (count(&calls), count(&dropped)),
-        (0, 1),
-        "rejected: dropped unrun"
-    );
-
     let err = compile(&Request::new("int x;\0"), Some(ARCH)).expect_err("NUL byte");
     assert_eq!(err.status(), Status::InvalidArgument);
     assert!(err.message().contains("NUL"), "{}", err);
     let err = compile(&Request::new(vadd_source("y")).key(""), Some(ARCH)).expect_err("empty key");
     assert_eq!(err.status(), Status::InvalidArgument);
+
+    let tally = Tally::new();
+    let req = tally.cleanup(Request::new(vadd_source("x")));
+    let err = compile(&req, Some("gfx9999")).expect_err("unknown arch");
+    assert_eq!(err.status(), Status::InvalidArgument);
+    assert!(err.message().contains("gfx9999"), "{}", err);
+    assert_eq!(
+        (tally.cleaned(), tally.dropped()),
+        (0, 1),
+        "rejected: dropped unrun"
+    );
 }
 
 #[test]

@@ -6,7 +6,6 @@
 mod common;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use common::*;
@@ -18,18 +17,11 @@ fn seed_scenario_failing_compile_frees_the_slot_and_next_mode_compiles() {
     let mode = Mode::enter(config()).expect("enter");
     assert!(active_mode_is_set());
 
-    let (finalized, cleaned) = (counter(), counter());
-    let (f, c) = (finalized.clone(), cleaned.clone());
-    let bad = Request::new(STATIC_ASSERT_SOURCE)
-        .key("seed-x1")
-        .finalize(move |_| {
-            f.fetch_add(1, Ordering::SeqCst);
-            Ok(())
-        })
-        .cleanup(move |e| {
-            assert_eq!(e.status(), Status::Compilation);
-            c.fetch_add(1, Ordering::SeqCst);
-        });
+    let tally = Tally::new();
+    let bad = tally.cleanup_checking(
+        tally.finalize(Request::new(STATIC_ASSERT_SOURCE).key("seed-x1")),
+        |e| assert_eq!(e.status(), Status::Compilation),
+    );
     let submitted = mode.submit(&bad).expect("submit");
 
     let err = mode
@@ -54,11 +46,11 @@ fn seed_scenario_failing_compile_frees_the_slot_and_next_mode_compiles() {
         !active_mode_is_set(),
         "the slot must be free after a failing exit"
     );
-    assert_eq!(count(&finalized), 0);
-    assert_eq!(count(&cleaned), 1);
+    assert_eq!(tally.finalized(), 0);
+    assert_eq!(tally.cleaned(), 1);
     let via_future = submitted.result().expect_err("the future failed too");
     assert_eq!(via_future.status(), Status::Compilation);
-    assert_eq!(count(&cleaned), 1, "cleanup ran exactly once");
+    assert_eq!(tally.cleaned(), 1, "cleanup ran exactly once");
 
     // The slot is free: a fresh mode enters and compiles a good kernel.
     let mode = Mode::enter(config()).expect("a fresh mode enters");
@@ -80,24 +72,20 @@ fn seed_scenario_failing_compile_frees_the_slot_and_next_mode_compiles() {
 fn dedup_across_threads_gives_one_future_and_one_finalize() {
     let _serial = serial();
     let mode = Mode::enter(config()).expect("enter");
-    let (finalized, dropped) = (counter(), counter());
+    let tally = Tally::new();
     let futures: Vec<hipacm::Future> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..8)
             .map(|_| {
-                let (mode, finalized, dropped) = (&mode, finalized.clone(), dropped.clone());
+                let (mode, tally) = (&mode, tally.clone());
                 s.spawn(move || {
-                    let guard = DropCounter(dropped);
-                    let req = Request::new(vadd_source("dedup8"))
-                        .key("dedup-8-threads")
-                        .finalize(move |k| {
-                            let _keep = &guard;
-                            finalized.fetch_add(1, Ordering::SeqCst);
-                            if k.code().starts_with(b"\x7fELF") {
-                                Ok(())
-                            } else {
-                                Err("not an ELF".to_string())
-                            }
-                        });
+                    let request = Request::new(vadd_source("dedup8")).key("dedup-8-threads");
+                    let req = tally.finalize_checking(request, |k| {
+                        if k.code().starts_with(b"\x7fELF") {
+                            Ok(())
+                        } else {
+                            Err("not an ELF".to_string())
+                        }
+                    });
                     mode.submit(&req).expect("submit")
                 })
             })
@@ -109,12 +97,12 @@ fn dedup_across_threads_gives_one_future_and_one_finalize() {
         assert_eq!(f.key(), "dedup-8-threads");
     }
     mode.exit().expect("nothing failed");
-    assert_eq!(count(&finalized), 1, "finalize ran exactly once");
-    assert_eq!(count(&dropped), 8, "every closure was dropped exactly once");
+    assert_eq!(tally.finalized(), 1, "finalize ran exactly once");
+    assert_eq!(tally.dropped(), 8, "every closure was dropped exactly once");
     for f in &futures {
         assert_amdgpu_elf(f.result().expect("compiled").code());
     }
-    assert_eq!(count(&finalized), 1);
+    assert_eq!(tally.finalized(), 1);
 }
 
 #[test]
@@ -123,52 +111,16 @@ fn closures_run_and_drop_exactly_once_and_dedup_hits_are_dropped_unrun() {
     let mode = Mode::enter(config()).expect("enter");
 
     // The first submit of a key: its closures are attached.
-    let (a_fin, a_clean, a_drop) = (counter(), counter(), counter());
-    let (f, c, gf, gc) = (
-        a_fin.clone(),
-        a_clean.clone(),
-        DropCounter(a_drop.clone()),
-        DropCounter(a_drop.clone()),
-    );
+    let a = Tally::new();
     let first = mode
-        .submit(
-            &Request::new(vadd_source("once"))
-                .key("once")
-                .finalize(move |_| {
-                    let _keep = &gf;
-                    f.fetch_add(1, Ordering::SeqCst);
-                    Ok(())
-                })
-                .cleanup(move |_| {
-                    let _keep = &gc;
-                    c.fetch_add(1, Ordering::SeqCst);
-                }),
-        )
+        .submit(&a.both(Request::new(vadd_source("once")).key("once")))
         .expect("submit");
 
     // The same key again: a dedup hit. Its closures must never run, and
     // must be dropped exactly once (at the latest when the mode exits).
-    let (b_calls, b_drop) = (counter(), counter());
-    let (bf, bc, gbf, gbc) = (
-        b_calls.clone(),
-        b_calls.clone(),
-        DropCounter(b_drop.clone()),
-        DropCounter(b_drop.clone()),
-    );
+    let b = Tally::new();
     let second = mode
-        .submit(
-            &Request::new(vadd_source("once"))
-                .key("once")
-                .finalize(move |_| {
-                    let _keep = &gbf;
-                    bf.fetch_add(1, Ordering::SeqCst);
-                    Ok(())
-                })
-                .cleanup(move |_| {
-                    let _keep = &gbc;
-                    bc.fetch_add(1, Ordering::SeqCst);
-                }),
-        )
+        .submit(&b.both(Request::new(vadd_source("once")).key("once")))
         .expect("submit");
     assert_eq!(first, second, "a dedup hit returns the same future");
 
@@ -176,66 +128,51 @@ fn closures_run_and_drop_exactly_once_and_dedup_hits_are_dropped_unrun() {
     // frees both of its closures right away (the cleanup one unrun).
     first.result().expect("compiled");
     second.result().expect("compiled");
-    assert_eq!(count(&a_fin), 1);
-    assert_eq!(count(&a_clean), 0);
-    assert_eq!(count(&a_drop), 2);
+    assert_eq!(a.finalized(), 1);
+    assert_eq!(a.cleaned(), 0);
+    assert_eq!(a.dropped(), 2);
     assert_eq!(
-        count(&b_drop),
+        b.dropped(),
         0,
         "dedup-hit closures are kept until the mode exits"
     );
 
     // A failing compile: cleanup runs once; the finalize closure is dropped unrun.
-    let (x_fin, x_clean, x_drop) = (counter(), counter(), counter());
-    let (f, c, gf, gc) = (
-        x_fin.clone(),
-        x_clean.clone(),
-        DropCounter(x_drop.clone()),
-        DropCounter(x_drop.clone()),
+    let x = Tally::new();
+    let failing_request = x.cleanup_checking(
+        x.finalize(Request::new(STATIC_ASSERT_SOURCE).key("once-bad")),
+        |e| {
+            assert_eq!(e.key(), Some("once-bad"));
+            assert!(e.log().unwrap_or("").contains("X must be 2"));
+        },
     );
-    let failing = mode
-        .submit(
-            &Request::new(STATIC_ASSERT_SOURCE)
-                .key("once-bad")
-                .finalize(move |_| {
-                    let _keep = &gf;
-                    f.fetch_add(1, Ordering::SeqCst);
-                    Ok(())
-                })
-                .cleanup(move |e| {
-                    let _keep = &gc;
-                    assert_eq!(e.key(), Some("once-bad"));
-                    assert!(e.log().unwrap_or("").contains("X must be 2"));
-                    c.fetch_add(1, Ordering::SeqCst);
-                }),
-        )
-        .expect("submit");
+    let failing = mode.submit(&failing_request).expect("submit");
 
     // A request the plugin rejects (empty source) attaches nothing: its
     // closure is dropped at once, unrun.
-    let (r_calls, r_drop) = (counter(), counter());
-    let (rc, gr) = (r_calls.clone(), DropCounter(r_drop.clone()));
-    let rejected = mode.submit(&Request::new("").cleanup(move |_| {
-        let _keep = &gr;
-        rc.fetch_add(1, Ordering::SeqCst);
-    }));
+    let r = Tally::new();
+    let rejected = mode.submit(&r.cleanup(Request::new("")));
     let err = rejected.expect_err("an empty source is rejected");
     assert_eq!(err.status(), Status::InvalidArgument);
     assert!(err.message().contains("source"), "{}", err);
-    assert_eq!((count(&r_calls), count(&r_drop)), (0, 1));
+    assert_eq!((r.cleaned(), r.dropped()), (0, 1));
 
     let err = mode.exit().expect_err("once-bad failed");
     assert_eq!(err.key(), Some("once-bad"));
-    assert_eq!(count(&b_calls), 0, "dedup-hit closures never run");
     assert_eq!(
-        count(&b_drop),
+        (b.finalized(), b.cleaned()),
+        (0, 0),
+        "dedup-hit closures never run"
+    );
+    assert_eq!(
+        b.dropped(),
         2,
         "dedup-hit closures are dropped exactly once, at exit"
     );
-    assert_eq!((count(&x_fin), count(&x_clean), count(&x_drop)), (0, 1, 2));
-    assert_eq!((count(&a_fin), count(&a_clean), count(&a_drop)), (1, 0, 2));
+    assert_eq!(x.counts(), (0, 1, 2));
+    assert_eq!(a.counts(), (1, 0, 2));
     assert!(failing.result().is_err());
-    assert_eq!(count(&x_clean), 1);
+    assert_eq!(x.cleaned(), 1);
 }
 
 #[test]
@@ -318,19 +255,11 @@ fn finalize_errors_and_panics_become_finalize_failed() {
 #[test]
 fn dropping_the_guard_while_a_panic_unwinds_frees_the_slot() {
     let _serial = serial();
-    let (cleaned, dropped) = (counter(), counter());
-    let (c, g) = (cleaned.clone(), DropCounter(dropped.clone()));
+    let tally = Tally::new();
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         let mode = Mode::enter(config()).expect("enter");
         let _f = mode
-            .submit(
-                &Request::new(STATIC_ASSERT_SOURCE)
-                    .key("panic-bad")
-                    .cleanup(move |_| {
-                        let _keep = &g;
-                        c.fetch_add(1, Ordering::SeqCst);
-                    }),
-            )
+            .submit(&tally.cleanup(Request::new(STATIC_ASSERT_SOURCE).key("panic-bad")))
             .expect("submit");
         assert!(active_mode_is_set());
         panic!("the host JIT failed mid-warmup");
@@ -341,7 +270,7 @@ fn dropping_the_guard_while_a_panic_unwinds_frees_the_slot() {
         "Drop exited the mode while unwinding"
     );
     assert_eq!(
-        (count(&cleaned), count(&dropped)),
+        (tally.cleaned(), tally.dropped()),
         (1, 1),
         "Drop collected the compile"
     );

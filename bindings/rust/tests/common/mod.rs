@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use hipacm::Config;
+use hipacm::{Config, Error, Kernel, Request};
 
 pub const ARCH: &str = "gfx90a";
 
@@ -71,12 +71,81 @@ impl Drop for DropCounter {
     }
 }
 
-pub fn counter() -> Arc<AtomicUsize> {
-    Arc::new(AtomicUsize::new(0))
+/// What the closures given to requests through it did: how often finalize
+/// and cleanup ran, and how many of the closures were dropped. Clones share
+/// the counts.
+#[derive(Clone, Default)]
+pub struct Tally {
+    finalized: Arc<AtomicUsize>,
+    cleaned: Arc<AtomicUsize>,
+    dropped: Arc<AtomicUsize>,
 }
 
-pub fn count(c: &AtomicUsize) -> usize {
-    c.load(Ordering::SeqCst)
+impl Tally {
+    pub fn new() -> Tally {
+        Tally::default()
+    }
+
+    /// `request` with a finalize closure that returns `check(kernel)` and
+    /// is counted when it runs and when it is dropped.
+    pub fn finalize_checking<F>(&self, request: Request, check: F) -> Request
+    where
+        F: FnOnce(&Kernel<'_>) -> Result<(), String> + Send + 'static,
+    {
+        let (calls, guard) = (self.finalized.clone(), DropCounter(self.dropped.clone()));
+        request.finalize(move |kernel| {
+            let _keep = &guard;
+            let outcome = check(kernel);
+            calls.fetch_add(1, Ordering::SeqCst);
+            outcome
+        })
+    }
+
+    /// `request` with a counted finalize closure that succeeds.
+    pub fn finalize(&self, request: Request) -> Request {
+        self.finalize_checking(request, |_| Ok(()))
+    }
+
+    /// `request` with a cleanup closure that runs `check(error)` and is
+    /// counted when it runs and when it is dropped.
+    pub fn cleanup_checking<F>(&self, request: Request, check: F) -> Request
+    where
+        F: FnOnce(&Error) + Send + 'static,
+    {
+        let (calls, guard) = (self.cleaned.clone(), DropCounter(self.dropped.clone()));
+        request.cleanup(move |error| {
+            let _keep = &guard;
+            check(error);
+            calls.fetch_add(1, Ordering::SeqCst);
+        })
+    }
+
+    /// `request` with a counted cleanup closure.
+    pub fn cleanup(&self, request: Request) -> Request {
+        self.cleanup_checking(request, |_| {})
+    }
+
+    /// `request` with both counted closures.
+    pub fn both(&self, request: Request) -> Request {
+        self.cleanup(self.finalize(request))
+    }
+
+    pub fn finalized(&self) -> usize {
+        self.finalized.load(Ordering::SeqCst)
+    }
+
+    pub fn cleaned(&self) -> usize {
+        self.cleaned.load(Ordering::SeqCst)
+    }
+
+    pub fn dropped(&self) -> usize {
+        self.dropped.load(Ordering::SeqCst)
+    }
+
+    /// (finalize runs, cleanup runs, closures dropped).
+    pub fn counts(&self) -> (usize, usize, usize) {
+        (self.finalized(), self.cleaned(), self.dropped())
+    }
 }
 
 /// A fresh directory under the system temp dir, removed on drop.
