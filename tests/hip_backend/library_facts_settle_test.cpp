@@ -12,13 +12,13 @@
 #include <thread>
 #include <vector>
 
+#include "hip_backend/compiler_identity.h"
 #include "hip_backend/hiprtc/comgr_isa.h"
 #include "hip_backend/hiprtc/comgr_isa_internal.h"
-#include "hip_backend/compiler_identity.h"
-#include "support/dynamic_library.h"
 #include "hip_backend/hiprtc/hiprtc_internal.h"
 #include "hip_backend/library_facts.h"
-#include "test_support.h"
+#include "support/dynamic_library.h"
+#include "tests/hip_backend/test_support.h"
 
 namespace hipacm::backend {
 namespace {

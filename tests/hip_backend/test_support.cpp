@@ -1,5 +1,5 @@
 // test_support.cpp - shared fixtures for the backend tests.
-#include "test_support.h"
+#include "tests/hip_backend/test_support.h"
 
 #include <gtest/gtest.h>
 

@@ -8,11 +8,11 @@
 #include <cstdio>
 #include <string>
 
-#include "support/unique_fd.h"
 #include "hip_backend/worker/worker_compiler.h"
 #include "hip_backend/worker/worker_fd_registry.h"
 #include "hip_backend/worker/worker_pool.h"
-#include "worker_test_support.h"
+#include "support/unique_fd.h"
+#include "tests/hip_backend/worker/worker_test_support.h"
 
 #if defined(__SANITIZE_THREAD__)
 // The child's pool starts its idle reaper thread after a multithreaded

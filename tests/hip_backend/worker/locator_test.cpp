@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "support/unique_fd.h"
 #include "hip_backend/worker/worker_locator.h"
-#include "worker_test_support.h"
+#include "support/unique_fd.h"
+#include "tests/hip_backend/worker/worker_test_support.h"
 
 namespace hipacm::test {
 namespace {

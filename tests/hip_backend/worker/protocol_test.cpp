@@ -12,8 +12,8 @@
 #include <cstring>
 #include <random>
 
-#include "support/unique_fd.h"
 #include "hip_backend/worker/worker_protocol.h"
+#include "support/unique_fd.h"
 
 namespace hipacm::backend {
 namespace {

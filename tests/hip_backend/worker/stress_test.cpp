@@ -10,11 +10,11 @@
 #include <atomic>
 #include <random>
 
-#include "support/unique_fd.h"
 #include "hip_backend/worker/worker_compiler.h"
 #include "hip_backend/worker/worker_fd_registry.h"
 #include "hip_backend/worker/worker_pool.h"
-#include "worker_test_support.h"
+#include "support/unique_fd.h"
+#include "tests/hip_backend/worker/worker_test_support.h"
 
 namespace hipacm::test {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "hip_backend/worker/worker_compiler.h"
 #include "hip_backend/worker/worker_pool.h"
-#include "worker_test_support.h"
+#include "tests/hip_backend/worker/worker_test_support.h"
 
 namespace hipacm::test {
 namespace {

@@ -14,7 +14,7 @@
 #include "hip_backend/worker/private_temp_dir.h"
 #include "hip_backend/worker/worker_compiler.h"
 #include "hip_backend/worker/worker_pool.h"
-#include "worker_test_support.h"
+#include "tests/hip_backend/worker/worker_test_support.h"
 
 namespace hipacm::test {
 namespace {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "hip_backend/worker/worker_compiler.h"
-#include "worker_test_support.h"
+#include "tests/hip_backend/worker/worker_test_support.h"
 
 namespace hipacm::test {
 namespace {

@@ -14,11 +14,11 @@
 #include <set>
 
 #include "hip_backend/codeobject/code_object_check.h"
-#include "support/unique_fd.h"
 #include "hip_backend/worker/worker_compiler.h"
 #include "hip_backend/worker/worker_fd_registry.h"
 #include "hip_backend/worker/worker_process.h"
-#include "worker_test_support.h"
+#include "support/unique_fd.h"
+#include "tests/hip_backend/worker/worker_test_support.h"
 
 namespace hipacm::test {
 namespace {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "hip_backend/hiprtc/inprocess_internal.h"
-#include "test_support.h"
+#include "tests/hip_backend/test_support.h"
 
 namespace hipacm::backend {
 namespace {

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "hip_backend/hiprtc/comgr_isa_internal.h"
-#include "test_support.h"
+#include "tests/hip_backend/test_support.h"
 
 namespace hipacm::backend {
 namespace {

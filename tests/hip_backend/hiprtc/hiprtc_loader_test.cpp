@@ -7,7 +7,7 @@
 
 #include "hip_backend/hiprtc/hiprtc_api.h"
 #include "hip_backend/hiprtc/hiprtc_internal.h"
-#include "test_support.h"
+#include "tests/hip_backend/test_support.h"
 
 namespace hipacm::backend {
 namespace {

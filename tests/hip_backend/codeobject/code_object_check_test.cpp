@@ -9,7 +9,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "test_support.h"
+#include "tests/hip_backend/test_support.h"
 
 namespace hipacm::backend {
 namespace {

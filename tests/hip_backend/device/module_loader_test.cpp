@@ -2,10 +2,10 @@
 #include <gtest/gtest.h>
 
 #include "hip_backend/device/cuda_driver_api.h"
-#include "hip_backend/hiprtc/inprocess_compiler.h"
 #include "hip_backend/device/module_loader.h"
+#include "hip_backend/hiprtc/inprocess_compiler.h"
 #include "hip_backend/nvrtc/nvrtc_api.h"
-#include "test_support.h"
+#include "tests/hip_backend/test_support.h"
 
 namespace hipacm::backend {
 namespace {

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <random>
 
-#include "test_support.h"
+#include "tests/hip_backend/test_support.h"
 
 namespace hipacm::backend {
 namespace {

@@ -6,9 +6,9 @@
 
 #include <unistd.h>
 
-#include "hip_backend/hiprtc/comgr_isa.h"
 #include "hip_backend/device/device_arch_internal.h"
-#include "test_support.h"
+#include "hip_backend/hiprtc/comgr_isa.h"
+#include "tests/hip_backend/test_support.h"
 
 namespace hipacm::backend {
 namespace {
