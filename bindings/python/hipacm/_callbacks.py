@@ -163,7 +163,7 @@ def _finalize_trampoline(user_data: Optional[int], handle: Optional[int]) -> int
         if _api.future_result(handle, byref(kp)) != Status.SUCCESS or not kp:
             raise HipacmError("hipacm: future_result inside finalize did not return the kernel",
                               Status.INTERNAL)
-        kernel = _kernel_from_ptr(kp, state.name_expressions)
+        kernel = _kernel_from_ptr(kp, state.name_expressions, handle)
         if state.finalize is not None:
             state.finalize(kernel)
         state.kernel = kernel

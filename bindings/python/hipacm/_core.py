@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import ctypes
+import weakref
 from ctypes import POINTER, byref, c_void_p
 from dataclasses import dataclass, field
-from typing import Any, Dict, Mapping, Optional, Sequence
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 from . import _ffi
 from ._errors import CompilationError, Status, error_for, to_status
@@ -48,6 +49,17 @@ class Kernel:
         from_cache: True when the kernel came from the persistent cache (no
             compiler ran; ``compile_seconds`` is then the lookup's time).
         compile_seconds: Wall time of the compile step itself.
+        function_names: Every kernel in the code object, sorted by name
+            (empty from a plugin older than ABI 1.2).
+        module: With ``load_device``, the loaded module as an int (a
+            ``hipModule_t`` on AMD targets, a ``CUmodule`` on NVIDIA ones);
+            otherwise None. Never unload it yourself.
+        functions: The resolved function of each of ``function_names``, in that
+            order, as ints when ``module`` is set; otherwise None entries.
+
+    ``module`` and ``functions`` are the plugin's: they stay valid while this
+    object is alive, because it then holds its own reference to the plugin's
+    future, whose last release unloads the module.
     """
 
     key: str
@@ -57,16 +69,55 @@ class Kernel:
     lowered_names: Dict[str, str]
     from_cache: bool
     compile_seconds: float
+    function_names: Tuple[str, ...] = ()
+    module: Optional[int] = None
+    functions: Tuple[Optional[int], ...] = ()
 
 
-def _kernel_from_ptr(kp: Any, name_expressions: Sequence[str]) -> Kernel:
+class _FutureReference:
+    """One reference to a ``hipacm_future``, released once when this object is
+    garbage collected: what keeps a loaded module alive for its Kernel."""
+
+    __slots__ = ("handle", "__weakref__")
+
+    def __init__(self, handle: int) -> None:
+        status = _api.future_retain(handle)
+        if status != Status.SUCCESS:
+            raise error_for(status, _last_error())
+        self.handle = handle
+        weakref.finalize(self, _api.future_release, handle)
+
+    # A copy of the Kernel shares this reference; another process cannot use it.
+    def __copy__(self) -> "_FutureReference":
+        return self
+
+    def __deepcopy__(self, memo: Any) -> "_FutureReference":
+        return self
+
+    def __reduce__(self) -> Any:
+        raise TypeError("hipacm: a Kernel with a loaded module cannot be pickled")
+
+
+def _kernel_from_ptr(kp: Any, name_expressions: Sequence[str], handle: int) -> Kernel:
+    """Copies the kernel that ``handle``'s future owns; a loaded one keeps the future."""
     k = kp.contents
     code = ctypes.string_at(k.code, k.code_size) if k.code and k.code_size else b""
     lowered = [_ffi.optional_str(k.lowered_names[i]) for i in range(k.num_lowered_names)]
     from_cache = False
+    function_names: Tuple[str, ...] = ()
+    module: Optional[int] = None
+    functions: Tuple[Optional[int], ...] = ()
+    # Fields past version 1 are read only where the plugin's struct_size covers them.
+    v2 = _ffi.KernelWithCache.from_address(ctypes.addressof(k))
     if k.struct_size >= _ffi.KERNEL_FROM_CACHE_END:
-        from_cache = bool(_ffi.KernelWithCache.from_address(ctypes.addressof(k)).from_cache)
-    return Kernel(
+        from_cache = bool(v2.from_cache)
+    if k.struct_size >= ctypes.sizeof(_ffi.KernelWithCache):
+        count = v2.num_functions if v2.function_names else 0
+        function_names = tuple(_ffi.optional_str(v2.function_names[i]) for i in range(count))
+        module = v2.module or None
+        functions = (tuple(v2.functions[i] or None for i in range(count)) if v2.functions
+                     else (None,) * count)
+    kernel = Kernel(
         key=_ffi.optional_str(k.key),
         code=code,
         log=_ffi.optional_str(k.log),
@@ -74,7 +125,15 @@ def _kernel_from_ptr(kp: Any, name_expressions: Sequence[str]) -> Kernel:
         lowered_names=dict(zip(name_expressions, lowered)),
         from_cache=from_cache,
         compile_seconds=float(k.compile_seconds),
+        function_names=function_names,
+        module=module,
+        functions=functions,
     )
+    if module is not None:
+        # Not a dataclass field, so fields(), asdict() and repr() show only
+        # the copied values.
+        object.__setattr__(kernel, "_future_reference", _FutureReference(handle))
+    return kernel
 
 
 def _error_from_handle(handle: int, status: int, key: str, message: Optional[str] = None) -> CompilationError:
@@ -123,7 +182,7 @@ def compile(source: str, *, arch: Optional[str] = None, key: Optional[str] = Non
             kp = POINTER(_ffi.Kernel)()
             status = _api.future_result(handle, byref(kp))
             if status == Status.SUCCESS:
-                return _kernel_from_ptr(kp, exprs)
+                return _kernel_from_ptr(kp, exprs, handle)
         raise _error_from_handle(handle, status, fkey)
     finally:
         _api.future_release(handle)

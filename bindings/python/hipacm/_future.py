@@ -124,7 +124,7 @@ class FutureKernel:
             kernel: Optional[Kernel] = None
             if status == Status.SUCCESS:
                 kernel = state.kernel if state.kernel is not None else _kernel_from_ptr(
-                    kp, state.name_expressions)
+                    kp, state.name_expressions, state.handle)
         finally:
             _pop_frame(frame)
             own = _claim(state, any(s is state for s in frame))

@@ -47,6 +47,22 @@ def _cache_setting(cache: Any) -> Tuple[int, Optional[bytes]]:
                     f"directory path, not {type(cache).__name__}")
 
 
+_MAX_LOAD_DEVICE = 0x7FFFFFFF  # hipacm_mode_config.load_device is an int32_t
+
+
+def _load_device_setting(load_device: Any) -> int:
+    """``load_device=`` as hipacm_mode_config.load_device."""
+    if load_device is None:
+        return _ffi.LOAD_NONE
+    if isinstance(load_device, bool) or not isinstance(load_device, int):
+        raise TypeError(f"hipacm: load_device must be a device index (int) or None, "
+                        f"not {type(load_device).__name__}")
+    if not 0 <= load_device <= _MAX_LOAD_DEVICE:
+        raise ValueError(f"hipacm: load_device must be a device index from 0 to "
+                         f"{_MAX_LOAD_DEVICE} or None, not {load_device}")
+    return load_device
+
+
 _current_mode: Optional["AsyncCompileMode"] = None
 _current_lock = threading.Lock()
 
@@ -85,17 +101,29 @@ class AsyncCompileMode:
             ``os.PathLike``: that cache directory (the policy stays the default,
             so ``HIPACM_CACHE=off`` still turns it off; pass a ``Path`` for a
             directory literally named like a policy).
+        load_device: The device whose primary context each code object is
+            loaded into, with every kernel in it resolved, before its future
+            completes; the handles are then in :attr:`Kernel.module` and
+            :attr:`Kernel.functions`. None (the default) compiles only. A
+            failed load fails the future (the cleanup path) with
+            ``Status.BACKEND_UNAVAILABLE`` (no driver or runtime, or no device
+            with that index), ``OUT_OF_MEMORY`` or ``INTERNAL`` (the driver
+            refused the code object).
 
     Raises:
-        ValueError: A bad ``isolation``, ``timeout``, ``max_workers`` or ``cache``.
-        TypeError: A ``cache`` that is neither None, a string nor a path.
+        ValueError: A bad ``isolation``, ``timeout``, ``max_workers``, ``cache``
+            or ``load_device``.
+        TypeError: A ``cache`` that is neither None, a string nor a path, or a
+            ``load_device`` that is neither None nor an int.
     """
 
     def __init__(self, max_workers: Optional[int] = None, *, ignore_errors: bool = False,
                  fail_fast: bool = False, arch: Optional[str] = None, isolation: str = "auto",
                  timeout: Optional[float] = None,
-                 cache: Optional[Union[str, "os.PathLike[str]"]] = None) -> None:
+                 cache: Optional[Union[str, "os.PathLike[str]"]] = None,
+                 load_device: Optional[int] = None) -> None:
         cache_policy, cache_dir = _cache_setting(cache)
+        raw_load_device = _load_device_setting(load_device)
         if isolation not in _ISOLATION:
             raise ValueError(
                 f"hipacm: isolation must be one of {sorted(_ISOLATION)}, not {isolation!r}")
@@ -123,6 +151,8 @@ class AsyncCompileMode:
         self.cache = cache
         self._cache_policy = cache_policy
         self._cache_dir_bytes = cache_dir
+        self.load_device = load_device
+        self._load_device = raw_load_device
         self._lock = threading.Lock()
         self._handle: Optional[int] = None
         self._futures: Dict[int, FutureKernel] = {}
@@ -146,6 +176,7 @@ class AsyncCompileMode:
             cfg.compile_timeout_ms = self._timeout_ms
             cfg.cache_dir = self._cache_dir_bytes
             cfg.cache_policy = self._cache_policy
+            cfg.load_device = self._load_device
             out = c_void_p()
             status = _api.mode_enter(byref(cfg), byref(out))
             if status != Status.SUCCESS:
