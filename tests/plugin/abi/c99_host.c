@@ -3,10 +3,11 @@
 
 #include <hipacm/hipacm.h>
 
-#include <dlfcn.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "c_host.h"
 
 /*
  * Usage: hipacm_abi_c99_host PATH_TO_LIBHIPACM
@@ -17,7 +18,7 @@
  * table is right but no hipRTC backend is available to compile with.
  */
 
-#define SKIP_CODE 77
+const char* const c_host_name = "c99 host";
 
 static const char kVectorAdd[] =
     "extern \"C\" __global__ void vector_add(const float* a, const float* b, float* c, int n) {\n"
@@ -35,16 +36,6 @@ typedef struct finalize_record {
   hipacm_status result_in_finalize;
   size_t code_size_in_finalize;
 } finalize_record;
-
-static int failures = 0;
-
-#define CHECK(cond)                                                                \
-  do {                                                                             \
-    if (!(cond)) {                                                                 \
-      fprintf(stderr, "c99 host: check failed at line %d: %s\n", __LINE__, #cond); \
-      ++failures;                                                                  \
-    }                                                                              \
-  } while (0)
 
 static int on_finalize(void* user_data, hipacm_future* f) {
   finalize_record* record = (finalize_record*)user_data;
@@ -72,18 +63,12 @@ static int all_functions_set(const hipacm_provider* p) {
          p->last_error_message != NULL && p->get_backend_info != NULL;
 }
 
-/* The config as this host's header knows it, then bytes that belong to the host. */
-typedef struct guarded_config {
-  hipacm_mode_config config;
-  unsigned char after[64];
-} guarded_config;
-
 /* The sized initialiser where this header has it (ABI 1.1), so that the whole struct this host
  * knows gets its defaults; the 1.0 entry point otherwise. */
 static void init_config(const hipacm_provider* api, hipacm_mode_config* config) {
 #if HIPACM_ABI_VERSION_MINOR >= 1
-  if (api->struct_size >= offsetof(hipacm_provider, mode_config_init_sized) +
-                              sizeof(api->mode_config_init_sized) &&
+  if (api->struct_size >=
+          offsetof(hipacm_provider, mode_config_init_sized) + sizeof(api->mode_config_init_sized) &&
       api->mode_config_init_sized != NULL) {
     api->mode_config_init_sized(config, sizeof *config);
     return;
@@ -201,63 +186,26 @@ static int compile_vector_add(const hipacm_provider* api) {
 }
 
 int main(int argc, char** argv) {
-  void* plugin;
-  void* symbol;
-  hipacm_get_provider_fn get_provider;
+  c_host_plugin plugin;
   const hipacm_provider* api;
-  int rc;
-
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s PATH_TO_LIBHIPACM\n", argv[0]);
-    return 2;
-  }
-  plugin = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  if (plugin == NULL) {
-    fprintf(stderr, "c99 host: dlopen(%s) failed: %s\n", argv[1], dlerror());
+  if (c_host_open(&plugin, argc, argv, 1, "PATH_TO_LIBHIPACM") != 0) {
     return 1;
   }
-  symbol = dlsym(plugin, "hipacm_get_provider");
-  if (symbol == NULL) {
-    fprintf(stderr, "c99 host: no hipacm_get_provider: %s\n", dlerror());
-    return 1;
-  }
-  /* ISO C has no cast from void* to a function pointer; copying the bytes is the POSIX idiom. */
-  memcpy(&get_provider, &symbol, sizeof get_provider);
-
-  api = get_provider(HIPACM_ABI_VERSION);
-  if (api == NULL) {
-    fprintf(stderr, "c99 host: hipacm_get_provider(%d) returned NULL\n", HIPACM_ABI_VERSION);
-    return 1;
-  }
+  api = plugin.api;
   CHECK(api->struct_size >= sizeof(hipacm_provider));
   CHECK(api->abi_version == HIPACM_ABI_VERSION);
   CHECK(api->name != NULL && strcmp(api->name, "hipacm") == 0);
   CHECK(api->version != NULL && strcmp(api->version, HIPACM_VERSION_STRING) == 0);
   CHECK(all_functions_set(api));
-  CHECK(get_provider(HIPACM_ABI_VERSION) == api); /* a static table */
-  CHECK(get_provider(2) == NULL);
-  CHECK(get_provider(0) == NULL);
-  if (failures != 0 || !all_functions_set(api)) {
+  CHECK(plugin.get_provider(HIPACM_ABI_VERSION) == api); /* a static table */
+  CHECK(plugin.get_provider(2) == NULL);
+  CHECK(plugin.get_provider(0) == NULL);
+  if (c_host_failures != 0 || !all_functions_set(api)) {
     return 1;
   }
   check_config_init_stays_inside(api);
-  if (failures != 0) {
+  if (c_host_failures != 0) {
     return 1;
   }
-
-  rc = compile_vector_add(api);
-  if (rc == SKIP_CODE) {
-    return failures == 0 ? SKIP_CODE : 1;
-  }
-  if (rc != 0 || failures != 0) {
-    fprintf(stderr, "c99 host: %d check(s) failed\n", failures);
-    return 1;
-  }
-  /* Unloading after the mode has exited must work. */
-  if (dlclose(plugin) != 0) {
-    fprintf(stderr, "c99 host: dlclose failed: %s\n", dlerror());
-    return 1;
-  }
-  printf("c99 host: ok\n");
-  return 0;
+  return c_host_finish(compile_vector_add(api), &plugin, 1);
 }

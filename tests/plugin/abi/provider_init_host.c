@@ -4,10 +4,11 @@
 
 #include <hipacm/hipacm.h>
 
-#include <dlfcn.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "c_host.h"
 
 /*
  * Usage: hipacm_abi_provider_init_host PATH_TO_LIBHIPACM SCENARIO
@@ -21,23 +22,7 @@
  * (ctest's skip code) when no hipRTC backend is there.
  */
 
-#define SKIP_CODE 77
-
-static int failures = 0;
-
-#define CHECK(cond)                                                                          \
-  do {                                                                                       \
-    if (!(cond)) {                                                                           \
-      fprintf(stderr, "provider init host: check failed at line %d: %s\n", __LINE__, #cond); \
-      ++failures;                                                                            \
-    }                                                                                        \
-  } while (0)
-
-/* The config, then bytes that belong to the host: nothing may be written there. */
-typedef struct guarded_config {
-  hipacm_mode_config config;
-  unsigned char after[64];
-} guarded_config;
+const char* const c_host_name = "provider init host";
 
 /* How many bytes `init` wrote into a 0xA5-filled guarded config (the last one changed). */
 static size_t bytes_written(void (*init)(hipacm_mode_config*), size_t* struct_size) {
@@ -171,51 +156,21 @@ static int check_timeout(const hipacm_provider* hp) {
 }
 
 int main(int argc, char** argv) {
-  void* plugin;
-  void* symbol;
-  hipacm_get_provider_fn get;
-  const hipacm_provider* hp;
+  c_host_plugin plugin;
   int rc = 0;
-
-  if (argc != 3) {
-    fprintf(stderr, "usage: %s PATH_TO_LIBHIPACM tables|isolation|timeout\n", argv[0]);
-    return 2;
-  }
-  plugin = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  if (plugin == NULL) {
-    fprintf(stderr, "provider init host: dlopen(%s) failed: %s\n", argv[1], dlerror());
+  if (c_host_open(&plugin, argc, argv, 2, "PATH_TO_LIBHIPACM tables|isolation|timeout") != 0) {
     return 1;
   }
-  symbol = dlsym(plugin, "hipacm_get_provider");
-  if (symbol == NULL) {
-    fprintf(stderr, "provider init host: no hipacm_get_provider: %s\n", dlerror());
-    return 1;
-  }
-  /* ISO C has no cast from void* to a function pointer; copying the bytes is the POSIX idiom. */
-  memcpy(&get, &symbol, sizeof get);
-  hp = get(HIPACM_ABI_VERSION);
-  if (hp == NULL) {
-    fprintf(stderr, "provider init host: hipacm_get_provider returned NULL\n");
-    return 1;
-  }
-
   if (strcmp(argv[2], "tables") == 0) {
-    rc = check_tables(get);
+    rc = check_tables(plugin.get_provider);
   } else if (strcmp(argv[2], "isolation") == 0) {
-    rc = check_isolation(hp);
+    rc = check_isolation(plugin.api);
   } else if (strcmp(argv[2], "timeout") == 0) {
-    rc = check_timeout(hp);
+    rc = check_timeout(plugin.api);
   } else {
     fprintf(stderr, "provider init host: unknown scenario '%s'\n", argv[2]);
     return 2;
   }
-  if (rc == SKIP_CODE) {
-    return failures == 0 ? SKIP_CODE : 1;
-  }
-  if (rc != 0 || failures != 0) {
-    fprintf(stderr, "provider init host: %d check(s) failed\n", failures);
-    return 1;
-  }
-  printf("provider init host: ok\n");
-  return 0;
+  /* Never unloaded here: a failed timeout scenario leaves its mode behind. */
+  return c_host_finish(rc, &plugin, 0);
 }
