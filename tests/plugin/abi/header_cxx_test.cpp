@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <set>
 #include <string>
 #include <thread>
@@ -17,21 +18,31 @@ namespace {
 
 // ---- Compile-time checks: a failure here fails the build of this test. ----
 
-// Status numbers are part of the ABI and never change.
-static_assert(HIPACM_SUCCESS == 0, "status numbers are fixed");
-static_assert(HIPACM_ERROR_INVALID_ARGUMENT == 1, "status numbers are fixed");
-static_assert(HIPACM_ERROR_ABI_MISMATCH == 2, "status numbers are fixed");
-static_assert(HIPACM_ERROR_MODE_ALREADY_ACTIVE == 3, "status numbers are fixed");
-static_assert(HIPACM_ERROR_MODE_CLOSED == 4, "status numbers are fixed");
-static_assert(HIPACM_ERROR_COMPILATION == 5, "status numbers are fixed");
-static_assert(HIPACM_ERROR_COMPILER_CRASHED == 6, "status numbers are fixed");
-static_assert(HIPACM_ERROR_TIMEOUT == 7, "status numbers are fixed");
-static_assert(HIPACM_ERROR_CANCELLED == 8, "status numbers are fixed");
-static_assert(HIPACM_ERROR_BACKEND_UNAVAILABLE == 9, "status numbers are fixed");
-static_assert(HIPACM_ERROR_FINALIZE_FAILED == 10, "status numbers are fixed");
-static_assert(HIPACM_ERROR_NOT_READY == 11, "status numbers are fixed");
-static_assert(HIPACM_ERROR_OUT_OF_MEMORY == 12, "status numbers are fixed");
-static_assert(HIPACM_ERROR_INTERNAL == 13, "status numbers are fixed");
+// Status numbers are part of the ABI and never change: each one is its index here.
+constexpr hipacm_status kStatusesInOrder[] = {HIPACM_SUCCESS,
+                                              HIPACM_ERROR_INVALID_ARGUMENT,
+                                              HIPACM_ERROR_ABI_MISMATCH,
+                                              HIPACM_ERROR_MODE_ALREADY_ACTIVE,
+                                              HIPACM_ERROR_MODE_CLOSED,
+                                              HIPACM_ERROR_COMPILATION,
+                                              HIPACM_ERROR_COMPILER_CRASHED,
+                                              HIPACM_ERROR_TIMEOUT,
+                                              HIPACM_ERROR_CANCELLED,
+                                              HIPACM_ERROR_BACKEND_UNAVAILABLE,
+                                              HIPACM_ERROR_FINALIZE_FAILED,
+                                              HIPACM_ERROR_NOT_READY,
+                                              HIPACM_ERROR_OUT_OF_MEMORY,
+                                              HIPACM_ERROR_INTERNAL};
+constexpr int kStatusCount = 14;
+static_assert(std::size(kStatusesInOrder) == kStatusCount, "every status is listed");
+
+// The first status whose number is not its index, or -1 when all are.
+constexpr int first_misnumbered_status() {
+  for (int i = 0; i < kStatusCount; ++i)
+    if (static_cast<int>(kStatusesInOrder[i]) != i) return i;
+  return -1;
+}
+static_assert(first_misnumbered_status() == -1, "status numbers are fixed");
 static_assert(sizeof(hipacm_status) == sizeof(int), "hipacm_status travels as an int");
 
 static_assert(HIPACM_ABI_VERSION == ((HIPACM_ABI_VERSION_MAJOR << 16) | HIPACM_ABI_VERSION_MINOR),
@@ -104,58 +115,60 @@ static_assert(kModeConfigV1Size == 32, "");
 static_assert(offsetof(hipacm_mode_config, isolation) == 32, "ABI 1.1");
 static_assert(offsetof(hipacm_mode_config, compile_timeout_ms) == 36, "ABI 1.1");
 
-static_assert(offsetof(hipacm_request, key) == 8, "");
-static_assert(offsetof(hipacm_request, source) == 16, "");
-static_assert(offsetof(hipacm_request, source_name) == 24, "");
-static_assert(offsetof(hipacm_request, options) == 32, "");
-static_assert(offsetof(hipacm_request, num_options) == 40, "");
-static_assert(offsetof(hipacm_request, header_sources) == 48, "");
-static_assert(offsetof(hipacm_request, header_names) == 56, "");
-static_assert(offsetof(hipacm_request, num_headers) == 64, "");
-static_assert(offsetof(hipacm_request, name_expressions) == 72, "");
-static_assert(offsetof(hipacm_request, num_name_expressions) == 80, "");
-static_assert(offsetof(hipacm_request, finalize) == 88, "");
-static_assert(offsetof(hipacm_request, cleanup) == 96, "");
-static_assert(offsetof(hipacm_request, user_data) == 104, "");
+// Each struct's fields after struct_size lie 8 bytes apart: the index of the first that does not
+// (counting from the field at offset 8), or -1.
+template <typename... Offsets>
+constexpr int first_misplaced(Offsets... offsets) {
+  size_t expected = 8;
+  int index = 0;
+  for (const size_t offset : {size_t{offsets}...}) {
+    if (offset != expected) return index;
+    expected += 8;
+    ++index;
+  }
+  return -1;
+}
+#define HIPACM_AT(type, field) offsetof(hipacm_##type, field)
+static_assert(first_misplaced(HIPACM_AT(request, key), HIPACM_AT(request, source),
+                              HIPACM_AT(request, source_name), HIPACM_AT(request, options),
+                              HIPACM_AT(request, num_options), HIPACM_AT(request, header_sources),
+                              HIPACM_AT(request, header_names), HIPACM_AT(request, num_headers),
+                              HIPACM_AT(request, name_expressions),
+                              HIPACM_AT(request, num_name_expressions),
+                              HIPACM_AT(request, finalize), HIPACM_AT(request, cleanup),
+                              HIPACM_AT(request, user_data)) == -1,
+              "hipacm_request");
 static_assert(kRequestV1Size == 112, "");
 
-static_assert(offsetof(hipacm_kernel, key) == 8, "");
-static_assert(offsetof(hipacm_kernel, code) == 16, "");
-static_assert(offsetof(hipacm_kernel, code_size) == 24, "");
-static_assert(offsetof(hipacm_kernel, log) == 32, "");
-static_assert(offsetof(hipacm_kernel, arch) == 40, "");
-static_assert(offsetof(hipacm_kernel, lowered_names) == 48, "");
-static_assert(offsetof(hipacm_kernel, num_lowered_names) == 56, "");
-static_assert(offsetof(hipacm_kernel, compile_seconds) == 64, "");
+static_assert(first_misplaced(HIPACM_AT(kernel, key), HIPACM_AT(kernel, code),
+                              HIPACM_AT(kernel, code_size), HIPACM_AT(kernel, log),
+                              HIPACM_AT(kernel, arch), HIPACM_AT(kernel, lowered_names),
+                              HIPACM_AT(kernel, num_lowered_names),
+                              HIPACM_AT(kernel, compile_seconds)) == -1,
+              "hipacm_kernel");
 static_assert(kKernelV1Size == 72, "");
 
-static_assert(offsetof(hipacm_backend_info, available) == 8, "");
-static_assert(offsetof(hipacm_backend_info, compiler) == 16, "");
-static_assert(offsetof(hipacm_backend_info, version) == 24, "");
-static_assert(offsetof(hipacm_backend_info, library_path) == 32, "");
-static_assert(offsetof(hipacm_backend_info, default_arch) == 40, "");
+static_assert(first_misplaced(HIPACM_AT(backend_info, available), HIPACM_AT(backend_info, compiler),
+                              HIPACM_AT(backend_info, version),
+                              HIPACM_AT(backend_info, library_path),
+                              HIPACM_AT(backend_info, default_arch)) == -1,
+              "hipacm_backend_info");
 static_assert(kBackendInfoV1Size == 48, "");
 
-static_assert(offsetof(hipacm_provider, abi_version) == 8, "");
-static_assert(offsetof(hipacm_provider, name) == 16, "");
-static_assert(offsetof(hipacm_provider, version) == 24, "");
-static_assert(offsetof(hipacm_provider, mode_config_init) == 32, "");
-static_assert(offsetof(hipacm_provider, mode_enter) == 40, "");
-static_assert(offsetof(hipacm_provider, mode_exit) == 48, "");
-static_assert(offsetof(hipacm_provider, active_mode) == 56, "");
-static_assert(offsetof(hipacm_provider, submit) == 64, "");
-static_assert(offsetof(hipacm_provider, compile) == 72, "");
-static_assert(offsetof(hipacm_provider, future_wait) == 80, "");
-static_assert(offsetof(hipacm_provider, future_status) == 88, "");
-static_assert(offsetof(hipacm_provider, future_result) == 96, "");
-static_assert(offsetof(hipacm_provider, future_key) == 104, "");
-static_assert(offsetof(hipacm_provider, future_log) == 112, "");
-static_assert(offsetof(hipacm_provider, future_error_message) == 120, "");
-static_assert(offsetof(hipacm_provider, future_retain) == 128, "");
-static_assert(offsetof(hipacm_provider, future_release) == 136, "");
-static_assert(offsetof(hipacm_provider, status_string) == 144, "");
-static_assert(offsetof(hipacm_provider, last_error_message) == 152, "");
-static_assert(offsetof(hipacm_provider, get_backend_info) == 160, "");
+static_assert(
+    first_misplaced(HIPACM_AT(provider, abi_version), HIPACM_AT(provider, name),
+                    HIPACM_AT(provider, version), HIPACM_AT(provider, mode_config_init),
+                    HIPACM_AT(provider, mode_enter), HIPACM_AT(provider, mode_exit),
+                    HIPACM_AT(provider, active_mode), HIPACM_AT(provider, submit),
+                    HIPACM_AT(provider, compile), HIPACM_AT(provider, future_wait),
+                    HIPACM_AT(provider, future_status), HIPACM_AT(provider, future_result),
+                    HIPACM_AT(provider, future_key), HIPACM_AT(provider, future_log),
+                    HIPACM_AT(provider, future_error_message), HIPACM_AT(provider, future_retain),
+                    HIPACM_AT(provider, future_release), HIPACM_AT(provider, status_string),
+                    HIPACM_AT(provider, last_error_message),
+                    HIPACM_AT(provider, get_backend_info)) == -1,
+    "hipacm_provider");
+#undef HIPACM_AT
 static_assert(kProviderV1Size == 168, "");
 #endif
 
@@ -175,28 +188,13 @@ bool backend_available() {
 // ---- Run-time checks against the linked libhipacm.so.1. ----
 
 TEST(HeaderCxx, StatusNumbersAreTheFixedValues) {
-  const hipacm_status all[] = {HIPACM_SUCCESS,
-                               HIPACM_ERROR_INVALID_ARGUMENT,
-                               HIPACM_ERROR_ABI_MISMATCH,
-                               HIPACM_ERROR_MODE_ALREADY_ACTIVE,
-                               HIPACM_ERROR_MODE_CLOSED,
-                               HIPACM_ERROR_COMPILATION,
-                               HIPACM_ERROR_COMPILER_CRASHED,
-                               HIPACM_ERROR_TIMEOUT,
-                               HIPACM_ERROR_CANCELLED,
-                               HIPACM_ERROR_BACKEND_UNAVAILABLE,
-                               HIPACM_ERROR_FINALIZE_FAILED,
-                               HIPACM_ERROR_NOT_READY,
-                               HIPACM_ERROR_OUT_OF_MEMORY,
-                               HIPACM_ERROR_INTERNAL};
-  ASSERT_EQ(sizeof(all) / sizeof(all[0]), 14u);
-  for (int i = 0; i < 14; ++i) EXPECT_EQ(static_cast<int>(all[i]), i);
+  for (int i = 0; i < kStatusCount; ++i) EXPECT_EQ(static_cast<int>(kStatusesInOrder[i]), i);
 }
 
 TEST(HeaderCxx, EveryStatusHasItsOwnStaticString) {
   std::set<std::string> seen;
-  for (int i = 0; i <= 13; ++i) {
-    const auto status = static_cast<hipacm_status>(i);
+  for (const hipacm_status status : kStatusesInOrder) {
+    const int i = static_cast<int>(status);
     const char* s = hipacm_status_string(status);
     ASSERT_NE(s, nullptr) << "status " << i;
     EXPECT_STRNE(s, "") << "status " << i;
@@ -208,7 +206,7 @@ TEST(HeaderCxx, EveryStatusHasItsOwnStaticString) {
 
 TEST(HeaderCxx, StatusStringIsNeverNullForUnknownValues) {
   std::set<std::string> known;
-  for (int i = 0; i <= 13; ++i) known.insert(hipacm_status_string(static_cast<hipacm_status>(i)));
+  for (const hipacm_status status : kStatusesInOrder) known.insert(hipacm_status_string(status));
   for (int value : {-1, 14, 1000, -2147483647 - 1, 2147483647}) {
     const char* s = hipacm_abi_probe_status_string(value);
     ASSERT_NE(s, nullptr) << "value " << value;
