@@ -17,25 +17,17 @@
 #include "hip_backend/hiprtc/inprocess_compiler.h"
 #include "plugin/cache/store/schema.h"
 #include "plugin/mode/compiler_factory.h"
+#include "tests/plugin/test_kernels.h"
 
 namespace hipacm::cache_test {
 
-inline constexpr const char* kArch = "gfx90a";
+using test::kArch;
+using test::kTemplatedSource;
 inline constexpr const char* kOtherArch = "gfx1030";
 
 inline std::string kernel_source(const std::string& name = "vadd") {
-  return "extern \"C\" __global__ void " + name +
-         "(float* a, const float* b, int n) {\n"
-         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-         "  if (i < n) a[i] += b[i];\n"
-         "}\n";
+  return test::vadd_source(name);
 }
-
-inline const char* kTemplatedSource =
-    "template <typename T> __global__ void scale(T* x, T a, int n) {\n"
-    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "  if (i < n) x[i] *= a;\n"
-    "}\n";
 
 /// A fresh directory, removed (with everything in it) on destruction.
 class TempDir {
@@ -145,6 +137,34 @@ inline Outcome compile_in_mode(const std::string& cache_dir, const CompileSpec& 
   }
   hipacm_mode_exit(mode, nullptr);
   return out;
+}
+
+/// Compiles `spec` in a mode on `cache_dir` twice: a cold compile, then a hit that serves the same
+/// code without running the compiler (a fatal failure when either compile fails: call it through
+/// ASSERT_NO_FATAL_FAILURE).
+inline void compile_cold_then_hit(const std::string& cache_dir, const CompileSpec& spec,
+                                  Outcome* cold, Outcome* hit) {
+  CountingFactory counter;
+  *cold = compile_in_mode(cache_dir, spec);
+  ASSERT_EQ(cold->status, HIPACM_SUCCESS);
+  EXPECT_FALSE(cold->from_cache);
+  EXPECT_EQ(counter.compiles.load(), 1);
+  *hit = compile_in_mode(cache_dir, spec);
+  ASSERT_EQ(hit->status, HIPACM_SUCCESS);
+  EXPECT_TRUE(hit->from_cache);
+  EXPECT_EQ(hit->code, cold->code);
+  EXPECT_EQ(counter.compiles.load(), 1) << "a hit must not run the compiler";
+}
+
+/// Compiles `spec` in a mode on `cache_dir`, which must run the compiler once and serve nothing
+/// from the cache (a fatal failure when the compile fails: call it through
+/// ASSERT_NO_FATAL_FAILURE).
+inline void compile_afresh(const std::string& cache_dir, const CompileSpec& spec, Outcome* out) {
+  CountingFactory counter;
+  *out = compile_in_mode(cache_dir, spec);
+  ASSERT_EQ(out->status, HIPACM_SUCCESS);
+  EXPECT_FALSE(out->from_cache) << "the cache served what it must not";
+  EXPECT_EQ(counter.compiles.load(), 1);
 }
 
 /// Clears the cache variables for the test and restores them afterwards.

@@ -16,7 +16,7 @@ constexpr int kThreads = 8;
 // the main thread exits. One compile, one future, one finalize.
 void contend_once(FakeCompiler& fake, bool real_source) {
   const int calls_before = fake.calls.load();
-  hipacm_mode_config cfg = config(2);
+  const hipacm_mode_config cfg = config(2);
   hipacm_mode* mode = nullptr;
   ASSERT_EQ(hipacm_mode_enter(&cfg, &mode), HIPACM_SUCCESS) << hipacm_last_error_message();
 
@@ -29,8 +29,7 @@ void contend_once(FakeCompiler& fake, bool real_source) {
   std::vector<boost::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
-      Request r(real_source ? vadd_source() : "fake source", "the-one-key");
-      r.with_callbacks(count_finalize, count_cleanup, &counts);
+      Request r(real_source ? vadd_source() : "fake source", "the-one-key", &counts);
       start.wait();
       submit_status[t] = hipacm_submit(mode, r.get(), &got[t]);
       collect.wait();
@@ -54,32 +53,25 @@ void contend_once(FakeCompiler& fake, bool real_source) {
   EXPECT_EQ(hipacm_future_status(got[0]), HIPACM_ERROR_INVALID_ARGUMENT);  // last ref gone
 }
 
-TEST(Dedup, EightThreadsOneKeyOneRealCompile) {
-  auto fake = std::make_shared<FakeCompiler>();
-  fake->real = true;
-  ScopedFakeCompiler scoped(fake);
-  contend_once(*fake, true);
+using Dedup = ModeTest;
+
+TEST_F(Dedup, EightThreadsOneKeyOneRealCompile) {
+  fake().real = true;
+  contend_once(fake(), true);
 }
 
-TEST(Dedup, ManyIterationsWithSlowCompiles) {
-  auto fake = std::make_shared<FakeCompiler>();
-  fake->delay_ms = 2;
-  ScopedFakeCompiler scoped(fake);
-  for (int i = 0; i < 200 && !HasFailure(); ++i) contend_once(*fake, false);
+TEST_F(Dedup, ManyIterationsWithSlowCompiles) {
+  fake().delay_ms = 2;
+  for (int i = 0; i < 200 && !HasFailure(); ++i) contend_once(fake(), false);
   EXPECT_EQ(live_future_count(), 0u);
 }
 
-TEST(Dedup, SecondSubmitKeepsFirstCallbacks) {
-  auto fake = std::make_shared<FakeCompiler>();
-  ScopedFakeCompiler scoped(fake);
-  hipacm_mode_config cfg = config(1);
-  hipacm_mode* mode = nullptr;
-  ASSERT_EQ(hipacm_mode_enter(&cfg, &mode), HIPACM_SUCCESS);
+TEST_F(Dedup, SecondSubmitKeepsFirstCallbacks) {
+  fake();
+  ASSERT_EQ(enter(1), HIPACM_SUCCESS);
   CallbackCounts first, second;
-  Request a("src", "k");
-  a.with_callbacks(count_finalize, count_cleanup, &first);
-  Request b("other src", "k");
-  b.with_callbacks(count_finalize, count_cleanup, &second);
+  Request a("src", "k", &first);
+  Request b("other src", "k", &second);
   FutureHandle fa, fb;
   ASSERT_EQ(hipacm_submit(mode, a.get(), fa.out()), HIPACM_SUCCESS);
   ASSERT_EQ(hipacm_submit(mode, b.get(), fb.out()), HIPACM_SUCCESS);
@@ -87,15 +79,12 @@ TEST(Dedup, SecondSubmitKeepsFirstCallbacks) {
   ASSERT_EQ(hipacm_mode_exit(mode, nullptr), HIPACM_SUCCESS);
   EXPECT_EQ(first.finalized.load(), 1);
   EXPECT_EQ(second.finalized.load(), 0);
-  EXPECT_EQ(fake->calls.load(), 1);
+  EXPECT_EQ(fake().calls.load(), 1);
 }
 
-TEST(Dedup, DefaultKeyIsAContentDigest) {
-  auto fake = std::make_shared<FakeCompiler>();
-  ScopedFakeCompiler scoped(fake);
-  hipacm_mode_config cfg = config(1);
-  hipacm_mode* mode = nullptr;
-  ASSERT_EQ(hipacm_mode_enter(&cfg, &mode), HIPACM_SUCCESS);
+TEST_F(Dedup, DefaultKeyIsAContentDigest) {
+  fake();
+  ASSERT_EQ(enter(1), HIPACM_SUCCESS);
   Request a("same"), b("same"), c("different");
   Request d("same");
   d.with_options({"-O3"});
@@ -110,7 +99,7 @@ TEST(Dedup, DefaultKeyIsAContentDigest) {
   EXPECT_EQ(std::string(hipacm_future_key(fa.f)).rfind("sha256:", 0), 0u);
   EXPECT_EQ(std::string(hipacm_future_key(fa.f)).size(), 7u + 64u);
   ASSERT_EQ(hipacm_mode_exit(mode, nullptr), HIPACM_SUCCESS);
-  EXPECT_EQ(fake->calls.load(), 3);
+  EXPECT_EQ(fake().calls.load(), 3);
 }
 
 }  // namespace

@@ -12,15 +12,13 @@
 namespace hipacm::test {
 namespace {
 
-TEST(ExitRace, EverySuccessfulSubmitIsCollectedExactlyOnce) {
-  auto fake = std::make_shared<FakeCompiler>();
-  fake->delay_ms = 1;
-  ScopedFakeCompiler scoped(fake);
+using ExitRace = ModeTest;
+
+TEST_F(ExitRace, EverySuccessfulSubmitIsCollectedExactlyOnce) {
+  fake().delay_ms = 1;
   constexpr int kSubmitters = 4;
   for (int iteration = 0; iteration < 60 && !HasFailure(); ++iteration) {
-    hipacm_mode_config cfg = config(2);
-    hipacm_mode* mode = nullptr;
-    ASSERT_EQ(hipacm_mode_enter(&cfg, &mode), HIPACM_SUCCESS);
+    ASSERT_EQ(enter(2), HIPACM_SUCCESS);
     CallbackCounts counts;
     std::atomic<int> accepted{0}, closed{0}, other{0};
     boost::barrier start(kSubmitters + 1);
@@ -34,8 +32,7 @@ TEST(ExitRace, EverySuccessfulSubmitIsCollectedExactlyOnce) {
         constexpr int kMaxNew = 40;
         for (int i = 0;; ++i) {
           const bool fresh = i < kMaxNew;
-          Request r("src", "t" + std::to_string(t) + "-" + std::to_string(fresh ? i : 0));
-          r.with_callbacks(count_finalize, count_cleanup, &counts);
+          Request r("src", "t" + std::to_string(t) + "-" + std::to_string(fresh ? i : 0), &counts);
           hipacm_future* f = nullptr;
           const hipacm_status s = hipacm_submit(mode, r.get(), &f);
           if (s == HIPACM_SUCCESS) {
@@ -60,12 +57,9 @@ TEST(ExitRace, EverySuccessfulSubmitIsCollectedExactlyOnce) {
   }
 }
 
-TEST(ExitRace, SubmitAfterExitIsModeClosed) {
-  auto fake = std::make_shared<FakeCompiler>();
-  ScopedFakeCompiler scoped(fake);
-  hipacm_mode_config cfg = config(1);
-  hipacm_mode* mode = nullptr;
-  ASSERT_EQ(hipacm_mode_enter(&cfg, &mode), HIPACM_SUCCESS);
+TEST_F(ExitRace, SubmitAfterExitIsModeClosed) {
+  fake();
+  ASSERT_EQ(enter(1), HIPACM_SUCCESS);
   ASSERT_EQ(hipacm_mode_exit(mode, nullptr), HIPACM_SUCCESS);
   Request r("src");
   hipacm_future* f = reinterpret_cast<hipacm_future*>(0x1);
@@ -74,17 +68,12 @@ TEST(ExitRace, SubmitAfterExitIsModeClosed) {
   EXPECT_EQ(hipacm_mode_exit(mode, nullptr), HIPACM_ERROR_INVALID_ARGUMENT);
 }
 
-TEST(ExitRace, TwoThreadsExitOneModeExactlyOneWins) {
-  auto fake = std::make_shared<FakeCompiler>();
-  fake->delay_ms = 1;
-  ScopedFakeCompiler scoped(fake);
+TEST_F(ExitRace, TwoThreadsExitOneModeExactlyOneWins) {
+  fake().delay_ms = 1;
   for (int iteration = 0; iteration < 100 && !HasFailure(); ++iteration) {
-    hipacm_mode_config cfg = config(2);
-    hipacm_mode* mode = nullptr;
-    ASSERT_EQ(hipacm_mode_enter(&cfg, &mode), HIPACM_SUCCESS);
+    ASSERT_EQ(enter(2), HIPACM_SUCCESS);
     CallbackCounts counts;
-    Request r("src", "k");
-    r.with_callbacks(count_finalize, count_cleanup, &counts);
+    Request r("src", "k", &counts);
     FutureHandle f;
     ASSERT_EQ(hipacm_submit(mode, r.get(), f.out()), HIPACM_SUCCESS);
     hipacm_status a = HIPACM_ERROR_INTERNAL, b = HIPACM_ERROR_INTERNAL;
@@ -117,18 +106,14 @@ std::size_t thread_count() {
   return n;
 }
 
-TEST(ExitRace, ExitJoinsEveryPoolThread) {
-  auto fake = std::make_shared<FakeCompiler>();
-  fake->delay_ms = 5;
-  ScopedFakeCompiler scoped(fake);
+TEST_F(ExitRace, ExitJoinsEveryPoolThread) {
+  fake().delay_ms = 5;
   // Iteration 0 is a warm-up: runtimes may start one permanent thread of
   // their own at the first thread creation (ThreadSanitizer does).
   std::size_t before = 0;
   for (int iteration = 0; iteration < 21; ++iteration) {
     if (iteration == 1) before = thread_count();
-    hipacm_mode_config cfg = config(4);
-    hipacm_mode* mode = nullptr;
-    ASSERT_EQ(hipacm_mode_enter(&cfg, &mode), HIPACM_SUCCESS);
+    ASSERT_EQ(enter(4), HIPACM_SUCCESS);
     for (int i = 0; i < 8; ++i) {
       Request r("src", "k" + std::to_string(i));
       hipacm_future* f = nullptr;
@@ -149,10 +134,9 @@ TEST(ExitRace, ExitJoinsEveryPoolThread) {
   EXPECT_EQ(live_future_count(), 0u);
 }
 
-TEST(ExitRace, RefusedEnterStartsNoThread) {
-  hipacm_mode_config cfg = config(4);
-  hipacm_mode* mode = nullptr;
-  ASSERT_EQ(hipacm_mode_enter(&cfg, &mode), HIPACM_SUCCESS);
+TEST_F(ExitRace, RefusedEnterStartsNoThread) {
+  const hipacm_mode_config cfg = config(4);
+  ASSERT_EQ(enter(cfg), HIPACM_SUCCESS);
   const std::size_t before = thread_count();
   hipacm_mode* second = nullptr;
   EXPECT_EQ(hipacm_mode_enter(&cfg, &second), HIPACM_ERROR_MODE_ALREADY_ACTIVE);
@@ -181,12 +165,9 @@ int finalize_enters_nested_mode(void* user, hipacm_future*) {
   return 0;
 }
 
-TEST(ExitRace, CallbackEntersAndExitsANestedModeDuringExit) {
-  auto fake = std::make_shared<FakeCompiler>();
-  ScopedFakeCompiler scoped(fake);
-  hipacm_mode_config cfg = config(2);
-  hipacm_mode* mode = nullptr;
-  ASSERT_EQ(hipacm_mode_enter(&cfg, &mode), HIPACM_SUCCESS);
+TEST_F(ExitRace, CallbackEntersAndExitsANestedModeDuringExit) {
+  fake();
+  ASSERT_EQ(enter(2), HIPACM_SUCCESS);
   Nested nested;
   Request r("outer src", "outer");
   r.with_callbacks(finalize_enters_nested_mode, nullptr, &nested);
@@ -199,7 +180,7 @@ TEST(ExitRace, CallbackEntersAndExitsANestedModeDuringExit) {
   EXPECT_EQ(nested.entered.load(), 1);
   EXPECT_EQ(nested.exited_ok.load(), 1);
   EXPECT_EQ(hipacm_active_mode(), nullptr);
-  EXPECT_EQ(fake->calls.load(), 2);
+  EXPECT_EQ(fake().calls.load(), 2);
 }
 
 }  // namespace

@@ -10,16 +10,14 @@
 namespace hipacm::test {
 namespace {
 
-TEST(Future, WaitTimesOutThenCompletesAndNeverRunsCallbacks) {
-  auto fake = std::make_shared<FakeCompiler>();
-  fake->delay_ms = 300;
-  ScopedFakeCompiler scoped(fake);
-  hipacm_mode_config cfg = config(1);
-  hipacm_mode* mode = nullptr;
-  ASSERT_EQ(hipacm_mode_enter(&cfg, &mode), HIPACM_SUCCESS);
+using Future = ModeTest;
+using Fork = ModeTest;
+
+TEST_F(Future, WaitTimesOutThenCompletesAndNeverRunsCallbacks) {
+  fake().delay_ms = 300;
+  ASSERT_EQ(enter(1), HIPACM_SUCCESS);
   CallbackCounts counts;
-  Request r("src");
-  r.with_callbacks(count_finalize, count_cleanup, &counts);
+  Request r("src", "", &counts);
   FutureHandle f;
   ASSERT_EQ(hipacm_submit(mode, r.get(), f.out()), HIPACM_SUCCESS);
   EXPECT_EQ(hipacm_future_wait(f.f, 1), HIPACM_ERROR_NOT_READY);
@@ -32,10 +30,8 @@ TEST(Future, WaitTimesOutThenCompletesAndNeverRunsCallbacks) {
   EXPECT_EQ(counts.finalized.load(), 1);
 }
 
-TEST(Future, OutlivesItsModeWithRealCodeAndLoweredNames) {
-  hipacm_mode_config cfg = config(2);
-  hipacm_mode* mode = nullptr;
-  ASSERT_EQ(hipacm_mode_enter(&cfg, &mode), HIPACM_SUCCESS);
+TEST_F(Future, OutlivesItsModeWithRealCodeAndLoweredNames) {
+  ASSERT_EQ(enter(2), HIPACM_SUCCESS);
   Request r(kTemplatedSource);
   r.with_name_expressions({"scale<float>", "scale<double>"});
   FutureHandle f;
@@ -65,12 +61,9 @@ int finalize_asks_own_result(void* user, hipacm_future* f) {
   return 0;
 }
 
-TEST(Future, ResultFromInsideItsOwnFinalizeDoesNotDeadlock) {
-  auto fake = std::make_shared<FakeCompiler>();
-  ScopedFakeCompiler scoped(fake);
-  hipacm_mode_config cfg = config(1);
-  hipacm_mode* mode = nullptr;
-  ASSERT_EQ(hipacm_mode_enter(&cfg, &mode), HIPACM_SUCCESS);
+TEST_F(Future, ResultFromInsideItsOwnFinalizeDoesNotDeadlock) {
+  fake();
+  ASSERT_EQ(enter(1), HIPACM_SUCCESS);
   Reentrant state;
   Request r("src");
   r.with_callbacks(finalize_asks_own_result, nullptr, &state);
@@ -83,7 +76,7 @@ TEST(Future, ResultFromInsideItsOwnFinalizeDoesNotDeadlock) {
   EXPECT_EQ(state.calls, 1);
 }
 
-TEST(Future, RetainReleaseCounting) {
+TEST_F(Future, RetainReleaseCounting) {
   Request r(vadd_source());
   hipacm_future* f = nullptr;
   ASSERT_EQ(hipacm_compile(r.get(), kArch, &f), HIPACM_SUCCESS) << hipacm_last_error_message();
@@ -96,11 +89,10 @@ TEST(Future, RetainReleaseCounting) {
   EXPECT_EQ(hipacm_future_release(f), HIPACM_ERROR_INVALID_ARGUMENT);
 }
 
-TEST(Future, SynchronousCompileWithoutMode) {
+TEST_F(Future, SynchronousCompileWithoutMode) {
   ASSERT_EQ(hipacm_active_mode(), nullptr);
   CallbackCounts counts;
-  Request good(vadd_source("sync_vadd"));
-  good.with_callbacks(count_finalize, count_cleanup, &counts);
+  Request good(vadd_source("sync_vadd"), "", &counts);
   FutureHandle f;
   ASSERT_EQ(hipacm_compile(good.get(), "gfx1030", f.out()), HIPACM_SUCCESS);
   EXPECT_EQ(hipacm_future_status(f.f), HIPACM_SUCCESS);
@@ -118,7 +110,7 @@ TEST(Future, SynchronousCompileWithoutMode) {
   EXPECT_NE(std::string(hipacm_future_log(fb.f)).find("X must be 2"), std::string::npos);
 }
 
-TEST(Future, BackendInfoReportsHipRtc) {
+TEST_F(Future, BackendInfoReportsHipRtc) {
   hipacm_backend_info info{};
   info.struct_size = sizeof info;
   ASSERT_EQ(hipacm_get_backend_info(&info), HIPACM_SUCCESS) << hipacm_last_error_message();
@@ -129,7 +121,7 @@ TEST(Future, BackendInfoReportsHipRtc) {
   EXPECT_NE(info.default_arch, nullptr);
 }
 
-TEST(Fork, ChildSeesNoActiveModeAndCanEnterItsOwn) {
+TEST_F(Fork, ChildSeesNoActiveModeAndCanEnterItsOwn) {
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
   // The sanitizer runtimes cannot follow a threaded parent's fork. TSan
   // aborts the child ("dup thread with used id"), and this ASan runtime can
@@ -137,12 +129,9 @@ TEST(Fork, ChildSeesNoActiveModeAndCanEnterItsOwn) {
   // The release run covers this test, and so do the worker and Python fork tests.
   GTEST_SKIP() << "the sanitizer runtime does not support threads after a multi-threaded fork";
 #endif
-  auto fake = std::make_shared<FakeCompiler>();
-  fake->delay_ms = 200;
-  ScopedFakeCompiler scoped(fake);
-  hipacm_mode_config cfg = config(2);
-  hipacm_mode* mode = nullptr;
-  ASSERT_EQ(hipacm_mode_enter(&cfg, &mode), HIPACM_SUCCESS);
+  fake().delay_ms = 200;
+  const hipacm_mode_config cfg = config(2);
+  ASSERT_EQ(enter(cfg), HIPACM_SUCCESS);
   Request r("src", "in-flight");
   FutureHandle f;
   ASSERT_EQ(hipacm_submit(mode, r.get(), f.out()), HIPACM_SUCCESS);

@@ -6,16 +6,15 @@
 namespace hipacm::test {
 namespace {
 
-TEST(SeedScenario, FailingCompileResetsSlotAndNextModeCompiles) {
-  hipacm_mode_config cfg = config(2);
-  hipacm_mode* mode = nullptr;
-  ASSERT_EQ(hipacm_mode_enter(&cfg, &mode), HIPACM_SUCCESS) << hipacm_last_error_message();
+using SeedScenario = ModeTest;
+
+TEST_F(SeedScenario, FailingCompileResetsSlotAndNextModeCompiles) {
+  ASSERT_EQ(enter(2), HIPACM_SUCCESS) << hipacm_last_error_message();
   ASSERT_NE(hipacm_active_mode(), nullptr);
   EXPECT_EQ(hipacm_active_mode(), mode);
 
   CallbackCounts counts;
-  Request bad(kStaticAssertSource, "seed-x1");
-  bad.with_callbacks(count_finalize, count_cleanup, &counts);
+  Request bad(kStaticAssertSource, "seed-x1", &counts);
   FutureHandle submitted;
   ASSERT_EQ(hipacm_submit(mode, bad.get(), submitted.out()), HIPACM_SUCCESS);
 
@@ -35,7 +34,7 @@ TEST(SeedScenario, FailingCompileResetsSlotAndNextModeCompiles) {
   EXPECT_EQ(counts.cleaned.load(), 1);
 
   // The slot is free: a new mode enters and compiles a good kernel.
-  ASSERT_EQ(hipacm_mode_enter(&cfg, &mode), HIPACM_SUCCESS) << hipacm_last_error_message();
+  ASSERT_EQ(enter(2), HIPACM_SUCCESS) << hipacm_last_error_message();
   Request good(vadd_source());
   FutureHandle ok;
   ASSERT_EQ(hipacm_submit(mode, good.get(), ok.out()), HIPACM_SUCCESS);
@@ -48,23 +47,15 @@ TEST(SeedScenario, FailingCompileResetsSlotAndNextModeCompiles) {
   EXPECT_EQ(hipacm_active_mode(), nullptr);
 }
 
-TEST(SeedScenario, ExitCollectsEveryCompileAfterAFailure) {
-  hipacm_mode_config cfg = config(2);
-  hipacm_mode* mode = nullptr;
-  ASSERT_EQ(hipacm_mode_enter(&cfg, &mode), HIPACM_SUCCESS);
+TEST_F(SeedScenario, ExitCollectsEveryCompileAfterAFailure) {
+  ASSERT_EQ(enter(2), HIPACM_SUCCESS);
   CallbackCounts good_counts, bad_counts;
+  std::vector<Request> requests;
+  requests.emplace_back(kStaticAssertSource, "", &bad_counts);
+  for (int i = 0; i < 3; ++i)
+    requests.emplace_back(vadd_source("k" + std::to_string(i)), "", &good_counts);
   std::vector<FutureHandle> futures;
-  Request bad(kStaticAssertSource);
-  bad.with_callbacks(count_finalize, count_cleanup, &bad_counts);
-  futures.emplace_back();
-  ASSERT_EQ(hipacm_submit(mode, bad.get(), futures.back().out()), HIPACM_SUCCESS);
-  std::vector<Request> goods;
-  for (int i = 0; i < 3; ++i) goods.emplace_back(vadd_source("k" + std::to_string(i)));
-  for (auto& g : goods) {
-    g.with_callbacks(count_finalize, count_cleanup, &good_counts);
-    futures.emplace_back();
-    ASSERT_EQ(hipacm_submit(mode, g.get(), futures.back().out()), HIPACM_SUCCESS);
-  }
+  ASSERT_NO_FATAL_FAILURE(submit_all(requests, &futures));
   hipacm_future* first = nullptr;
   EXPECT_EQ(hipacm_mode_exit(mode, &first), HIPACM_ERROR_COMPILATION);
   FutureHandle hold(first);

@@ -3,11 +3,14 @@
 
 #include <hipacm/hipacm.h>
 
+#include <gtest/gtest.h>
+
 #include <boost/chrono.hpp>
 #include <boost/thread/thread.hpp>
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,29 +18,30 @@
 #include "hip_backend/compiler.h"
 #include "hip_backend/hiprtc/inprocess_compiler.h"
 #include "plugin/mode/compiler_factory.h"
+#include "tests/plugin/test_kernels.h"
 
 namespace hipacm::test {
-
-inline constexpr const char* kArch = "gfx90a";
-
-inline std::string vadd_source(const std::string& name = "vadd") {
-  return "extern \"C\" __global__ void " + name +
-         "(float* a, const float* b, int n) {\n"
-         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-         "  if (i < n) a[i] += b[i];\n"
-         "}\n";
-}
 
 // The Triton seed scenario's kernel: a compile-time assertion that fails.
 inline const char* kStaticAssertSource =
     "template <int X> struct check { static_assert(X == 2, \"hipacm seed: X must be 2\"); };\n"
     "extern \"C\" __global__ void seed(int* p) { check<1> c; (void)c; p[0] = 1; }\n";
 
-inline const char* kTemplatedSource =
-    "template <typename T> __global__ void scale(T* x, T a, int n) {\n"
-    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "  if (i < n) x[i] *= a;\n"
-    "}\n";
+/// Counts exactly-once callbacks.
+struct CallbackCounts {
+  std::atomic<int> finalized{0};
+  std::atomic<int> cleaned{0};
+  int finalize_result = 0;
+};
+
+inline int count_finalize(void* user, hipacm_future*) {
+  auto* c = static_cast<CallbackCounts*>(user);
+  c->finalized.fetch_add(1);
+  return c->finalize_result;
+}
+inline void count_cleanup(void* user, hipacm_future*) {
+  static_cast<CallbackCounts*>(user)->cleaned.fetch_add(1);
+}
 
 /// A request whose strings live as long as this object.
 struct Request {
@@ -49,9 +53,11 @@ struct Request {
   std::vector<const char*> name_ptrs;
   hipacm_request req{};
 
-  explicit Request(std::string src, std::string k = "")
+  /// With `counts`, its finalize and cleanup count into them.
+  explicit Request(std::string src, std::string k = "", CallbackCounts* counts = nullptr)
       : source(std::move(src)), key(std::move(k)) {
     req.struct_size = sizeof(hipacm_request);
+    if (counts != nullptr) with_callbacks(count_finalize, count_cleanup, counts);
     refresh();
   }
   Request& with_name_expressions(std::vector<std::string> n) {
@@ -89,22 +95,6 @@ struct Request {
     return &req;
   }
 };
-
-/// Counts exactly-once callbacks.
-struct CallbackCounts {
-  std::atomic<int> finalized{0};
-  std::atomic<int> cleaned{0};
-  int finalize_result = 0;
-};
-
-inline int count_finalize(void* user, hipacm_future*) {
-  auto* c = static_cast<CallbackCounts*>(user);
-  c->finalized.fetch_add(1);
-  return c->finalize_result;
-}
-inline void count_cleanup(void* user, hipacm_future*) {
-  static_cast<CallbackCounts*>(user)->cleaned.fetch_add(1);
-}
 
 /// Owns one future reference.
 struct FutureHandle {
@@ -150,9 +140,12 @@ class FakeCompiler final : public backend::Compiler {
 /// Installs a fake for the lifetime of a test, and restores the real one.
 class ScopedFakeCompiler {
  public:
+  ScopedFakeCompiler() : ScopedFakeCompiler(std::make_shared<FakeCompiler>()) {}
   explicit ScopedFakeCompiler(std::shared_ptr<FakeCompiler> fake) : fake_(std::move(fake)) {
     set_compiler_factory_for_testing([f = fake_](const ModeSettings&) { return f; });
   }
+  ScopedFakeCompiler(const ScopedFakeCompiler&) = delete;
+  ScopedFakeCompiler& operator=(const ScopedFakeCompiler&) = delete;
   ~ScopedFakeCompiler() { set_compiler_factory_for_testing({}); }
   FakeCompiler& operator*() const { return *fake_; }
   FakeCompiler* operator->() const { return fake_.get(); }
@@ -168,6 +161,31 @@ inline hipacm_mode_config config(unsigned workers = 2) {
   cfg.arch = kArch;
   return cfg;
 }
+
+/// A test that enters modes: `mode` is the last one entered, and fake() installs a FakeCompiler
+/// for every mode entered after its first call, until the test ends.
+class ModeTest : public ::testing::Test {
+ protected:
+  hipacm_status enter(hipacm_mode_config cfg) { return hipacm_mode_enter(&cfg, &mode); }
+  hipacm_status enter(unsigned workers) { return enter(config(workers)); }
+  FakeCompiler& fake() {
+    if (!fake_) fake_.emplace();
+    return **fake_;
+  }
+  /// Submits every request to `mode`, appending their futures to *futures (a fatal failure
+  /// when one is refused: call it through ASSERT_NO_FATAL_FAILURE).
+  void submit_all(std::vector<Request>& requests, std::vector<FutureHandle>* futures) {
+    for (auto& r : requests) {
+      futures->emplace_back();
+      ASSERT_EQ(hipacm_submit(mode, r.get(), futures->back().out()), HIPACM_SUCCESS);
+    }
+  }
+
+  hipacm_mode* mode = nullptr;
+
+ private:
+  std::optional<ScopedFakeCompiler> fake_;
+};
 
 /// The real success criterion from hip_backend, applied to a test's kernel.
 inline bool code_object_ok(const hipacm_kernel* k, const std::vector<std::string>& kernels,

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "support/environment.h"
-#include "hip_backend/worker/private_temp_dir.h"
 #include "hip_backend/source_name_policy.h"
+#include "hip_backend/worker/private_temp_dir.h"
+#include "support/environment.h"
 #include "test_support.h"
 
 namespace hipacm::test {
