@@ -41,15 +41,14 @@ std::vector<std::uint8_t> result_frame(std::uint32_t id, const CompileResult& re
 }
 
 CompileRequest sample_request() {
-  CompileRequest r;
-  r.source =
-      "#include \"scale.h\"\nextern \"C\" __global__ void add_one(float* x) { x[0] += 1; }\n";
-  r.source_name = "tiny.hip";
-  r.options = {"-O3", "-DSCALE=2"};
-  r.headers = {{"scale.h", "#define FACTOR 2\n"}};
-  r.name_expressions = {"scale<float>"};
-  r.arch = "gfx90a";
-  return r;
+  return {
+      .source =
+          "#include \"scale.h\"\nextern \"C\" __global__ void add_one(float* x) { x[0] += 1; }\n",
+      .source_name = "tiny.hip",
+      .options = {"-O3", "-DSCALE=2"},
+      .headers = {{"scale.h", "#define FACTOR 2\n"}},
+      .name_expressions = {"scale<float>"},
+      .arch = "gfx90a"};
 }
 
 // The request reader target's layout (fuzz_request_reader.cpp): struct size

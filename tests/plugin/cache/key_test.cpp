@@ -1,6 +1,10 @@
 // key_test.cpp - every field that determines a code object changes the cache key.
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <string>
+#include <utility>
+
 #include "plugin/cache/key/key.h"
 #include "plugin/cache/store/schema.h"
 
@@ -8,19 +12,24 @@ namespace hipacm::cache {
 namespace {
 
 backend::CompileRequest base_request() {
-  backend::CompileRequest r;
-  r.source = "extern \"C\" __global__ void k(int* p) { p[0] = 1; }\n";
-  r.source_name = "k.hip";
-  r.options = {"-O3", "-DN=4"};
-  r.headers = {{"a.h", "#define A 1\n"}};
-  r.name_expressions = {"k"};
-  r.arch = "gfx90a";
-  return r;
+  return {.source = "extern \"C\" __global__ void k(int* p) { p[0] = 1; }\n",
+          .source_name = "k.hip",
+          .options = {"-O3", "-DN=4"},
+          .headers = {{"a.h", "#define A 1\n"}},
+          .name_expressions = {"k"},
+          .arch = "gfx90a"};
 }
 
 const backend::CompilerIdentity kCompiler{"hiprtc", "5.2 libamdhip64.so.5.2.50203", ""};
 
 std::string key_of(const backend::CompileRequest& r) { return cache_key(r, kCompiler); }
+
+// Whether `edit` of the base request changes its key.
+bool edit_changes_key(const std::function<void(backend::CompileRequest&)>& edit) {
+  auto r = base_request();
+  edit(r);
+  return key_of(r) != key_of(base_request());
+}
 
 TEST(CacheKey, IsStableAndHex) {
   const std::string key = key_of(base_request());
@@ -30,27 +39,19 @@ TEST(CacheKey, IsStableAndHex) {
 }
 
 TEST(CacheKey, SourceChangesKey) {
-  auto r = base_request();
-  r.source += " ";
-  EXPECT_NE(key_of(r), key_of(base_request()));
+  EXPECT_TRUE(edit_changes_key([](auto& r) { r.source += " "; }));
 }
 
 TEST(CacheKey, SourceNameChangesKey) {
-  auto r = base_request();
-  r.source_name = "other.hip";
-  EXPECT_NE(key_of(r), key_of(base_request()));
+  EXPECT_TRUE(edit_changes_key([](auto& r) { r.source_name = "other.hip"; }));
 }
 
 TEST(CacheKey, HeaderNameChangesKey) {
-  auto r = base_request();
-  r.headers[0].first = "b.h";
-  EXPECT_NE(key_of(r), key_of(base_request()));
+  EXPECT_TRUE(edit_changes_key([](auto& r) { r.headers[0].first = "b.h"; }));
 }
 
 TEST(CacheKey, HeaderContentsChangeKey) {
-  auto r = base_request();
-  r.headers[0].second = "#define A 2\n";
-  EXPECT_NE(key_of(r), key_of(base_request()));
+  EXPECT_TRUE(edit_changes_key([](auto& r) { r.headers[0].second = "#define A 2\n"; }));
 }
 
 TEST(CacheKey, HeaderBoundaryChangesKey) {
@@ -62,38 +63,28 @@ TEST(CacheKey, HeaderBoundaryChangesKey) {
 }
 
 TEST(CacheKey, NameExpressionsChangeKey) {
-  auto r = base_request();
-  r.name_expressions.push_back("&k");
-  EXPECT_NE(key_of(r), key_of(base_request()));
+  EXPECT_TRUE(edit_changes_key([](auto& r) { r.name_expressions.push_back("&k"); }));
 }
 
 TEST(CacheKey, OptionsChangeKey) {
-  auto r = base_request();
-  r.options[1] = "-DN=8";
-  EXPECT_NE(key_of(r), key_of(base_request()));
-  auto reordered = base_request();
-  std::swap(reordered.options[0], reordered.options[1]);
-  EXPECT_NE(key_of(reordered), key_of(base_request()));
+  EXPECT_TRUE(edit_changes_key([](auto& r) { r.options[1] = "-DN=8"; }));
+  EXPECT_TRUE(edit_changes_key([](auto& r) { std::swap(r.options[0], r.options[1]); }))
+      << "reordered";
 }
 
 // The compiler gets the options raw, so the key must too: a padded or empty
 // option can make a compile fail that the clean list would not.
 TEST(Trust05_OptionsKey, WhitespaceAndEmptyOptionsChangeTheKey) {
-  auto padded = base_request();
-  padded.options = {" -O3\t", "", "-DN=4", "   "};
-  EXPECT_NE(key_of(padded), key_of(base_request()));
-  auto empty_added = base_request();
-  empty_added.options.push_back("");
-  EXPECT_NE(key_of(empty_added), key_of(base_request()));
-  auto leading_space = base_request();
-  leading_space.options[0] = " " + leading_space.options[0];
-  EXPECT_NE(key_of(leading_space), key_of(base_request()));
+  EXPECT_TRUE(edit_changes_key([](auto& r) {
+    r.options = {" -O3\t", "", "-DN=4", "   "};
+  })) << "padded";
+  EXPECT_TRUE(edit_changes_key([](auto& r) { r.options.push_back(""); })) << "empty added";
+  EXPECT_TRUE(edit_changes_key([](auto& r) { r.options[0] = " " + r.options[0]; }))
+      << "leading space";
 }
 
 TEST(CacheKey, ArchChangesKey) {
-  auto r = base_request();
-  r.arch = "gfx1030";
-  EXPECT_NE(key_of(r), key_of(base_request()));
+  EXPECT_TRUE(edit_changes_key([](auto& r) { r.arch = "gfx1030"; }));
 }
 
 TEST(CacheKey, ArchFeatureFlagsChangeKey) {
