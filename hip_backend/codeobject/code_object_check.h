@@ -16,13 +16,8 @@ namespace hipacm::backend {
 bool check_amdgpu_code_object(const std::vector<std::uint8_t>& code, const std::string& arch,
                               const std::vector<std::string>& expected_kernels, std::string* error);
 
-/// A CUBIN counts as compiled if it is an ELF with e_machine == EM_CUDA and
-/// has a FUNC symbol marked STO_CUDA_ENTRY for every expected kernel; PTX
-/// text (arch compute_XX) if it has an `.entry <name>` for each.
-bool check_cuda_code_object(const std::vector<std::uint8_t>& code, const std::string& arch,
-                            const std::vector<std::string>& expected_kernels, std::string* error);
-
-/// The one success criterion: the AMDGPU or the CUDA check, chosen by arch.
+/// The one success criterion: the AMDGPU or the CUDA check (check_cuda_code_object in
+/// cuda_code_object.h), chosen by arch.
 bool check_code_object(const std::vector<std::uint8_t>& code, const std::string& arch,
                        const std::vector<std::string>& expected_kernels, std::string* error);
 

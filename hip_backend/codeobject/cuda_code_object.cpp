@@ -6,26 +6,13 @@
 #include <set>
 #include <string_view>
 
-#include "hip_backend/codeobject/code_object_check.h"
 #include "hip_backend/codeobject/elf_reader.h"
+#include "hip_backend/codeobject/symbol_check.h"
 #include "hip_backend/target_arch.h"
 
 namespace hipacm::backend {
 
 namespace {
-
-bool fail(std::string* error, std::string message) {
-  if (error != nullptr) *error = std::move(message);
-  return false;
-}
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  const std::size_t limit = 8;
-  for (std::size_t i = 0; i < items.size() && i < limit; ++i) out += (i ? ", " : "") + items[i];
-  if (items.size() > limit) out += ", ... (" + std::to_string(items.size() - limit) + " more)";
-  return items.empty() ? "none" : out;
-}
 
 bool is_identifier_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '$' || c == '.';
@@ -62,17 +49,17 @@ bool check_ptx(const std::vector<std::uint8_t>& code,
   const std::string_view text(reinterpret_cast<const char*>(code.data()), code.size());
   if (text.find(".target") == std::string_view::npos ||
       text.find(".version") == std::string_view::npos) {
-    return fail(error, "code object is not PTX text (no .version/.target directive)");
+    return fail_check(error, "code object is not PTX text (no .version/.target directive)");
   }
   const std::vector<std::string> entries = ptx_entry_names(code);
-  std::vector<std::string> missing;
-  for (const std::string& name : expected_kernels) {
-    if (std::binary_search(entries.begin(), entries.end(), name)) continue;
-    if (ptx_declares_variable(text, name)) continue;
-    if (std::find(missing.begin(), missing.end(), name) == missing.end()) missing.push_back(name);
-  }
+  const std::vector<std::string> missing =
+      missing_names(expected_kernels, [&](const std::string& name) {
+        return std::binary_search(entries.begin(), entries.end(), name) ||
+               ptx_declares_variable(text, name);
+      });
   if (!missing.empty()) {
-    return fail(error, "PTX lacks .entry " + join(missing) + "; entries present: " + join(entries));
+    return fail_check(error, "PTX lacks .entry " + join_names(missing) +
+                                 "; entries present: " + join_names(entries));
   }
   return true;
 }
@@ -101,27 +88,15 @@ bool check_cuda_code_object(const std::vector<std::uint8_t>& code, const std::st
                             const std::vector<std::string>& expected_kernels, std::string* error) {
   if (is_ptx_arch(arch)) return check_ptx(code, expected_kernels, error);
   CodeObjectInfo info;
-  std::string elf_error;
-  if (!read_code_object(code.data(), code.size(), &info, &elf_error)) {
-    return fail(error, "code object is unreadable: " + elf_error);
+  if (!read_object_for_machine(code, kElfMachineCuda, "EM_CUDA (190) for '" + arch + "'", &info,
+                               error)) {
+    return false;
   }
-  if (info.machine != kElfMachineCuda) {
-    return fail(error, "code object has e_machine " + std::to_string(info.machine) +
-                           ", expected EM_CUDA (190) for '" + arch + "'");
-  }
-  const std::set<std::string> present(info.cuda_kernels.begin(), info.cuda_kernels.end());
-  std::set<std::string> data;
-  for (const ElfSymbol& symbol : info.symbols) {
-    if (symbol.type == 1 /* STT_OBJECT */) data.insert(symbol.name);
-  }
-  std::vector<std::string> missing;
-  for (const std::string& name : expected_kernels) {
-    if (present.count(name) != 0 || data.count(name) != 0) continue;
-    if (std::find(missing.begin(), missing.end(), name) == missing.end()) missing.push_back(name);
-  }
+  const std::vector<std::string> missing =
+      missing_symbols(info, info.cuda_kernels, expected_kernels);
   if (!missing.empty()) {
-    return fail(error, "CUBIN lacks kernel(s) " + join(missing) +
-                           "; kernels present: " + join(info.cuda_kernels));
+    return fail_check(error, "CUBIN lacks kernel(s) " + join_names(missing) +
+                                 "; kernels present: " + join_names(info.cuda_kernels));
   }
   return true;
 }

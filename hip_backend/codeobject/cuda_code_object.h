@@ -1,4 +1,4 @@
-// cuda_code_object.h - backend-private helpers for NVIDIA code objects (PTX entry names).
+// cuda_code_object.h - the check of an NVIDIA code object (CUBIN or PTX) and its PTX entry names.
 #pragma once
 
 #include <cstdint>
@@ -6,6 +6,13 @@
 #include <vector>
 
 namespace hipacm::backend {
+
+/// A CUBIN counts as compiled if it is an ELF with e_machine == EM_CUDA and
+/// has a FUNC symbol marked STO_CUDA_ENTRY (or a data symbol, for a lowered
+/// "&var") for every expected kernel; PTX text (arch compute_XX) if it has an
+/// `.entry <name>` (or a .global/.const declaration) for each.
+bool check_cuda_code_object(const std::vector<std::uint8_t>& code, const std::string& arch,
+                            const std::vector<std::string>& expected_kernels, std::string* error);
 
 /// The names after every `.entry` directive in PTX text, sorted and unique.
 std::vector<std::string> ptx_entry_names(const std::vector<std::uint8_t>& ptx);
