@@ -9,11 +9,14 @@ namespace hipacm::backend {
 
 namespace {
 
-CompilerDescription describe_hiprtc() {
+// Both loaders answer alike: their table (with version and path) or null with the reason.
+template <class Api>
+CompilerDescription describe(const char* name, const char* platform,
+                             const Api* (*load)(std::string*)) {
   CompilerDescription out;
-  out.name = "hiprtc";
-  out.platform = "amd";
-  const HiprtcApi* api = load_hiprtc(&out.error);
+  out.name = name;
+  out.platform = platform;
+  const Api* api = load(&out.error);
   if (api == nullptr) return out;
   out.available = true;
   out.version = api->version;
@@ -21,17 +24,9 @@ CompilerDescription describe_hiprtc() {
   return out;
 }
 
-CompilerDescription describe_nvrtc() {
-  CompilerDescription out;
-  out.name = "nvrtc";
-  out.platform = "nvidia";
-  const NvrtcApi* api = load_nvrtc(&out.error);
-  if (api == nullptr) return out;
-  out.available = true;
-  out.version = api->version;
-  out.library_path = api->library_path;
-  return out;
-}
+CompilerDescription describe_hiprtc() { return describe("hiprtc", "amd", load_hiprtc); }
+
+CompilerDescription describe_nvrtc() { return describe("nvrtc", "nvidia", load_nvrtc); }
 
 }  // namespace
 
