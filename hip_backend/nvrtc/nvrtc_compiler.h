@@ -1,6 +1,8 @@
 // nvrtc_compiler.h - one HIP source compiled for an NVIDIA arch with NVRTC, checked before success.
 #pragma once
 
+#include <hipacm/hipacm.h>
+
 #include <string>
 #include <vector>
 
@@ -18,6 +20,11 @@ CompileResult compile_with_nvrtc(const CompileRequest& request);
 /// loaded, for the reason `load_error`.
 CompileResult compile_with_nvrtc_api(const NvrtcApi* api, const std::string& load_error,
                                      const CompileRequest& request);
+
+/// Checks an NVIDIA arch against NVRTC's nvrtcGetSupportedArchs. Returns
+/// HIPACM_SUCCESS, INVALID_ARGUMENT (the message lists the supported archs)
+/// or BACKEND_UNAVAILABLE (NVRTC cannot be loaded), with *error set.
+hipacm_status validate_nvidia_arch(const std::string& arch, std::string* error);
 
 /// hipRTC-style options turned into NVRTC ones (docs/NVIDIA.md has the
 /// table): sets --gpu-architecture from `arch`, drops -O levels and AMD-only

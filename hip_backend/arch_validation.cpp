@@ -1,0 +1,28 @@
+// arch_validation.cpp - whether an arch can be compiled here, asked of the compiler that serves it.
+#include "hip_backend/arch_validation.h"
+
+#include "hip_backend/compiler_identity.h"
+#include "hip_backend/hiprtc/comgr_isa.h"
+#include "hip_backend/nvrtc/nvrtc_compiler.h"
+#include "hip_backend/target_arch.h"
+
+namespace hipacm::backend {
+
+hipacm_status validate_arch(const std::string& arch, std::string* error, LibraryFactMemo* memo) {
+  if (is_nvidia_arch(arch)) return validate_nvidia_arch(arch, error);
+  if (!validate_amdgpu_arch(arch, error, memo)) {
+    // comgr missing means no compiler at all, not a bad argument.
+    std::string ignored;
+    return supported_amdgpu_processors(&ignored, memo).empty() ? HIPACM_ERROR_BACKEND_UNAVAILABLE
+                                                               : HIPACM_ERROR_INVALID_ARGUMENT;
+  }
+  // A valid arch with no hipRTC to compile it would fail every compile alike.
+  const CompilerIdentity compiler = compiler_identity(arch, memo);
+  if (compiler.version.empty()) {
+    *error = "arch '" + arch + "' needs hipRTC: " + compiler.error;
+    return HIPACM_ERROR_BACKEND_UNAVAILABLE;
+  }
+  return HIPACM_SUCCESS;
+}
+
+}  // namespace hipacm::backend

@@ -1,0 +1,21 @@
+// arch_validation.h - whether an arch can be compiled here: checked against NVRTC or comgr and
+// hipRTC.
+#pragma once
+
+#include <hipacm/hipacm.h>
+
+#include <string>
+
+namespace hipacm::backend {
+
+class LibraryFactMemo;
+
+/// Routes by prefix: NVIDIA archs to validate_nvidia_arch (nvrtc_compiler.h),
+/// everything else to comgr's target list, and then requires hipRTC for them
+/// (BACKEND_UNAVAILABLE when comgr or hipRTC is missing). `memo` lets both
+/// facts come from an earlier process instead of loading the libraries
+/// (library_facts.h).
+hipacm_status validate_arch(const std::string& arch, std::string* error,
+                            LibraryFactMemo* memo = nullptr);
+
+}  // namespace hipacm::backend

@@ -1,0 +1,19 @@
+// compile_dispatch.h - the in-process compile step for any arch: NVRTC or hipRTC by its prefix.
+#pragma once
+
+#include "hip_backend/compiler.h"
+
+namespace hipacm::backend {
+
+/// The in-process compile step for any arch: NVRTC for sm_/compute_ archs
+/// (no lock), hipRTC under its lock otherwise. What a worker process runs.
+CompileResult compile_for_target(const CompileRequest& request);
+
+/// Compiles in the calling process through compile_for_target: NVIDIA archs
+/// with NVRTC, AMD archs with hipRTC, each checked before success.
+class InProcessCompiler final : public Compiler {
+ public:
+  CompileResult compile(const CompileRequest& request) override;
+};
+
+}  // namespace hipacm::backend
