@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -165,6 +166,18 @@ inline void compile_afresh(const std::string& cache_dir, const CompileSpec& spec
   ASSERT_EQ(out->status, HIPACM_SUCCESS);
   EXPECT_FALSE(out->from_cache) << "the cache served what it must not";
   EXPECT_EQ(counter.compiles.load(), 1);
+}
+
+/// Expects `action` to throw a std::runtime_error whose message holds `reason`; `what` names the
+/// action in the failure when it does not throw.
+template <typename Action>
+void expect_refused(Action&& action, const std::string& reason, const std::string& what) {
+  try {
+    action();
+    ADD_FAILURE() << what << " was not refused";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
+  }
 }
 
 /// Clears the cache variables for the test and restores them afterwards.
