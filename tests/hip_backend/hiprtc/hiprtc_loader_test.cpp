@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string>
+#include <vector>
 
 #include "hip_backend/hiprtc/hiprtc_api.h"
 #include "hip_backend/hiprtc/hiprtc_internal.h"
@@ -44,30 +46,31 @@ TEST(HiprtcLoader, ReusesTheLibraryAlreadyLoaded) {
   EXPECT_EQ(again->api.hiprtcCompileProgram, cached->hiprtcCompileProgram);
 }
 
-TEST(HiprtcLoader, NonexistentLibrarySaysCannotOpen) {
+// The error of loading hipRTC from `candidates`, which must fail.
+std::string failed_load_error(const std::vector<std::string>& candidates) {
   std::string error;
-  auto loaded = load_hiprtc_from({"/nonexistent/dir/libhiprtc.so"}, &error);
-  EXPECT_FALSE(loaded.has_value());
-  EXPECT_NE(error.find("cannot open"), std::string::npos) << error;
-  EXPECT_NE(error.find("/nonexistent/dir/libhiprtc.so"), std::string::npos) << error;
-  EXPECT_NE(error.find("HIPACM_HIPRTC_LIBRARY"), std::string::npos) << error;
+  EXPECT_FALSE(load_hiprtc_from(candidates, &error).has_value());
+  return error;
+}
+
+TEST(HiprtcLoader, NonexistentLibrarySaysCannotOpen) {
+  const std::string error = failed_load_error({"/nonexistent/dir/libhiprtc.so"});
+  for (const char* part : {"cannot open", "/nonexistent/dir/libhiprtc.so", "HIPACM_HIPRTC_LIBRARY"})
+    EXPECT_NE(error.find(part), std::string::npos) << part << " not in: " << error;
 }
 
 TEST(HiprtcLoader, LibraryWithoutHiprtcSaysMissingSymbol) {
-  std::string error;
-  auto loaded = load_hiprtc_from({"libm.so.6"}, &error);
-  EXPECT_FALSE(loaded.has_value());
+  const std::string error = failed_load_error({"libm.so.6"});
   EXPECT_NE(error.find("missing symbol"), std::string::npos) << error;
   EXPECT_NE(error.find("hiprtcGetErrorString"), std::string::npos) << error;
   EXPECT_EQ(error.find("cannot open"), std::string::npos) << error;
 }
 
 TEST(HiprtcLoader, StopsAtTheFirstLibraryThatOpens) {
-  std::string error;
   // libm is the first that opens, so libanl after it is never tried. (An
   // already-loaded real hipRTC would be preferred, so it is not in the list.)
-  auto loaded = load_hiprtc_from({"/nonexistent/libhiprtc.so", "libm.so.6", "libanl.so.1"}, &error);
-  EXPECT_FALSE(loaded.has_value());
+  const std::string error =
+      failed_load_error({"/nonexistent/libhiprtc.so", "libm.so.6", "libanl.so.1"});
   EXPECT_NE(error.find("missing symbol"), std::string::npos) << error;
   EXPECT_NE(error.find("libm"), std::string::npos) << error;
   EXPECT_EQ(error.find("libanl"), std::string::npos) << error;
