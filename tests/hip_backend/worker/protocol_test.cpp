@@ -11,6 +11,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
 
 #include "hip_backend/worker/worker_protocol.h"
 #include "support/unique_fd.h"
@@ -43,14 +47,13 @@ long peak_rss_kib(bool reset) {
 }
 
 CompileRequest sample_request() {
-  CompileRequest r;
-  r.source = std::string("extern \"C\" __global__ void k() {}\n") + '\0' + "\xff binary tail";
-  r.source_name = "sample.hip";
-  r.options = {"-O3", "", "--std=c++17"};
-  r.headers = {{"a.h", "#define A 1\n"}, {"b.h", ""}};
-  r.name_expressions = {"scale<float>", "&dev_var"};
-  r.arch = "gfx90a:xnack-";
-  return r;
+  return {
+      .source = std::string("extern \"C\" __global__ void k() {}\n") + '\0' + "\xff binary tail",
+      .source_name = "sample.hip",
+      .options = {"-O3", "", "--std=c++17"},
+      .headers = {{"a.h", "#define A 1\n"}, {"b.h", ""}},
+      .name_expressions = {"scale<float>", "&dev_var"},
+      .arch = "gfx90a:xnack-"};
 }
 
 CompileResult sample_result() {
@@ -64,27 +67,59 @@ CompileResult sample_result() {
   return r;
 }
 
-void expect_equal(const CompileRequest& a, const CompileRequest& b) {
-  EXPECT_EQ(a.source, b.source);
-  EXPECT_EQ(a.source_name, b.source_name);
-  EXPECT_EQ(a.options, b.options);
-  EXPECT_EQ(a.headers, b.headers);
-  EXPECT_EQ(a.name_expressions, b.name_expressions);
-  EXPECT_EQ(a.arch, b.arch);
+/// The fields of a request or a result that travel on the wire, to compare a decoded one.
+auto wire_fields(const CompileRequest& r) {
+  return std::tie(r.source, r.source_name, r.options, r.headers, r.name_expressions, r.arch);
+}
+auto wire_fields(const CompileResult& r) {
+  return std::tie(r.status, r.error_message, r.log, r.code, r.lowered_names, r.compile_seconds);
+}
+
+template <typename Message>
+void expect_equal(const Message& a, const Message& b) {
+  EXPECT_EQ(wire_fields(a), wire_fields(b));
+}
+
+template <typename Message>
+constexpr bool kIsRequest = std::is_same_v<Message, CompileRequest>;
+
+/// `message` (a request or a result) in a frame with `id`.
+template <typename Message>
+std::vector<std::uint8_t> frame_of(std::uint32_t id, const Message& message) {
+  std::vector<std::uint8_t> frame;
+  std::string error;
+  bool encoded;
+  if constexpr (kIsRequest<Message>)
+    encoded = wire::encode_request_frame(id, message, &frame, &error);
+  else
+    encoded = wire::encode_result_frame(id, message, &frame, &error);
+  EXPECT_TRUE(encoded) << error;
+  return frame;
+}
+
+/// Encodes `message` in a frame with `id` and decodes the frame: both come back unchanged.
+template <typename Message>
+void expect_round_trip(const Message& message, std::uint32_t id) {
+  const std::vector<std::uint8_t> frame = frame_of(id, message);
+  std::uint32_t decoded_id = 0;
+  Message decoded;
+  std::string error;
+  bool ok;
+  if constexpr (kIsRequest<Message>)
+    ok = wire::decode_request_frame(frame.data(), frame.size(), &decoded_id, &decoded, &error);
+  else
+    ok = wire::decode_result_frame(frame.data(), frame.size(), &decoded_id, &decoded, &error);
+  ASSERT_TRUE(ok) << error;
+  EXPECT_EQ(decoded_id, id);
+  expect_equal(decoded, message);
 }
 
 std::vector<std::uint8_t> request_frame(std::uint32_t id = 7) {
-  std::vector<std::uint8_t> frame;
-  std::string error;
-  EXPECT_TRUE(wire::encode_request_frame(id, sample_request(), &frame, &error)) << error;
-  return frame;
+  return frame_of(id, sample_request());
 }
 
 std::vector<std::uint8_t> result_frame(std::uint32_t id = 9) {
-  std::vector<std::uint8_t> frame;
-  std::string error;
-  EXPECT_TRUE(wire::encode_result_frame(id, sample_result(), &frame, &error)) << error;
-  return frame;
+  return frame_of(id, sample_result());
 }
 
 void put_u32(std::vector<std::uint8_t>& buf, std::size_t at, std::uint32_t v) {
@@ -109,33 +144,9 @@ std::pair<UniqueFd, UniqueFd> socket_pair() {
   return {UniqueFd(sv[0]), UniqueFd(sv[1])};
 }
 
-TEST(WorkerProtocol, RequestRoundTrip) {
-  const auto frame = request_frame(42);
-  std::uint32_t id = 0;
-  CompileRequest decoded;
-  std::string error;
-  ASSERT_TRUE(wire::decode_request_frame(frame.data(), frame.size(), &id, &decoded, &error))
-      << error;
-  EXPECT_EQ(id, 42u);
-  expect_equal(decoded, sample_request());
-}
+TEST(WorkerProtocol, RequestRoundTrip) { expect_round_trip(sample_request(), 42); }
 
-TEST(WorkerProtocol, ResultRoundTrip) {
-  const auto frame = result_frame(43);
-  std::uint32_t id = 0;
-  CompileResult decoded;
-  std::string error;
-  ASSERT_TRUE(wire::decode_result_frame(frame.data(), frame.size(), &id, &decoded, &error))
-      << error;
-  const CompileResult want = sample_result();
-  EXPECT_EQ(id, 43u);
-  EXPECT_EQ(decoded.status, want.status);
-  EXPECT_EQ(decoded.error_message, want.error_message);
-  EXPECT_EQ(decoded.log, want.log);
-  EXPECT_EQ(decoded.code, want.code);
-  EXPECT_EQ(decoded.lowered_names, want.lowered_names);
-  EXPECT_EQ(decoded.compile_seconds, want.compile_seconds);
-}
+TEST(WorkerProtocol, ResultRoundTrip) { expect_round_trip(sample_result(), 43); }
 
 TEST(WorkerProtocol, EmptyRequestRoundTrips) {
   std::vector<std::uint8_t> frame;
