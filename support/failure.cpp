@@ -21,8 +21,13 @@ Failure make(hipacm_status status, std::string_view context, std::string_view wh
     }
     failure.message.append(what);
   } catch (...) {
-    // Out of memory while describing the failure: the status alone still tells the truth.
-    failure.message.clear();
+    // Out of memory while describing the failure: the message without its context, else the
+    // status alone, still tells the truth.
+    try {
+      failure.message.assign(what);
+    } catch (...) {
+      failure.message.clear();
+    }
   }
   return failure;
 }

@@ -20,7 +20,8 @@ struct Failure {
 /// Call only inside a catch block. Maps the exception in flight to a Failure so that every layer
 /// reports the same way: a status-carrying exception keeps its status, bad_alloc becomes
 /// OUT_OF_MEMORY, anything else INTERNAL. `context` (may be empty) is put before the message as
-/// "<context>: <message>". Never throws; under memory exhaustion the message may be shortened.
+/// "<context>: <message>". Never throws; under memory exhaustion the message may lose its context
+/// ("out of memory" itself needs no allocation).
 Failure failure_from_current_exception(std::string_view context = {}) noexcept;
 
 /// A value or the Failure that prevented it. Small on purpose: the project needs has_value, the
@@ -43,6 +44,23 @@ class Expected {
 
  private:
   std::variant<T, Failure> state_;
+};
+
+/// Success with nothing to return, or the Failure.
+template <>
+class Expected<void> {
+ public:
+  Expected() = default;
+  Expected(Failure failure) : failure_(std::move(failure)), failed_(true) {}
+
+  bool has_value() const noexcept { return !failed_; }
+  explicit operator bool() const noexcept { return has_value(); }
+  const Failure& failure() const& { return failure_; }
+  Failure&& failure() && { return std::move(failure_); }
+
+ private:
+  Failure failure_;
+  bool failed_ = false;
 };
 
 }  // namespace hipacm

@@ -11,7 +11,8 @@
 
 namespace hipacm {
 
-/// One SHA-256 computation. Throws std::runtime_error if OpenSSL fails (an INTERNAL status at the boundary).
+/// One SHA-256 computation. Throws std::runtime_error if OpenSSL fails (an INTERNAL status at the
+/// boundary).
 class Sha256 {
  public:
   Sha256();

@@ -4,24 +4,37 @@
 #include <cstddef>
 #include <cstring>
 
-#include "plugin/cache/caching_compiler.h"
-#include "plugin/mode/compiler_factory.h"
-#include "plugin/mode/device_loading.h"
 #include "plugin/abi/entry_guard.h"
-#include "plugin/mode/fork_generation.h"
-#include "plugin/mode/future_registry.h"
 #include "plugin/abi/last_error.h"
-#include "plugin/mode/mode_registry.h"
-#include "plugin/mode/mode_settings.h"
+#include "plugin/abi/mode_config_reader.h"
 #include "plugin/abi/request_reader.h"
 #include "plugin/abi/struct_versions.h"
+#include "plugin/mode/compiler_factory.h"
+#include "plugin/mode/device_loading.h"
+#include "plugin/mode/future_registry.h"
+#include "plugin/mode/mode_registry.h"
+#include "plugin/mode/mode_settings.h"
 
 using namespace hipacm;
 
 namespace {
 
 void require_out(const void* out, const char* name) {
-  if (out == nullptr) throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT, std::string(name) + " is NULL");
+  if (out == nullptr)
+    throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT, std::string(name) + " is NULL");
+}
+
+// A string getter of a future: `get` reads it from the future; "" for a bad handle. The string
+// lives in the future, which the caller's reference keeps alive; the temporary reference taken
+// here only guards the lookup.
+template <class Get>
+const char* future_string(const char* function, hipacm_future* f, Get get) noexcept {
+  const char* value = "";
+  guarded(function, [&] {
+    value = get(*acquire_future(f).get());
+    return HIPACM_SUCCESS;
+  });
+  return value;
 }
 
 }  // namespace
@@ -57,13 +70,12 @@ HIPACM_API hipacm_status hipacm_mode_enter(const hipacm_mode_config* cfg, hipacm
   return guarded(__func__, [&] {
     require_out(out, "out");
     *out = nullptr;
-    install_fork_handlers();
     // Cheap refusal first: a busy slot must not pay for config resolution.
     if (active_mode() != nullptr)
       throw StatusError(HIPACM_ERROR_MODE_ALREADY_ACTIVE,
-                  "another hipacm mode is already active in this process; exit it first");
-    ModeSettings settings = resolve_mode_settings(cfg);
-    auto compiler = cache::with_persistent_cache(settings, make_compiler(settings));
+                        "another hipacm mode is already active in this process; exit it first");
+    ModeSettings settings = resolve_mode_settings(read_mode_config(cfg));
+    auto compiler = make_compiler(settings);
     auto mode = std::make_shared<Mode>(std::move(settings), std::move(compiler));
     *out = claim_slot(std::move(mode));
     return HIPACM_SUCCESS;
@@ -111,12 +123,10 @@ HIPACM_API hipacm_status hipacm_compile(const hipacm_request* req, const char* a
   return guarded(function, [&] {
     require_out(out, "out");
     *out = nullptr;
-    install_fork_handlers();
-    ModeSettings settings = resolve_compile_settings(arch);
+    const ModeSettings settings = resolve_mode_settings(compile_config(arch));
     Submission submission = read_request(req, settings.arch);
     FutureRef future = make_future(submission.key, settings.arch, submission.callbacks);
-    backend::CompileResult result = cache::with_persistent_cache(settings, make_compiler(settings))
-                                        ->compile(submission.request);
+    backend::CompileResult result = make_compiler(settings)->compile(submission.request);
     load_into_device(&result, settings);
     future->complete(std::move(result));
     const hipacm_status status = future->status();
@@ -128,14 +138,16 @@ HIPACM_API hipacm_status hipacm_compile(const hipacm_request* req, const char* a
 
 HIPACM_API hipacm_status hipacm_future_retain(hipacm_future* f) {
   return guarded(__func__, [&] {
-    if (!retain_future(f)) throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT, "unknown future handle");
+    if (!retain_future(f))
+      throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT, "unknown future handle");
     return HIPACM_SUCCESS;
   });
 }
 
 HIPACM_API hipacm_status hipacm_future_release(hipacm_future* f) {
   return guarded(__func__, [&] {
-    if (!release_future(f)) throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT, "unknown future handle");
+    if (!release_future(f))
+      throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT, "unknown future handle");
     return HIPACM_SUCCESS;
   });
 }
@@ -171,33 +183,16 @@ HIPACM_API hipacm_status hipacm_future_result(hipacm_future* f, const hipacm_ker
   });
 }
 
-// The string getters return pointers into the future, which the caller's
-// reference keeps alive; the temporary reference here only guards the lookup.
 HIPACM_API const char* hipacm_future_key(hipacm_future* f) {
-  const char* value = "";
-  guarded(__func__, [&] {
-    value = acquire_future(f)->key().c_str();
-    return HIPACM_SUCCESS;
-  });
-  return value;
+  return future_string(__func__, f, [](const Future& future) { return future.key().c_str(); });
 }
 
 HIPACM_API const char* hipacm_future_log(hipacm_future* f) {
-  const char* value = "";
-  guarded(__func__, [&] {
-    value = acquire_future(f)->log();
-    return HIPACM_SUCCESS;
-  });
-  return value;
+  return future_string(__func__, f, [](const Future& future) { return future.log(); });
 }
 
 HIPACM_API const char* hipacm_future_error_message(hipacm_future* f) {
-  const char* value = "";
-  guarded(__func__, [&] {
-    value = acquire_future(f)->error_message();
-    return HIPACM_SUCCESS;
-  });
-  return value;
+  return future_string(__func__, f, [](const Future& future) { return future.error_message(); });
 }
 
 HIPACM_API const char* hipacm_last_error_message(void) { return last_error_message(); }

@@ -3,38 +3,32 @@
 
 #include <hipacm/hipacm.h>
 
-#include <exception>
-#include <new>
 #include <string>
 
-#include "support/status_error.h"
 #include "plugin/abi/last_error.h"
+#include "support/failure.h"
+#include "support/status_error.h"
 
 namespace hipacm {
 
-/// Runs `body` (returning hipacm_status) so that nothing escapes to the host:
-/// hipacm::StatusError becomes its status, bad_alloc OUT_OF_MEMORY, anything else
-/// INTERNAL; each failure records "<function>: <message>" as the last error.
+/// Records `failure` as this thread's last error and returns its status.
+inline hipacm_status record_failure(const Failure& failure) noexcept {
+  set_last_error(failure.message);
+  return failure.status;
+}
+
+/// Runs `body` (returning hipacm_status) so that nothing escapes to the host; the exception in
+/// flight becomes a status (support/failure.h). A StatusError, which hipacm raises on purpose,
+/// records "<function>: <message>"; anything else records its own message ("out of memory"
+/// for bad_alloc).
 template <class Body>
 hipacm_status guarded(const char* function, Body&& body) noexcept {
   try {
     return body();
-  } catch (const StatusError& e) {
-    try {
-      set_last_error(std::string(function) + ": " + e.what());
-    } catch (...) {
-      set_last_error(e.what());
-    }
-    return e.status();
-  } catch (const std::bad_alloc&) {
-    set_last_error("out of memory");
-    return HIPACM_ERROR_OUT_OF_MEMORY;
-  } catch (const std::exception& e) {
-    set_last_error(e.what());
-    return HIPACM_ERROR_INTERNAL;
+  } catch (const StatusError&) {
+    return record_failure(failure_from_current_exception(function));
   } catch (...) {
-    set_last_error("unknown internal error");
-    return HIPACM_ERROR_INTERNAL;
+    return record_failure(failure_from_current_exception());
   }
 }
 

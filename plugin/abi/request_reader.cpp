@@ -4,10 +4,10 @@
 #include <cstring>
 
 #include "hip_backend/source_name_policy.h"
-#include "plugin/mode/content_digest.h"
-#include "support/status_error.h"
 #include "plugin/abi/struct_fields.h"
 #include "plugin/abi/struct_versions.h"
+#include "plugin/cache/key/key.h"
+#include "support/status_error.h"
 
 namespace hipacm {
 namespace {

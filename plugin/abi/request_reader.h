@@ -3,25 +3,12 @@
 
 #include <hipacm/hipacm.h>
 
+#include <cstddef>
 #include <string>
 
-#include "hip_backend/compiler.h"
+#include "plugin/mode/submission.h"
 
 namespace hipacm {
-
-/// The host's callbacks for one future; user_data stays owned by the host.
-struct Callbacks {
-  hipacm_finalize_fn finalize = nullptr;
-  hipacm_cleanup_fn cleanup = nullptr;
-  void* user_data = nullptr;
-};
-
-/// A request ready to schedule: owned copies, the dedup key, the callbacks.
-struct Submission {
-  backend::CompileRequest request;
-  std::string key;
-  Callbacks callbacks;
-};
 
 /// Largest accepted source or header: far beyond any real kernel, small
 /// enough that a garbage length cannot exhaust memory.

@@ -61,8 +61,10 @@ CacheAdmin::CacheAdmin(std::shared_ptr<CacheStore> store) : store_(std::move(sto
 
 CacheAdmin CacheAdmin::open(const std::string& db_path) {
   const std::string dir = std::filesystem::path(db_path).parent_path().string();
-  std::string why;
-  if (!dir.empty() && !prepare_writable_dir(dir, &why)) throw std::runtime_error(why);
+  if (!dir.empty()) {
+    if (Expected<void> prepared = prepare_writable_dir(dir); !prepared)
+      throw std::runtime_error(prepared.failure().message);
+  }
   std::string fs_name;
   const bool network = on_network_filesystem(dir.empty() ? "." : dir, &fs_name);
   return CacheAdmin(CacheStore::open(db_path, CacheStore::Access::kReadWrite, network));

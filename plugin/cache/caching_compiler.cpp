@@ -4,13 +4,14 @@
 #include <chrono>
 
 #include "hip_backend/compiler_identity.h"
-#include "support/log.h"
 #include "plugin/cache/key/external_inputs.h"
-#include "plugin/cache/store/integrity.h"
 #include "plugin/cache/key/key.h"
-#include "plugin/cache/store/library_fact_memo.h"
 #include "plugin/cache/key/name_list.h"
 #include "plugin/cache/registry.h"
+#include "plugin/cache/store/integrity.h"
+#include "plugin/cache/store/library_fact_memo.h"
+#include "support/failure.h"
+#include "support/log.h"
 #include "support/sha256.h"
 
 namespace hipacm::cache {
@@ -24,28 +25,16 @@ void warn_once(const std::string& topic, const std::string& message) noexcept {
 
 }  // namespace
 
-CacheSettings resolve_cache_settings(const ModeSettings& settings) {
-  CacheSettings out;
-  out.policy = resolve_policy(settings.cache_policy);
-  if (out.policy == Policy::kOff) return out;
-  const std::string dir = user_cache_dir(settings.cache_dir);
-  if (!dir.empty()) out.user_db = database_in(dir);
-  out.system_db = system_cache_path();
-  out.max_bytes = max_cache_bytes();
-  return out;
-}
-
-std::shared_ptr<backend::Compiler> with_persistent_cache(const ModeSettings& settings,
+std::shared_ptr<backend::Compiler> with_persistent_cache(const CacheSettings& settings,
                                                          std::shared_ptr<backend::Compiler> inner) {
-  CacheSettings resolved = resolve_cache_settings(settings);
-  if (resolved.policy == Policy::kOff) return inner;
-  if (resolved.user_db.empty() && resolved.system_db.empty()) {
+  if (settings.policy == Policy::kOff) return inner;
+  if (settings.user_db.empty() && settings.system_db.empty()) {
     warn_once("cache-no-location",
               "no kernel cache directory (set HIPACM_CACHE_DIR, XDG_CACHE_HOME or HOME); "
               "compiling without the cache");
     return inner;
   }
-  return std::make_shared<CachingCompiler>(std::move(inner), std::move(resolved));
+  return std::make_shared<CachingCompiler>(std::move(inner), settings);
 }
 
 CachingCompiler::CachingCompiler(std::shared_ptr<backend::Compiler> inner, CacheSettings settings)
@@ -63,9 +52,8 @@ CachingCompiler::~CachingCompiler() {
   }
 }
 
-std::string CachingCompiler::key_for(const backend::CompileRequest& request,
-                                     backend::CompilerIdentity* identity,
-                                     std::string* inputs_digest) {
+std::optional<CachingCompiler::Keyed> CachingCompiler::key_for(
+    const backend::CompileRequest& request) noexcept {
   try {
     // Files the compile reads from disk (-I, absolute includes) are part of
     // what it means; a request whose reads cannot be accounted for is never
@@ -74,21 +62,24 @@ std::string CachingCompiler::key_for(const backend::CompileRequest& request,
     if (!inputs.cacheable) {
       backend::log_once(LogLevel::kWarning, "uncacheable:" + inputs.why_not,
                         "not caching " + request.source_name + ": " + inputs.why_not);
-      return std::string();
+      return std::nullopt;
     }
-    *inputs_digest = inputs.digest;
-    *identity = backend::compiler_identity(request.arch, fact_memo_.get());
+    Keyed keyed;
+    keyed.inputs_digest = inputs.digest;
+    keyed.compiler = backend::compiler_identity(request.arch, fact_memo_.get());
     // Without an exact compiler version a key could outlive the compiler.
-    if (identity->version.empty()) return std::string();
-    std::string key = cache_key(request, *identity);
-    if (inputs.digest.empty()) return key;
-    Sha256 sha;
-    sha.add_field("hipacm-cache-key-with-files");
-    sha.add_field(key);
-    sha.add_field(inputs.digest);
-    return sha.hex();
+    if (keyed.compiler.version.empty()) return std::nullopt;
+    keyed.key = cache_key(request, keyed.compiler);
+    if (!inputs.digest.empty()) {
+      Sha256 sha;
+      sha.add_field("hipacm-cache-key-with-files");
+      sha.add_field(keyed.key);
+      sha.add_field(inputs.digest);
+      keyed.key = sha.hex();
+    }
+    return keyed;
   } catch (...) {
-    return std::string();
+    return std::nullopt;
   }
 }
 
@@ -96,10 +87,8 @@ bool CachingCompiler::try_ready(const backend::CompileRequest& request,
                                 backend::CompileResult* out) noexcept {
   try {
     const auto start = std::chrono::steady_clock::now();
-    backend::CompilerIdentity identity;
-    std::string inputs_digest;
-    const std::string key = key_for(request, &identity, &inputs_digest);
-    if (key.empty() || !serve_hit(key, inputs_digest, request, out)) return false;
+    const std::optional<Keyed> keyed = key_for(request);
+    if (!keyed || !serve_hit(*keyed, request, out)) return false;
     out->compile_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return true;
@@ -110,13 +99,11 @@ bool CachingCompiler::try_ready(const backend::CompileRequest& request,
 
 backend::CompileResult CachingCompiler::compile(const backend::CompileRequest& request) {
   const auto start = std::chrono::steady_clock::now();
-  backend::CompilerIdentity identity;
-  std::string inputs_digest;
-  const std::string key = key_for(request, &identity, &inputs_digest);
-  if (key.empty()) return inner_->compile(request);
+  const std::optional<Keyed> keyed = key_for(request);
+  if (!keyed) return inner_->compile(request);
 
   backend::CompileResult result;
-  if (serve_hit(key, inputs_digest, request, &result)) {
+  if (serve_hit(*keyed, request, &result)) {
     result.compile_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
@@ -125,14 +112,15 @@ backend::CompileResult CachingCompiler::compile(const backend::CompileRequest& r
   // A header that changed while the compiler ran may be in the object under
   // the old key: store only what was compiled from the files the key names.
   if (settings_.policy == Policy::kReadWrite && result.status == HIPACM_SUCCESS &&
-      (inputs_digest.empty() || scan_external_inputs(request).digest == inputs_digest))
-    store(key, !inputs_digest.empty(), request, identity.backend, identity.version, result);
+      (keyed->inputs_digest.empty() ||
+       scan_external_inputs(request).digest == keyed->inputs_digest))
+    store(*keyed, request, result);
   return result;
 }
 
-bool CachingCompiler::serve_hit(const std::string& key, const std::string& inputs_digest,
-                                const backend::CompileRequest& request,
+bool CachingCompiler::serve_hit(const Keyed& keyed, const backend::CompileRequest& request,
                                 backend::CompileResult* out) {
+  const std::string& key = keyed.key;
   const bool may_write = settings_.policy == Policy::kReadWrite;
   const std::pair<const std::string*, CacheStore::Access> layers[] = {
       {&settings_.user_db,
@@ -147,7 +135,7 @@ bool CachingCompiler::serve_hit(const std::string& key, const std::string& input
       std::optional<CacheEntry> entry = layer->find(key);
       if (!entry) continue;
       std::string why;
-      if (!validate_entry_for_request(*entry, request, !inputs_digest.empty(), &why)) {
+      if (!validate_entry_for_request(*entry, request, !keyed.inputs_digest.empty(), &why)) {
         backend::log(LogLevel::kWarning, "kernel cache entry " + key + " in " + *path +
                                              " is unusable (" + why + "); recompiling");
         if (layer->writable()) layer->remove(key);
@@ -161,26 +149,23 @@ bool CachingCompiler::serve_hit(const std::string& key, const std::string& input
       out->lowered_names = std::move(entry->lowered_names);
       out->from_cache = true;
       return true;
-    } catch (const std::exception& e) {
-      warn_once("cache-read:" + *path,
-                "kernel cache lookup in " + *path + " failed (" + e.what() + "); compiling");
     } catch (...) {
-      warn_once("cache-read:" + *path, "kernel cache lookup in " + *path + " failed; compiling");
+      warn_once(
+          "cache-read:" + *path,
+          failure_from_current_exception("kernel cache lookup in " + *path + " failed").message +
+              "; compiling");
     }
   }
   return false;
 }
 
-void CachingCompiler::store(const std::string& key, bool reads_disk_headers,
-                            const backend::CompileRequest& request,
-                            const std::string& compiler_backend,
-                            const std::string& compiler_version,
+void CachingCompiler::store(const Keyed& keyed, const backend::CompileRequest& request,
                             const backend::CompileResult& result) {
   if (settings_.user_db.empty()) return;
   try {
     if (!names_joinable(result.lowered_names)) return;
     CacheEntry entry;
-    entry.info.key = key;
+    entry.info.key = keyed.key;
     entry.info.arch = request.arch;
     entry.lowered_names = result.lowered_names;
     entry.log = result.log;
@@ -188,25 +173,24 @@ void CachingCompiler::store(const std::string& key, bool reads_disk_headers,
     entry.checksum = entry_checksum(entry);
     std::string why;
     // Only what would pass the read-side checks is worth storing.
-    if (!validate_entry_for_request(entry, request, reads_disk_headers, &why)) return;
+    if (!validate_entry_for_request(entry, request, !keyed.inputs_digest.empty(), &why)) return;
     std::shared_ptr<CacheStore> layer =
         shared_store(settings_.user_db, CacheStore::Access::kReadWrite);
     if (!layer) return;
     entry.info.source_name = request.source_name;
-    entry.info.backend = compiler_backend;
-    entry.info.compiler_version = compiler_version;
+    entry.info.backend = keyed.compiler.backend;
+    entry.info.compiler_version = keyed.compiler.version;
     entry.info.plugin_version = HIPACM_VERSION_STRING;
     entry.info.size = payload_size(entry);
     entry.info.created_us = entry.info.last_used_us = now_us();
     layer->put(entry);
-    layer->evict_to(settings_.max_bytes, key);
-  } catch (const std::exception& e) {
-    warn_once("cache-write:" + settings_.user_db, "cannot store in the kernel cache " +
-                                                      settings_.user_db + " (" + e.what() +
-                                                      "); the compile result is unaffected");
+    layer->evict_to(settings_.max_bytes, keyed.key);
   } catch (...) {
-    warn_once("cache-write:" + settings_.user_db,
-              "cannot store in the kernel cache " + settings_.user_db);
+    warn_once(
+        "cache-write:" + settings_.user_db,
+        failure_from_current_exception("cannot store in the kernel cache " + settings_.user_db)
+                .message +
+            "; the compile result is unaffected");
   }
 }
 

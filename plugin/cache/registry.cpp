@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "support/log.h"
-#include "support/no_destructor.h"
 #include "plugin/cache/store/location.h"
-#include "plugin/mode/fork_generation.h"
+#include "support/failure.h"
+#include "support/fork_epoch.h"
+#include "support/log.h"
 
 namespace hipacm::cache {
 namespace {
@@ -31,10 +31,7 @@ struct Registry {
   std::vector<std::shared_ptr<CacheStore>> abandoned;
 };
 
-Registry& registry() {
-  static backend::NoDestructor<Registry> instance;
-  return *instance;
-}
+Registry& registry() { return ForkGuarded<Registry, ForkRank::kCacheRegistry>::instance(); }
 
 void warn(const std::string& topic, const std::string& message) {
   backend::log_once(backend::LogLevel::kWarning, topic, message);
@@ -51,41 +48,35 @@ std::shared_ptr<CacheStore> open_store(const std::string& db_path, CacheStore::A
            "the kernel cache " + db_path + " is on " + fs_name +
                "; using SQLite's rollback journal instead of WAL. Concurrent use from several "
                "hosts relies on the file system's locking (see docs/CACHE.md)");
-    if (access == CacheStore::Access::kReadWrite) {
-      std::string why;
-      if (!dir.empty() && !prepare_writable_dir(dir, &why)) {
-        warn("cache-dir:" + db_path,
-             "the kernel cache is unavailable (" + why + "); compiling without it");
+    if (access == CacheStore::Access::kReadWrite && !dir.empty()) {
+      if (Expected<void> prepared = prepare_writable_dir(dir); !prepared) {
+        warn("cache-dir:" + db_path, "the kernel cache is unavailable (" +
+                                         prepared.failure().message + "); compiling without it");
         return nullptr;
       }
     }
     return CacheStore::open(db_path, access, network);
-  } catch (const std::exception& e) {
-    warn("cache-open:" + db_path,
-         std::string("cannot open the kernel cache: ") + e.what() + "; compiling without it");
   } catch (...) {
-    warn("cache-open:" + db_path, "cannot open the kernel cache " + db_path);
+    warn("cache-open:" + db_path,
+         failure_from_current_exception("cannot open the kernel cache").message +
+             "; compiling without it");
   }
   return nullptr;
 }
 
 }  // namespace
 
-void cache_registry_prepare_fork() noexcept { registry().mutex.lock(); }
-
-void cache_registry_after_fork() noexcept { registry().mutex.unlock(); }
-
 std::shared_ptr<CacheStore> opened_store(const std::string& db_path, CacheStore::Access access) {
   Registry& r = registry();
   boost::lock_guard<boost::mutex> lock(r.mutex);
   auto it = r.slots.find({db_path, access});
-  if (it == r.slots.end() || it->second.generation != fork_generation()) return nullptr;
+  if (it == r.slots.end() || it->second.generation != fork_epoch()) return nullptr;
   return it->second.store;
 }
 
 std::shared_ptr<CacheStore> shared_store(const std::string& db_path, CacheStore::Access access) {
   Registry& r = registry();
-  const std::uint64_t generation = fork_generation();
+  const std::uint64_t generation = fork_epoch();
   {
     boost::lock_guard<boost::mutex> lock(r.mutex);
     auto it = r.slots.find({db_path, access});

@@ -15,11 +15,6 @@ namespace hipacm::cache {
 /// opens its own connections; the parent's are abandoned, never closed.
 std::shared_ptr<CacheStore> shared_store(const std::string& db_path, CacheStore::Access access);
 
-/// pthread_atfork hooks (fork_generation.cpp): the registry's lock is held
-/// across fork() so that a child never inherits it locked.
-void cache_registry_prepare_fork() noexcept;
-void cache_registry_after_fork() noexcept;
-
 /// The store for `db_path` if this process has already opened it, else nullptr.
 std::shared_ptr<CacheStore> opened_store(const std::string& db_path, CacheStore::Access access);
 

@@ -1,14 +1,15 @@
 // compiler_factory.cpp - picks the compile step (in-process or worker processes) for a mode.
 #include "plugin/mode/compiler_factory.h"
-#include "support/no_destructor.h"
 
 #include <boost/thread/lock_guard.hpp>
 #include <boost/thread/mutex.hpp>
 
 #include "hip_backend/hiprtc/inprocess_compiler.h"
-#include "support/log.h"
 #include "hip_backend/worker/worker_compiler.h"
 #include "hip_backend/worker/worker_locator.h"
+#include "plugin/cache/caching_compiler.h"
+#include "support/log.h"
+#include "support/no_destructor.h"
 #include "support/status_error.h"
 
 namespace hipacm {
@@ -24,9 +25,8 @@ Override& override_slot() {
   return *instance;
 }
 
-}  // namespace
-
-std::shared_ptr<backend::Compiler> make_compiler(const ModeSettings& settings) {
+// The compile step itself, without the cache.
+std::shared_ptr<backend::Compiler> make_uncached(const ModeSettings& settings) {
   {
     Override& o = override_slot();
     boost::lock_guard<boost::mutex> lock(o.mutex);
@@ -42,11 +42,17 @@ std::shared_ptr<backend::Compiler> make_compiler(const ModeSettings& settings) {
                                                      settings.compile_timeout_ms);
   if (settings.isolation == HIPACM_ISOLATION_PROCESS)
     throw StatusError(HIPACM_ERROR_BACKEND_UNAVAILABLE,
-                "isolation is PROCESS but no hipacm-worker was found: " + why);
+                      "isolation is PROCESS but no hipacm-worker was found: " + why);
   // AUTO degrades to correct-but-serial rather than failing the host.
   backend::log_once(backend::LogLevel::kWarning, "no-worker",
                     "hipacm-worker not found, compiling in-process and serially: " + why);
   return std::make_shared<backend::InProcessCompiler>();
+}
+
+}  // namespace
+
+std::shared_ptr<backend::Compiler> make_compiler(const ModeSettings& settings) {
+  return cache::with_persistent_cache(settings.cache, make_uncached(settings));
 }
 
 void set_compiler_factory_for_testing(CompilerFactory factory) {

@@ -2,10 +2,9 @@
 // it.
 #include "plugin/mode/device_loading.h"
 
-#include <new>
-
 #include "hip_backend/codeobject/code_object_check.h"
 #include "hip_backend/device/module_loader.h"
+#include "support/failure.h"
 
 namespace hipacm {
 
@@ -22,12 +21,10 @@ void load_into_device(backend::CompileResult* result, const ModeSettings& settin
     }
     result->status = load.status;
     result->error_message = load.error.empty() ? "loading the module failed" : load.error;
-  } catch (const std::bad_alloc&) {
-    result->status = HIPACM_ERROR_OUT_OF_MEMORY;
-    result->error_message = "out of memory while loading the module";
   } catch (...) {
-    result->status = HIPACM_ERROR_INTERNAL;
-    result->error_message = "unknown error while loading the module";
+    Failure failure = failure_from_current_exception("loading the module");
+    result->status = failure.status;
+    result->error_message = std::move(failure.message);
   }
   result->module.reset();
 }

@@ -6,8 +6,8 @@
 #include <optional>
 
 #include "hip_backend/device/module_loader.h"
-#include "plugin/mode/fork_generation.h"
 #include "plugin/mode/handle_ids.h"
+#include "support/fork_epoch.h"
 
 namespace hipacm {
 namespace {
@@ -38,7 +38,7 @@ Future::Future(std::uint64_t handle_id, std::string key, std::string arch, Callb
       key_(std::move(key)),
       arch_(std::move(arch)),
       callbacks_(callbacks),
-      generation_(fork_generation()) {
+      generation_(fork_epoch()) {
   kernel_.struct_size = sizeof(hipacm_kernel);
   kernel_.key = key_.c_str();
   kernel_.arch = arch_.c_str();
@@ -111,7 +111,7 @@ void Future::build_kernel_view() {
 
 bool Future::orphaned_by_fork() const noexcept {
   // In a forked child, the thread that would complete this future is gone.
-  return !done() && generation_ != fork_generation();
+  return !done() && generation_ != fork_epoch();
 }
 
 bool Future::wait_for(std::int64_t timeout_ms) {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "hip_backend/compiler.h"
-#include "plugin/abi/request_reader.h"
+#include "plugin/mode/submission.h"
 
 namespace hipacm {
 

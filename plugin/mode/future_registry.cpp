@@ -1,52 +1,36 @@
 // future_registry.cpp - the live hipacm_future handles, their reference counts and ownership.
 #include "plugin/mode/future_registry.h"
-#include "support/no_destructor.h"
 
 #include <boost/thread/lock_guard.hpp>
-#include <boost/thread/mutex.hpp>
 
-#include <cstdint>
-#include <optional>
-#include <unordered_map>
-
+#include "plugin/mode/handle_table.h"
+#include "support/fork_epoch.h"
 #include "support/status_error.h"
-#include "plugin/mode/handle_ids.h"
 
 namespace hipacm {
 namespace {
 
-// The registry owns every future; the host holds counted handles into it.
-// Handles encode ids that are never reused (plugin/mode/handle_ids.h), so a stale,
-// released or garbage handle is INVALID_ARGUMENT, never a crash and never
-// another future.
-struct Registry {
-  boost::mutex mutex;
-  std::unordered_map<std::uint64_t, std::unique_ptr<Future>> futures;
-  std::uint64_t next_id = 1;  // only grows, under `mutex`
-};
+// The registry owns every future; the host holds counted handles into it. A stale, released or
+// garbage handle is INVALID_ARGUMENT, never a crash and never another future.
+using Registry = HandleTable<std::unique_ptr<Future>, HandleKind::kFuture>;
 
 // Never destroyed: futures may be released by threads still running while
 // exit() runs static destructors.
-Registry& registry() {
-  static backend::NoDestructor<Registry> instance;
-  return *instance;
-}
+Registry& registry() { return ForkGuarded<Registry, ForkRank::kFutureRegistry>::instance(); }
 
 // The live future a host handle names, or nullptr. Called under the lock.
-Future* find(const Registry& r, hipacm_future* handle) noexcept {
-  const std::optional<std::uint64_t> id = decode_handle(handle, HandleKind::kFuture);
-  if (!id) return nullptr;
-  auto it = r.futures.find(*id);
-  return it == r.futures.end() ? nullptr : it->second.get();
+Future* find(Registry& r, hipacm_future* handle) noexcept {
+  std::unique_ptr<Future>* owned = r.find(handle);
+  return owned != nullptr ? owned->get() : nullptr;
 }
 
 // Drops one reference; returns the future to destroy outside the lock.
 std::unique_ptr<Future> drop(Registry& r, const Future* f) {
-  auto it = r.futures.find(f->handle_id());
-  if (it == r.futures.end()) return nullptr;
+  auto it = r.live.find(f->handle_id());
+  if (it == r.live.end()) return nullptr;
   if (it->second->drop_ref() != 0) return nullptr;
   std::unique_ptr<Future> last = std::move(it->second);
-  r.futures.erase(it);
+  r.live.erase(it);
   return last;
 }
 
@@ -95,7 +79,7 @@ FutureRef make_future(std::string key, std::string arch, Callbacks callbacks) {
   const std::uint64_t id = r.next_id;
   auto owned = std::make_unique<Future>(id, std::move(key), std::move(arch), callbacks);
   Future* f = owned.get();
-  r.futures.emplace(id, std::move(owned));
+  r.live.emplace(id, std::move(owned));
   ++r.next_id;
   f->add_ref();
   return FutureRef(f);
@@ -108,7 +92,7 @@ FutureRef acquire_future(hipacm_future* handle) {
   Future* f = find(r, handle);
   if (f == nullptr)
     throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT,
-                "unknown future handle (already released, or not a hipacm_future)");
+                      "unknown future handle (already released, or not a hipacm_future)");
   f->add_ref();
   return FutureRef(f);
 }
@@ -137,11 +121,7 @@ bool release_future(hipacm_future* handle) noexcept {
 std::size_t live_future_count() noexcept {
   Registry& r = registry();
   boost::lock_guard<boost::mutex> lock(r.mutex);
-  return r.futures.size();
+  return r.live.size();
 }
-
-void future_registry_prepare_fork() noexcept { registry().mutex.lock(); }
-
-void future_registry_after_fork() noexcept { registry().mutex.unlock(); }
 
 }  // namespace hipacm

@@ -47,10 +47,6 @@ bool release_future(hipacm_future* handle) noexcept;
 /// How many futures exist (test hook: leak checks).
 std::size_t live_future_count() noexcept;
 
-/// Holds the registry lock across fork() (see fork_generation.cpp).
-void future_registry_prepare_fork() noexcept;
-void future_registry_after_fork() noexcept;
-
 /// The host handle of `f` (NULL for NULL): an id, never the address.
 inline hipacm_future* to_handle(const Future* f) noexcept {
   return f != nullptr ? f->handle() : nullptr;

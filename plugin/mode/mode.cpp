@@ -4,15 +4,16 @@
 #include <boost/thread/lock_guard.hpp>
 
 #include "plugin/mode/device_loading.h"
+#include "support/failure.h"
+#include "support/fork_epoch.h"
 #include "support/status_error.h"
-#include "plugin/mode/fork_generation.h"
 
 namespace hipacm {
 
 Mode::Mode(ModeSettings settings, std::shared_ptr<backend::Compiler> compiler)
     : settings_(std::move(settings)),
       compiler_(std::move(compiler)),
-      generation_(fork_generation()),
+      generation_(fork_epoch()),
       pool_(settings_.max_workers) {}
 
 Mode::~Mode() { pool_.join(); }
@@ -70,15 +71,10 @@ void Mode::run_compile(const FutureRef& future, const backend::CompileRequest& r
   backend::CompileResult result;
   try {
     result = compiler_->compile(request);
-  } catch (const std::bad_alloc&) {
-    result.status = HIPACM_ERROR_OUT_OF_MEMORY;
-    result.error_message = "out of memory during the compile";
-  } catch (const std::exception& e) {
-    result.status = HIPACM_ERROR_INTERNAL;
-    result.error_message = e.what();
   } catch (...) {
-    result.status = HIPACM_ERROR_INTERNAL;
-    result.error_message = "unknown error during the compile";
+    Failure failure = failure_from_current_exception();
+    result.status = failure.status;
+    result.error_message = std::move(failure.message);
   }
   load_into_device(&result, settings_);
   const bool failed = result.status != HIPACM_SUCCESS;

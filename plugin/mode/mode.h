@@ -16,7 +16,7 @@
 #include "hip_backend/compiler.h"
 #include "plugin/mode/future_registry.h"
 #include "plugin/mode/mode_settings.h"
-#include "plugin/abi/request_reader.h"
+#include "plugin/mode/submission.h"
 #include "plugin/mode/thread_pool.h"
 
 namespace hipacm {

@@ -1,18 +1,15 @@
 // mode_registry.cpp - the process-wide mode slot and the table of live mode handles.
 #include "plugin/mode/mode_registry.h"
-#include "support/no_destructor.h"
 
 #include <boost/thread/lock_guard.hpp>
-#include <boost/thread/mutex.hpp>
 
 #include <atomic>
 #include <cstdint>
 #include <optional>
-#include <unordered_map>
 
+#include "plugin/mode/handle_table.h"
+#include "support/fork_epoch.h"
 #include "support/status_error.h"
-#include "plugin/mode/fork_generation.h"
-#include "plugin/mode/handle_ids.h"
 
 namespace hipacm {
 namespace {
@@ -21,30 +18,23 @@ namespace {
 // initialised: no global constructor runs when the plugin loads.
 std::atomic<std::uintptr_t> g_slot{0};
 
-// Handles encode ids that are never reused (plugin/mode/handle_ids.h): an exited
-// mode's handle can never name a newer mode, and because every id below
-// next_id was handed out, one that is no longer live is known to have exited.
-struct Registry {
-  boost::mutex mutex;
-  std::unordered_map<std::uint64_t, std::shared_ptr<Mode>> live;
-  std::uint64_t next_id = 1;  // only grows, under `mutex`
-};
+// Never-reused ids (handle_table.h): an exited mode's handle can never name a newer mode, and
+// one that was issued but is no longer live is known to have exited.
+using Registry = HandleTable<std::shared_ptr<Mode>, HandleKind::kMode>;
+
+// A child of fork() has none of its parent's pool threads: no mode is active there.
+void empty_slot_in_child(Registry&) noexcept { g_slot.store(0, std::memory_order_release); }
 
 // Never destroyed: a host may return from main() with a mode still active,
 // and its pool threads (and exit-time destructors of futures) still use it.
 Registry& registry() {
-  static backend::NoDestructor<Registry> instance;
-  return *instance;
+  return ForkGuarded<Registry, ForkRank::kModeRegistry, &empty_slot_in_child>::instance();
 }
 
 hipacm_mode* to_mode_handle(std::uintptr_t value) { return reinterpret_cast<hipacm_mode*>(value); }
 
 std::uintptr_t handle_value(hipacm_mode* handle) {
   return reinterpret_cast<std::uintptr_t>(handle);
-}
-
-std::optional<std::uint64_t> mode_id(hipacm_mode* handle) {
-  return decode_handle(handle, HandleKind::kMode);
 }
 
 }  // namespace
@@ -62,7 +52,7 @@ hipacm_mode* claim_slot(std::shared_ptr<Mode> mode) {
                                       std::memory_order_acquire)) {
     r.live.erase(id);  // the id was never handed out; the next mode takes it
     throw StatusError(HIPACM_ERROR_MODE_ALREADY_ACTIVE,
-                "another hipacm mode is already active in this process; exit it first");
+                      "another hipacm mode is already active in this process; exit it first");
   }
   ++r.next_id;
   return to_mode_handle(handle);
@@ -74,24 +64,24 @@ hipacm_mode* active_mode() noexcept {
 
 std::shared_ptr<Mode> find_mode_for_submit(hipacm_mode* handle) {
   if (handle == nullptr) throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT, "mode is NULL");
-  const std::optional<std::uint64_t> id = mode_id(handle);
+  const std::optional<std::uint64_t> id = Registry::id_of(handle);
   if (!id) throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT, "unknown mode handle");
   Registry& r = registry();
   boost::lock_guard<boost::mutex> lock(r.mutex);
   auto it = r.live.find(*id);
   if (it == r.live.end()) {
-    if (*id < r.next_id) throw StatusError(HIPACM_ERROR_MODE_CLOSED, "the mode has exited");
+    if (r.issued(*id)) throw StatusError(HIPACM_ERROR_MODE_CLOSED, "the mode has exited");
     throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT, "unknown mode handle");
   }
-  if (it->second->generation() != fork_generation())
+  if (it->second->generation() != fork_epoch())
     throw StatusError(HIPACM_ERROR_MODE_CLOSED,
-                "the mode belongs to the parent process; enter a new mode after fork()");
+                      "the mode belongs to the parent process; enter a new mode after fork()");
   return it->second;
 }
 
 std::shared_ptr<Mode> begin_exit(hipacm_mode* handle) {
   if (handle == nullptr) throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT, "mode is NULL");
-  const std::optional<std::uint64_t> id = mode_id(handle);
+  const std::optional<std::uint64_t> id = Registry::id_of(handle);
   if (!id) throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT, "unknown mode handle");
   Registry& r = registry();
   std::shared_ptr<Mode> mode;
@@ -103,10 +93,11 @@ std::shared_ptr<Mode> begin_exit(hipacm_mode* handle) {
     mode = it->second;
   }
   if (!mode->claim_exit())
-    throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT, "the mode is already exiting on another thread");
-  if (mode->generation() != fork_generation())
     throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT,
-                "the mode belongs to the parent process and cannot be exited after fork()");
+                      "the mode is already exiting on another thread");
+  if (mode->generation() != fork_epoch())
+    throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT,
+                      "the mode belongs to the parent process and cannot be exited after fork()");
   // The reset comes first and cannot fail: whatever happens while collecting,
   // the process can enter a new mode. It only ever clears this mode's handle.
   std::uintptr_t expected = handle_value(handle);
@@ -115,7 +106,7 @@ std::shared_ptr<Mode> begin_exit(hipacm_mode* handle) {
 }
 
 void finish_exit(hipacm_mode* handle) noexcept {
-  const std::optional<std::uint64_t> id = mode_id(handle);
+  const std::optional<std::uint64_t> id = Registry::id_of(handle);
   if (!id) return;
   Registry& r = registry();
   std::shared_ptr<Mode> doomed;
@@ -124,15 +115,6 @@ void finish_exit(hipacm_mode* handle) noexcept {
   if (it == r.live.end()) return;
   doomed = std::move(it->second);
   r.live.erase(it);
-}
-
-void mode_registry_prepare_fork() noexcept { registry().mutex.lock(); }
-
-void mode_registry_parent_after_fork() noexcept { registry().mutex.unlock(); }
-
-void mode_registry_child_after_fork() noexcept {
-  g_slot.store(0, std::memory_order_release);
-  registry().mutex.unlock();
 }
 
 }  // namespace hipacm

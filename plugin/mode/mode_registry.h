@@ -29,10 +29,4 @@ std::shared_ptr<Mode> begin_exit(hipacm_mode* handle);
 /// it gets MODE_CLOSED, and every other call INVALID_ARGUMENT.
 void finish_exit(hipacm_mode* handle) noexcept;
 
-/// fork() support: hold the registry lock across fork, then in the child
-/// reset the slot (its pool threads do not exist there).
-void mode_registry_prepare_fork() noexcept;
-void mode_registry_parent_after_fork() noexcept;
-void mode_registry_child_after_fork() noexcept;
-
 }  // namespace hipacm

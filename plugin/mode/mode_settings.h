@@ -1,16 +1,33 @@
-// mode_settings.h - a mode's resolved configuration, read from hipacm_mode_config and the
-// environment.
+// mode_settings.h - a mode's resolved configuration: what the host asked for, completed from the
+// environment and validated.
 #pragma once
 
 #include <hipacm/hipacm.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
+
+#include "plugin/cache/store/location.h"
 
 namespace hipacm {
 namespace backend {
 class LibraryFactMemo;
 }
+
+/// What the host asked for, as plain values (plugin/abi reads them from hipacm_mode_config;
+/// fields past the caller's struct keep these defaults). Nothing is validated yet.
+struct ModeConfig {
+  std::uint32_t max_workers = 0;  ///< 0: one per hardware thread
+  bool ignore_errors = false;
+  bool fail_fast = false;
+  std::optional<std::string> arch;  ///< nullopt: $HIPACM_ARCH, else the device's
+  std::int32_t isolation = HIPACM_ISOLATION_AUTO;
+  std::uint32_t compile_timeout_ms = 0;
+  std::string cache_dir;  ///< empty: resolved from the environment by the cache
+  std::int32_t cache_policy = HIPACM_CACHE_DEFAULT;
+  std::int32_t load_device = HIPACM_LOAD_NONE;
+};
 
 struct ModeSettings {
   unsigned max_workers = 1;
@@ -19,29 +36,25 @@ struct ModeSettings {
   std::string arch;  ///< validated
   std::int32_t isolation = HIPACM_ISOLATION_AUTO;
   std::uint32_t compile_timeout_ms = 0;
-  std::string cache_dir;  ///< empty: resolved from the environment by the cache
-  std::int32_t cache_policy = HIPACM_CACHE_DEFAULT;  ///< as requested; the cache resolves DEFAULT
+  cache::CacheSettings cache;  ///< the persistent cache's policy and locations
   std::int32_t load_device = HIPACM_LOAD_NONE;
 };
 
-/// Applies defaults, reads only the fields inside cfg->struct_size, and
-/// resolves and validates the arch. Throws hipacm::StatusError: ABI_MISMATCH,
-/// INVALID_ARGUMENT (unknown arch, bad isolation), BACKEND_UNAVAILABLE (no
-/// arch could be found).
-ModeSettings resolve_mode_settings(const hipacm_mode_config* cfg);
-
-/// hipacm_compile's settings: the defaults, with `arch` resolved as a mode's
-/// arch field is (NULL: $HIPACM_ARCH or the device's).
-ModeSettings resolve_compile_settings(const char* arch);
+/// Applies defaults and the environment, and validates: the worker count, the isolation, cache
+/// and load_device values, the cache settings, then the arch. Throws hipacm::StatusError:
+/// INVALID_ARGUMENT (unknown arch, bad isolation, ...), BACKEND_UNAVAILABLE (no arch could be
+/// found).
+ModeSettings resolve_mode_settings(const ModeConfig& config);
 
 /// The isolation policy: `requested` unless it is AUTO, then
 /// $HIPACM_ISOLATION (auto|in-process|process), then AUTO. Throws
 /// INVALID_ARGUMENT for an unknown value in either place.
 std::int32_t resolve_isolation(std::int32_t requested);
 
-/// The arch a mode or hipacm_compile uses: `requested` if non-NULL, else
+/// The arch a mode or hipacm_compile uses: `requested` if given, else
 /// $HIPACM_ARCH, else the device's; validated against the compiler's list.
 /// `memo` may supply the list and hipRTC's identity (library_facts.h).
-std::string resolve_arch(const char* requested, backend::LibraryFactMemo* memo = nullptr);
+std::string resolve_arch(const std::optional<std::string>& requested,
+                         backend::LibraryFactMemo* memo = nullptr);
 
 }  // namespace hipacm

@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "support/failure.h"
 #include "support/no_destructor.h"
 #include "support/sha256.h"
 
@@ -502,14 +503,10 @@ ExternalInputs scan_external_inputs(const backend::CompileRequest& request,
     }
     out.files_read = scanner.files();
     if (scanner.probed_anything()) out.digest = scanner.digest();
-  } catch (const std::exception& e) {
-    out = ExternalInputs{};
-    out.cacheable = false;
-    out.why_not = std::string("the include scan failed: ") + e.what();
   } catch (...) {
     out = ExternalInputs{};
     out.cacheable = false;
-    out.why_not = "the include scan failed";
+    out.why_not = failure_from_current_exception("the include scan failed").message;
   }
   return out;
 }

@@ -1,10 +1,48 @@
-// key.cpp - the persistent-cache key: SHA-256 over everything that determines a code object.
+// key.cpp - the content digest and the persistent-cache key: one walk over a request's fields.
 #include "plugin/cache/key/key.h"
 
 #include "plugin/cache/store/schema.h"
 #include "support/sha256.h"
 
-namespace hipacm::cache {
+namespace hipacm {
+namespace {
+
+// Where the options enter the walk. Each digest fixed its order when it was defined, and both
+// are kept: content digests are the keys hosts see, cache keys name entries already stored.
+enum class OptionsAt { kAfterSourceName, kAfterNameExpressions };
+
+void add_list(Sha256& sha, const std::vector<std::string>& items) {
+  sha.add_count(items.size());
+  for (const auto& item : items) sha.add_field(item);
+}
+
+// Every field of the request that decides its code object. Options are hashed exactly as the
+// compiler receives them: whitespace and empty options can change its outcome (" -DX=1" is not
+// "-DX=1" to hipRTC).
+void add_request(Sha256& sha, const backend::CompileRequest& request, OptionsAt options_at) {
+  sha.add_field(request.source);
+  sha.add_field(request.source_name);
+  if (options_at == OptionsAt::kAfterSourceName) add_list(sha, request.options);
+  sha.add_count(request.headers.size());
+  for (const auto& [name, contents] : request.headers) {
+    sha.add_field(name);
+    sha.add_field(contents);
+  }
+  add_list(sha, request.name_expressions);
+  if (options_at == OptionsAt::kAfterNameExpressions) add_list(sha, request.options);
+  sha.add_field(request.arch);
+}
+
+}  // namespace
+
+std::string content_digest(const backend::CompileRequest& request) {
+  Sha256 sha;
+  sha.add_field("hipacm-request-v1");
+  add_request(sha, request, OptionsAt::kAfterSourceName);
+  return "sha256:" + sha.hex();
+}
+
+namespace cache {
 
 std::string cache_key(const backend::CompileRequest& request,
                       const backend::CompilerIdentity& compiler) {
@@ -16,23 +54,11 @@ std::string cache_key(const backend::CompileRequest& request,
   Sha256 sha;
   sha.add_field("hipacm-cache-key");
   sha.add_count(static_cast<std::uint64_t>(schema_version));
-  sha.add_field(request.source);
-  sha.add_field(request.source_name);
-  sha.add_count(request.headers.size());
-  for (const auto& [name, contents] : request.headers) {
-    sha.add_field(name);
-    sha.add_field(contents);
-  }
-  sha.add_count(request.name_expressions.size());
-  for (const auto& expression : request.name_expressions) sha.add_field(expression);
-  // Exactly what the compiler receives: whitespace and empty options can
-  // change its outcome (" -DX=1" is not "-DX=1" to hipRTC).
-  sha.add_count(request.options.size());
-  for (const auto& option : request.options) sha.add_field(option);
-  sha.add_field(request.arch);
+  add_request(sha, request, OptionsAt::kAfterNameExpressions);
   sha.add_field(compiler.backend);
   sha.add_field(compiler.version);
   return sha.hex();
 }
 
-}  // namespace hipacm::cache
+}  // namespace cache
+}  // namespace hipacm

@@ -1,4 +1,5 @@
-// key.h - the persistent-cache key: SHA-256 over everything that determines a code object.
+// key.h - what names a compile: the request's content digest and the persistent-cache key, both
+// SHA-256 over the request's fields.
 #pragma once
 
 #include <string>
@@ -7,7 +8,14 @@
 #include "hip_backend/compiler.h"
 #include "hip_backend/compiler_identity.h"
 
-namespace hipacm::cache {
+namespace hipacm {
+
+/// "sha256:" and the hex SHA-256 over every field that affects the code object: source, source
+/// name, options, headers (names and contents), name expressions and arch. The key of a request
+/// whose host gives none. Length-prefixed fields: distinct requests never share a byte stream.
+std::string content_digest(const backend::CompileRequest& request);
+
+namespace cache {
 
 /// Hex SHA-256 over: the schema version, the source, the source name, the
 /// headers (names and contents), the name expressions, the options
@@ -20,4 +28,5 @@ std::string cache_key(const backend::CompileRequest& request,
 std::string cache_key(const backend::CompileRequest& request,
                       const backend::CompilerIdentity& compiler);
 
-}  // namespace hipacm::cache
+}  // namespace cache
+}  // namespace hipacm

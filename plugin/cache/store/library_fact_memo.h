@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "hip_backend/library_facts.h"
-#include "plugin/cache/caching_compiler.h"
+#include "plugin/cache/store/location.h"
 
 namespace hipacm::cache {
 

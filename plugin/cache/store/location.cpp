@@ -12,9 +12,9 @@
 
 #include <hipacm/hipacm.h>
 
+#include "plugin/cache/store/schema.h"
 #include "support/environment.h"
 #include "support/log.h"
-#include "plugin/cache/store/schema.h"
 #include "support/status_error.h"
 
 namespace hipacm::cache {
@@ -39,16 +39,28 @@ Policy resolve_policy(std::int32_t requested) {
     case HIPACM_CACHE_DEFAULT:
       break;
     default:
-      throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT,
-                  "cache_policy is " + std::to_string(requested) +
-                      "; expected HIPACM_CACHE_DEFAULT (0), _OFF (1), _READ (2) or _READWRITE (3)");
+      throw StatusError(
+          HIPACM_ERROR_INVALID_ARGUMENT,
+          "cache_policy is " + std::to_string(requested) +
+              "; expected HIPACM_CACHE_DEFAULT (0), _OFF (1), _READ (2) or _READWRITE (3)");
   }
   const std::string value = env("HIPACM_CACHE");
   if (value.empty() || value == "readwrite") return Policy::kReadWrite;
   if (value == "off") return Policy::kOff;
   if (value == "read") return Policy::kRead;
   throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT,
-              "HIPACM_CACHE is '" + value + "'; expected off, read or readwrite");
+                    "HIPACM_CACHE is '" + value + "'; expected off, read or readwrite");
+}
+
+CacheSettings resolve_cache_settings(std::int32_t requested_policy, const std::string& mode_dir) {
+  CacheSettings out;
+  out.policy = resolve_policy(requested_policy);
+  if (out.policy == Policy::kOff) return out;
+  const std::string dir = user_cache_dir(mode_dir);
+  if (!dir.empty()) out.user_db = database_in(dir);
+  out.system_db = system_cache_path();
+  out.max_bytes = max_cache_bytes();
+  return out;
 }
 
 std::string user_cache_dir(const std::string& mode_dir) {
@@ -110,28 +122,24 @@ bool on_network_filesystem(const std::string& path, std::string* fs_name) {
   return false;
 }
 
-bool prepare_writable_dir(const std::string& dir, std::string* error) {
+Expected<void> prepare_writable_dir(const std::string& dir) {
+  const auto unusable = [](std::string message) {
+    return Failure{HIPACM_ERROR_INVALID_ARGUMENT, std::move(message)};
+  };
   // Each missing component is made 0700 here, one at a time (the umask can
   // only take bits away); components that exist, such as ~/.cache, are the
   // user's and keep their mode.
   std::filesystem::path prefix;
   for (const auto& component : std::filesystem::path(dir)) {
     prefix /= component;
-    if (::mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST) {
-      *error = "cannot create " + prefix.string() + ": " + std::strerror(errno);
-      return false;
-    }
+    if (::mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST)
+      return unusable("cannot create " + prefix.string() + ": " + std::strerror(errno));
   }
   std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) {
-    *error = dir + " is not a directory";
-    return false;
-  }
-  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
-    *error = dir + " is not writable: " + std::strerror(errno);
-    return false;
-  }
-  return true;
+  if (!std::filesystem::is_directory(dir, ec)) return unusable(dir + " is not a directory");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    return unusable(dir + " is not writable: " + std::strerror(errno));
+  return {};
 }
 
 }  // namespace hipacm::cache

@@ -4,9 +4,24 @@
 #include <cstdint>
 #include <string>
 
+#include "support/failure.h"
+
 namespace hipacm::cache {
 
 enum class Policy { kOff, kRead, kReadWrite };
+
+/// Where and how a mode uses the cache; resolved once at mode enter.
+struct CacheSettings {
+  Policy policy = Policy::kOff;
+  std::string user_db;    ///< read-write layer's database; empty: none
+  std::string system_db;  ///< read-only layer's database; empty: none
+  std::int64_t max_bytes = 0;
+};
+
+/// The policy (`requested_policy` as resolve_policy reads it) and the locations: the user layer
+/// in `mode_dir` or the user_cache_dir() default, the system layer, the size bound. Throws
+/// hipacm::StatusError (INVALID_ARGUMENT) for a bad policy or $HIPACM_CACHE.
+CacheSettings resolve_cache_settings(std::int32_t requested_policy, const std::string& mode_dir);
 
 /// HIPACM_CACHE_OFF/READ/READWRITE as given; HIPACM_CACHE_DEFAULT reads
 /// $HIPACM_CACHE (off|read|readwrite), else READWRITE. Throws hipacm::StatusError
@@ -33,8 +48,8 @@ std::int64_t max_cache_bytes();
 /// another network file system; *fs_name then names it.
 bool on_network_filesystem(const std::string& path, std::string* fs_name);
 
-/// Creates `dir` and its parents (mode 0700 for new ones). False with
-/// *error when it cannot, or it is not a writable directory.
-bool prepare_writable_dir(const std::string& dir, std::string* error);
+/// Creates `dir` and its parents (mode 0700 for new ones). Fails (INVALID_ARGUMENT, naming the
+/// directory) when it cannot, or it is not a writable directory.
+Expected<void> prepare_writable_dir(const std::string& dir);
 
 }  // namespace hipacm::cache

@@ -1,0 +1,70 @@
+// fork_epoch.cpp - one pthread_atfork registration that runs every participant in rank order.
+#include "support/fork_epoch.h"
+
+#include <pthread.h>
+
+#include <atomic>
+#include <cstddef>
+
+namespace hipacm {
+namespace {
+
+constexpr std::size_t kRanks = static_cast<std::size_t>(ForkRank::kCount);
+static_assert(kRanks <= 32, "the prepared set is a 32-bit mask");
+
+// Constant-initialised: no global constructor runs when a library holding this is loaded.
+std::atomic<const ForkParticipant*> g_participants[kRanks] = {};
+std::atomic<std::uint64_t> g_epoch{0};
+
+// The participants whose prepare handler ran for the fork in progress on this thread: one that
+// joins between prepare and the child must not have a lock released that it never took.
+thread_local std::uint32_t t_prepared = 0;
+
+void prepare() noexcept {
+  std::uint32_t prepared = 0;
+  for (std::size_t rank = 0; rank < kRanks; ++rank) {
+    const ForkParticipant* participant = g_participants[rank].load(std::memory_order_acquire);
+    if (participant == nullptr) continue;
+    participant->prepare();
+    prepared |= std::uint32_t{1} << rank;
+  }
+  t_prepared = prepared;
+}
+
+template <void (*ForkParticipant::*Handler)() noexcept>
+void run_in_reverse() noexcept {
+  for (std::size_t rank = kRanks; rank-- > 0;) {
+    if ((t_prepared & (std::uint32_t{1} << rank)) == 0) continue;
+    (g_participants[rank].load(std::memory_order_acquire)->*Handler)();
+  }
+  t_prepared = 0;
+}
+
+void in_parent() noexcept { run_in_reverse<&ForkParticipant::parent>(); }
+
+void in_child() noexcept {
+  // First, so that every child handler already sees the parent's objects as foreign.
+  g_epoch.fetch_add(1, std::memory_order_acq_rel);
+  run_in_reverse<&ForkParticipant::child>();
+}
+
+void install_once() noexcept {
+  // A function-local static: thread-safe, runs once, no global constructor.
+  static const bool installed = pthread_atfork(&prepare, &in_parent, &in_child) == 0;
+  (void)installed;
+}
+
+}  // namespace
+
+void join_fork_epoch(ForkRank rank, const ForkParticipant& participant) noexcept {
+  const auto index = static_cast<std::size_t>(rank);
+  if (index >= kRanks) return;
+  const ForkParticipant* expected = nullptr;
+  g_participants[index].compare_exchange_strong(expected, &participant, std::memory_order_acq_rel,
+                                                std::memory_order_acquire);
+  install_once();
+}
+
+std::uint64_t fork_epoch() noexcept { return g_epoch.load(std::memory_order_acquire); }
+
+}  // namespace hipacm
