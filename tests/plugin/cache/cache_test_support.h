@@ -18,7 +18,7 @@
 #include "hip_backend/hiprtc/inprocess_compiler.h"
 #include "plugin/cache/store/schema.h"
 #include "plugin/mode/compiler_factory.h"
-#include "tests/plugin/test_kernels.h"
+#include "tests/plugin/plugin_test_support.h"
 
 namespace hipacm::cache_test {
 
@@ -111,19 +111,10 @@ inline Outcome compile_in_mode(const std::string& cache_dir, const CompileSpec& 
   out.enter_status = hipacm_mode_enter(&cfg, &mode);
   if (out.enter_status != HIPACM_SUCCESS) return out;
 
-  std::vector<const char*> names;
-  for (const auto& n : spec.name_expressions) names.push_back(n.c_str());
-  std::vector<const char*> options;
-  for (const auto& o : spec.options) options.push_back(o.c_str());
-  hipacm_request req{};
-  req.struct_size = sizeof req;
-  req.source = spec.source.c_str();
-  req.options = options.data();
-  req.num_options = options.size();
-  req.name_expressions = names.data();
-  req.num_name_expressions = names.size();
+  test::Request req(spec.source);
+  req.with_options(spec.options).with_name_expressions(spec.name_expressions);
   hipacm_future* future = nullptr;
-  out.status = hipacm_submit(mode, &req, &future);
+  out.status = hipacm_submit(mode, req.get(), &future);
   if (out.status == HIPACM_SUCCESS) {
     const hipacm_kernel* kernel = nullptr;
     out.status = hipacm_future_result(future, &kernel);

@@ -14,6 +14,7 @@
 
 #include "hip_backend/codeobject/code_object_check.h"
 #include "hip_backend/hiprtc/hiprtc_internal.h"
+#include "tests/plugin/plugin_test_support.h"
 
 namespace hipacm::test {
 namespace {
@@ -107,27 +108,13 @@ struct HipacmCompile {
 };
 
 HipacmCompile compile_with_hipacm(const Variant& v, const std::string& arch) {
-  std::vector<const char*> options, names, contents, expressions;
-  for (const auto& option : v.options) options.push_back(option.c_str());
-  for (const auto& [name, text] : v.headers) {
-    names.push_back(name.c_str());
-    contents.push_back(text.c_str());
-  }
-  for (const auto& expression : v.name_expressions) expressions.push_back(expression.c_str());
-  hipacm_request req{};
-  req.struct_size = sizeof req;
-  req.source = v.source.c_str();
-  req.source_name = v.source_name.c_str();
-  req.options = options.data();
-  req.num_options = options.size();
-  req.header_names = names.data();
-  req.header_sources = contents.data();
-  req.num_headers = names.size();
-  req.name_expressions = expressions.data();
-  req.num_name_expressions = expressions.size();
+  Request request(v.source);
+  request.source_name = v.source_name;
+  request.headers = v.headers;
+  request.with_options(v.options).with_name_expressions(v.name_expressions);
   HipacmCompile out;
   hipacm_future* future = nullptr;
-  out.status = hipacm_compile(&req, arch.c_str(), &future);
+  out.status = hipacm_compile(request.get(), arch.c_str(), &future);
   if (future == nullptr) {
     out.message = hipacm_last_error_message();
     return out;

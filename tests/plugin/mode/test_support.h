@@ -18,7 +18,7 @@
 #include "hip_backend/compiler.h"
 #include "hip_backend/hiprtc/inprocess_compiler.h"
 #include "plugin/mode/compiler_factory.h"
-#include "tests/plugin/test_kernels.h"
+#include "tests/plugin/plugin_test_support.h"
 
 namespace hipacm::test {
 
@@ -26,75 +26,6 @@ namespace hipacm::test {
 inline const char* kStaticAssertSource =
     "template <int X> struct check { static_assert(X == 2, \"hipacm seed: X must be 2\"); };\n"
     "extern \"C\" __global__ void seed(int* p) { check<1> c; (void)c; p[0] = 1; }\n";
-
-/// Counts exactly-once callbacks.
-struct CallbackCounts {
-  std::atomic<int> finalized{0};
-  std::atomic<int> cleaned{0};
-  int finalize_result = 0;
-};
-
-inline int count_finalize(void* user, hipacm_future*) {
-  auto* c = static_cast<CallbackCounts*>(user);
-  c->finalized.fetch_add(1);
-  return c->finalize_result;
-}
-inline void count_cleanup(void* user, hipacm_future*) {
-  static_cast<CallbackCounts*>(user)->cleaned.fetch_add(1);
-}
-
-/// A request whose strings live as long as this object.
-struct Request {
-  std::string source;
-  std::string key;
-  std::vector<std::string> options;
-  std::vector<const char*> option_ptrs;
-  std::vector<std::string> names;
-  std::vector<const char*> name_ptrs;
-  hipacm_request req{};
-
-  /// With `counts`, its finalize and cleanup count into them.
-  explicit Request(std::string src, std::string k = "", CallbackCounts* counts = nullptr)
-      : source(std::move(src)), key(std::move(k)) {
-    req.struct_size = sizeof(hipacm_request);
-    if (counts != nullptr) with_callbacks(count_finalize, count_cleanup, counts);
-    refresh();
-  }
-  Request& with_name_expressions(std::vector<std::string> n) {
-    names = std::move(n);
-    refresh();
-    return *this;
-  }
-  Request& with_options(std::vector<std::string> o) {
-    options = std::move(o);
-    refresh();
-    return *this;
-  }
-  Request& with_callbacks(hipacm_finalize_fn f, hipacm_cleanup_fn c, void* user) {
-    req.finalize = f;
-    req.cleanup = c;
-    req.user_data = user;
-    return *this;
-  }
-  void refresh() {
-    req.source = source.c_str();
-    req.key = key.empty() ? nullptr : key.c_str();
-    option_ptrs.clear();
-    for (auto& o : options) option_ptrs.push_back(o.c_str());
-    req.options = option_ptrs.data();
-    req.num_options = option_ptrs.size();
-    name_ptrs.clear();
-    for (auto& n : names) name_ptrs.push_back(n.c_str());
-    req.name_expressions = name_ptrs.data();
-    req.num_name_expressions = name_ptrs.size();
-  }
-  // Refreshes the pointers first: a Request may have moved (e.g. inside a
-  // vector), and short strings move their bytes with them.
-  const hipacm_request* get() {
-    refresh();
-    return &req;
-  }
-};
 
 /// Owns one future reference.
 struct FutureHandle {
