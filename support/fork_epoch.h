@@ -30,11 +30,12 @@ struct ForkParticipant {
   void (*child)() noexcept;
 };
 
-/// Puts `participant` at `rank` (the first call for a rank wins; later ones are ignored) and
-/// makes sure the handlers are installed, once per process. `participant` must live as long as
-/// the process (a static constant). Call it before taking the participant's lock and never while
-/// holding the lock of any participant: installing takes the C library's fork lock, which a
-/// concurrent fork() holds while it waits for those locks. Thread-safe, never throws.
+/// Puts `participant` at `rank` (the first call for a rank wins; later ones are ignored), makes
+/// sure the handlers are installed, once per process, and returns once no fork() that started
+/// without the participant is still in flight. `participant` must live as long as the process (a
+/// static constant). Call it before taking the participant's lock and never while holding the
+/// lock of any participant: a concurrent fork() may be waiting for that lock. Thread-safe, never
+/// throws.
 void join_fork_epoch(ForkRank rank, const ForkParticipant& participant) noexcept;
 
 /// How many fork()s separate this process from the one that started the count: 0 until a child

@@ -31,7 +31,7 @@ template <class Get>
 const char* future_string(const char* function, hipacm_future* f, Get get) noexcept {
   const char* value = "";
   guarded(function, [&] {
-    value = get(*acquire_future(f).get());
+    value = get(acquire_future(f));
     return HIPACM_SUCCESS;
   });
   return value;
@@ -184,15 +184,16 @@ HIPACM_API hipacm_status hipacm_future_result(hipacm_future* f, const hipacm_ker
 }
 
 HIPACM_API const char* hipacm_future_key(hipacm_future* f) {
-  return future_string(__func__, f, [](const Future& future) { return future.key().c_str(); });
+  return future_string(__func__, f, [](const FutureRef& future) { return future->key().c_str(); });
 }
 
 HIPACM_API const char* hipacm_future_log(hipacm_future* f) {
-  return future_string(__func__, f, [](const Future& future) { return future.log(); });
+  return future_string(__func__, f, [](const FutureRef& future) { return future->log(); });
 }
 
 HIPACM_API const char* hipacm_future_error_message(hipacm_future* f) {
-  return future_string(__func__, f, [](const Future& future) { return future.error_message(); });
+  return future_string(__func__, f,
+                       [](const FutureRef& future) { return future->error_message(); });
 }
 
 HIPACM_API const char* hipacm_last_error_message(void) { return last_error_message(); }
