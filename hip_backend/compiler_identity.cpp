@@ -11,13 +11,14 @@
 #include <utility>
 #include <vector>
 
-#include "support/dynamic_library.h"
 #include "hip_backend/hiprtc/hiprtc_api.h"
 #include "hip_backend/hiprtc/hiprtc_internal.h"
 #include "hip_backend/library_facts.h"
-#include "support/no_destructor.h"
 #include "hip_backend/nvrtc/nvrtc_api.h"
 #include "hip_backend/target_arch.h"
+#include "support/dynamic_library.h"
+#include "support/failure.h"
+#include "support/no_destructor.h"
 
 namespace hipacm::backend {
 namespace {
@@ -85,7 +86,7 @@ CompilerIdentity compiler_identity(const std::string& arch, LibraryFactMemo* mem
       static NoDestructor<CompilerIdentity> identity(nvrtc_identity());
       return *identity;
     } catch (...) {
-      return {"nvrtc", "", "cannot read NVRTC's version"};
+      return {"nvrtc", "", failure_from_current_exception("cannot read NVRTC's version").message};
     }
   }
   if (arch.rfind("gfx", 0) != 0) return {"unknown", "", "no compiler serves arch " + arch};
@@ -93,7 +94,7 @@ CompilerIdentity compiler_identity(const std::string& arch, LibraryFactMemo* mem
     // The library cannot change under a running process: resolve it once.
     return hiprtc_identity(memo);
   } catch (...) {
-    return {"hiprtc", "", "cannot read hipRTC's version"};
+    return {"hiprtc", "", failure_from_current_exception("cannot read hipRTC's version").message};
   }
 }
 

@@ -1,66 +1,44 @@
 // cuda_driver_api.cpp - finds, binds and initializes the CUDA driver at run time, once per process.
 #include "hip_backend/device/cuda_driver_api.h"
 
-#include <cstdlib>
-#include <new>
-#include <optional>
-
-#include "support/dynamic_library.h"
-#include "support/environment.h"
+#include "support/lazy_library.h"
 #include "support/no_destructor.h"
 
 namespace hipacm::backend {
 
 namespace {
 
-struct CachedDriver {
-  std::optional<DynamicLibrary> library;
-  CudaDriverApi api;
-  bool usable = false;
-  std::string error;
-};
+// Pinned (the default): the driver starts threads that run its code until exit.
+LibrarySearch cuda_driver_search() {
+  return {.name = "CUDA driver",
+          .override_variable = "HIPACM_CUDA_DRIVER_LIBRARY",
+          .defaults = {"libcuda.so.1"},
+          .not_found = "no CUDA driver"};
+}
 
-CachedDriver load_once() {
-  CachedDriver cached;
-  try {
-    const std::string name =
-        environment_value("HIPACM_CUDA_DRIVER_LIBRARY").value_or("libcuda.so.1");
-    std::string open_error;
-    // Pinned: the driver starts threads that run its code until exit.
-    cached.library = DynamicLibrary::open(name, &open_error, DynamicLibrary::Lifetime::kPinned);
-    if (!cached.library) {
-      cached.error = "no CUDA driver (" + open_error + ")";
-      return cached;
-    }
-    CudaDriverApi& api = cached.api;
-#define HIPACM_BIND_FIELD(field, exported, ret, params)                                 \
-  if (!cached.library->bind(exported, &api.field, nullptr)) {                           \
-    cached.error = "CUDA driver " + cached.library->path() + " is missing " + exported; \
-    return cached;                                                                      \
-  }
-    HIPACM_CUDA_DRIVER_SYMBOLS(HIPACM_BIND_FIELD)
+void bind_cuda_driver(SymbolBinder& binder, CudaDriverApi* api) {
+#define HIPACM_BIND_FIELD(field, exported, ret, params) binder.require(exported, &api->field);
+  HIPACM_CUDA_DRIVER_SYMBOLS(HIPACM_BIND_FIELD)
 #undef HIPACM_BIND_FIELD
-    api.library_path = cached.library->path();
-    const cu_result init = api.cuInit(0);
-    if (init != kCudaSuccess) {
-      cached.error = "cuInit failed: " + cuda_error_text(api, init);
-      return cached;
-    }
-    cached.usable = true;
-  } catch (const std::bad_alloc&) {
-    cached.error = "out of memory while loading the CUDA driver";
+}
+
+// A driver counts as loaded only once cuInit(0) succeeded.
+Expected<BoundLibrary<CudaDriverApi>> load_once() {
+  auto driver =
+      find_library(cuda_driver_search(), cuda_driver_search().candidates(), &bind_cuda_driver);
+  if (!driver) return driver;
+  if (const cu_result init = driver->api.cuInit(0); init != kCudaSuccess) {
+    return Failure{HIPACM_ERROR_BACKEND_UNAVAILABLE,
+                   "cuInit failed: " + cuda_error_text(driver->api, init)};
   }
-  return cached;
+  return driver;
 }
 
 }  // namespace
 
 const CudaDriverApi* load_cuda_driver(std::string* error) {
-  static NoDestructor<CachedDriver> cached(load_once());
-  const CachedDriver& state = cached.get();
-  if (state.usable) return &state.api;
-  if (error != nullptr) *error = state.error;
-  return nullptr;
+  static NoDestructor<LazyLibrary<CudaDriverApi>> driver("cannot load the CUDA driver", &load_once);
+  return driver->api(error);
 }
 
 std::string cuda_error_text(const CudaDriverApi& api, cu_result result) {

@@ -63,15 +63,13 @@ class CudaModule final : public LoadedModule {
     result = api_.cuModuleLoadData(&module, code.data());
     if (result != kCudaSuccess) return result;
     module_ = module;
-    functions_.reserve(names.size());
-    for (const std::string& name : names) {
-      *step = "cuModuleGetFunction(\"" + name + "\")";
-      cu_function function = nullptr;
-      result = api_.cuModuleGetFunction(&function, module, name.c_str());
-      if (result != kCudaSuccess) return result;
-      functions_.push_back(function);
-    }
-    return kCudaSuccess;
+    return resolve_functions(
+        names, "cuModuleGetFunction", step, [&](void** function, const char* name) {
+          cu_function resolved = nullptr;
+          const cu_result got = api_.cuModuleGetFunction(&resolved, module, name);
+          *function = resolved;
+          return got;
+        });
   }
 
  private:
@@ -84,46 +82,31 @@ class CudaModule final : public LoadedModule {
 
 ModuleLoad load_cuda_module(const std::vector<std::uint8_t>& code, int device,
                             const std::vector<std::string>& function_names) {
-  ModuleLoad load;
   std::string driver_error;
   const CudaDriverApi* api = load_cuda_driver(&driver_error);
-  if (api == nullptr) {
-    load.status = HIPACM_ERROR_BACKEND_UNAVAILABLE;
-    load.error =
-        "cannot load the module on CUDA device " + std::to_string(device) + ": " + driver_error;
-    return load;
-  }
+  if (api == nullptr) return runtime_unavailable("CUDA", device, driver_error);
   int count = 0;
   cu_result result = api->cuDeviceGetCount(&count);
   if (result != kCudaSuccess || device >= count) {
-    load.status = HIPACM_ERROR_BACKEND_UNAVAILABLE;
-    load.error =
-        "load_device is " + std::to_string(device) + " but the CUDA driver reports " +
-        std::to_string(count) + " device(s)" +
-        (result != kCudaSuccess ? " (cuDeviceGetCount: " + cuda_error_text(*api, result) + ")"
-                                : std::string());
-    return load;
+    return no_such_device(
+        "CUDA driver", device, count,
+        result != kCudaSuccess ? "cuDeviceGetCount: " + cuda_error_text(*api, result) : "");
   }
   cu_device handle = 0;
   result = api->cuDeviceGet(&handle, device);
   if (result != kCudaSuccess) {
-    load.status = status_for(result);
-    load.error =
-        "cuDeviceGet(" + std::to_string(device) + ") failed: " + cuda_error_text(*api, result);
-    return load;
+    return ModuleLoad{
+        status_for(result),
+        "cuDeviceGet(" + std::to_string(device) + ") failed: " + cuda_error_text(*api, result),
+        nullptr};
   }
   auto module = std::make_shared<CudaModule>(*api, handle);
   std::string step;
   result = module->load(code, function_names, &step);
   if (result != kCudaSuccess) {
-    load.status = status_for(result);
-    load.error = step + " on CUDA device " + std::to_string(device) +
-                 " failed: " + cuda_error_text(*api, result);
-    return load;
+    return step_failed(status_for(result), step, "CUDA", device, cuda_error_text(*api, result));
   }
-  load.status = HIPACM_SUCCESS;
-  load.module = std::move(module);
-  return load;
+  return loaded_module(std::move(module));
 }
 
 }  // namespace hipacm::backend

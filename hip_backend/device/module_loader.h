@@ -27,6 +27,22 @@ class LoadedModule {
   const std::vector<void*>& functions() const noexcept { return functions_; }
 
  protected:
+  /// Resolves `names` in order with `get(void** function, const char* name)`, the driver's
+  /// get-function call named `call` in *step. Returns the first failing code, or 0 (success on
+  /// both platforms).
+  template <class Get>
+  int resolve_functions(const std::vector<std::string>& names, const char* call, std::string* step,
+                        Get get) {
+    functions_.reserve(names.size());
+    for (const std::string& name : names) {
+      *step = std::string(call) + "(\"" + name + "\")";
+      void* function = nullptr;
+      if (const int error = get(&function, name.c_str()); error != 0) return error;
+      functions_.push_back(function);
+    }
+    return 0;
+  }
+
   void* module_ = nullptr;
   std::vector<void*> functions_;
 };
@@ -47,6 +63,13 @@ struct ModuleLoad {
 /// refuses the module or a kernel. Never throws.
 ModuleLoad load_module(const std::vector<std::uint8_t>& code, const std::string& arch, int device,
                        const std::vector<std::string>& function_names) noexcept;
+
+/// How the two halves of load_module word their outcomes; `platform` is "CUDA" or "HIP".
+ModuleLoad runtime_unavailable(const char* platform, int device, const std::string& why);
+ModuleLoad no_such_device(const char* runtime, int device, int count, const std::string& detail);
+ModuleLoad step_failed(hipacm_status status, const std::string& step, const char* platform,
+                       int device, const std::string& error);
+ModuleLoad loaded_module(std::shared_ptr<const LoadedModule> module);
 
 /// The two halves of load_module, one per platform.
 ModuleLoad load_cuda_module(const std::vector<std::uint8_t>& code, int device,

@@ -3,17 +3,12 @@
 
 #include <boost/thread/lock_guard.hpp>
 
-#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <new>
 #include <sstream>
 #include <string_view>
 
+#include "hip_backend/hiprtc/backend_lock.h"
 #include "hip_backend/hiprtc/comgr_isa_internal.h"
-#include "support/dynamic_library.h"
-#include "support/environment.h"
-#include "hip_backend/hiprtc/hiprtc_internal.h"
 #include "hip_backend/library_facts.h"
 #include "support/no_destructor.h"
 
@@ -21,34 +16,32 @@ namespace hipacm::backend {
 
 namespace {
 
-// Mirrors of comgr's C types, so the backend builds without ROCm headers.
-using comgr_status = int;  // amd_comgr_status_t; 0 = AMD_COMGR_STATUS_SUCCESS
-struct comgr_metadata_node {
-  std::uint64_t handle;
-};
-using GetIsaCountFn = comgr_status (*)(std::size_t*);
-using GetIsaNameFn = comgr_status (*)(std::size_t, const char**);
-using GetIsaMetadataFn = comgr_status (*)(const char*, comgr_metadata_node*);
-using MetadataLookupFn = comgr_status (*)(comgr_metadata_node, const char*, comgr_metadata_node*);
-using DestroyMetadataFn = comgr_status (*)(comgr_metadata_node);
-
 constexpr std::string_view kIsaPrefix = "amdgcn-amd-amdhsa--";
 constexpr std::size_t kMaxArchLength = 64;
 
-struct ComgrMetadataApi {
-  GetIsaMetadataFn get_isa_metadata = nullptr;
-  MetadataLookupFn lookup = nullptr;
-  DestroyMetadataFn destroy = nullptr;
-};
+// Pinned (the default): comgr carries LLVM, whose static state does not survive an unload.
+LibrarySearch comgr_search() {
+  return {.name = "comgr",
+          .override_variable = "HIPACM_COMGR_LIBRARY",
+          .defaults = {"libamd_comgr.so.2", "libamd_comgr.so"}};
+}
+
+// The ISA list is required; without the metadata entry points no feature is known.
+void bind_comgr(SymbolBinder& binder, ComgrApi* api) {
+  HIPACM_COMGR_REQUIRED_SYMBOLS(HIPACM_LIBRARY_REQUIRE)
+  HIPACM_COMGR_OPTIONAL_SYMBOLS(HIPACM_LIBRARY_OPTIONAL)
+}
+
+constexpr LibrarySpec<ComgrApi> kComgr = {&comgr_search, &bind_comgr};
 
 // A metadata node that is destroyed with its scope.
 class MetadataNode {
  public:
-  explicit MetadataNode(const ComgrMetadataApi& api) : api_(api) {}
+  explicit MetadataNode(const ComgrApi& api) : api_(api) {}
   MetadataNode(const MetadataNode&) = delete;
   MetadataNode& operator=(const MetadataNode&) = delete;
   ~MetadataNode() {
-    if (valid_) api_.destroy(node_);
+    if (valid_) api_.amd_comgr_destroy_metadata(node_);
   }
   comgr_metadata_node* out() { return &node_; }
   void mark_valid() { valid_ = true; }
@@ -56,23 +49,22 @@ class MetadataNode {
   comgr_metadata_node node() const { return node_; }
 
  private:
-  const ComgrMetadataApi& api_;
+  const ComgrApi& api_;
   comgr_metadata_node node_{0};
   bool valid_ = false;
 };
 
 // Reads Features from the ISA's metadata, e.g. {sramecc=any, xnack=any} for gfx90a.
-bool read_features(const ComgrMetadataApi& api, const std::string& isa_name,
-                   AmdgpuProcessor* processor) {
+bool read_features(const ComgrApi& api, const std::string& isa_name, AmdgpuProcessor* processor) {
   MetadataNode isa(api);
-  if (api.get_isa_metadata(isa_name.c_str(), isa.out()) != 0) return false;
+  if (api.amd_comgr_get_isa_metadata(isa_name.c_str(), isa.out()) != 0) return false;
   isa.mark_valid();
   MetadataNode features(api);
-  if (api.lookup(isa.node(), "Features", features.out()) != 0) return false;
+  if (api.amd_comgr_metadata_lookup(isa.node(), "Features", features.out()) != 0) return false;
   features.mark_valid();
   for (const char* feature : {"xnack", "sramecc"}) {
     MetadataNode value(api);
-    if (api.lookup(features.node(), feature, value.out()) == 0) {
+    if (api.amd_comgr_metadata_lookup(features.node(), feature, value.out()) == 0) {
       value.mark_valid();
       (std::string_view(feature) == "xnack" ? processor->xnack : processor->sramecc) = true;
     }
@@ -92,39 +84,23 @@ void add_processor(AmdgpuIsaTable* table, AmdgpuProcessor processor) {
   table->details.push_back(std::move(processor));
 }
 
-std::optional<AmdgpuIsaTable> read_table(const DynamicLibrary& library, std::string* error) {
-  std::string dl_error;
-  auto get_count =
-      reinterpret_cast<GetIsaCountFn>(library.symbol("amd_comgr_get_isa_count", &dl_error));
-  auto get_name =
-      reinterpret_cast<GetIsaNameFn>(library.symbol("amd_comgr_get_isa_name", &dl_error));
-  if (get_count == nullptr || get_name == nullptr) {
-    *error = "comgr library " + library.path() + " is missing symbol: " + dl_error;
-    return std::nullopt;
-  }
-  ComgrMetadataApi metadata;
-  metadata.get_isa_metadata =
-      reinterpret_cast<GetIsaMetadataFn>(library.symbol("amd_comgr_get_isa_metadata", nullptr));
-  metadata.lookup =
-      reinterpret_cast<MetadataLookupFn>(library.symbol("amd_comgr_metadata_lookup", nullptr));
-  metadata.destroy =
-      reinterpret_cast<DestroyMetadataFn>(library.symbol("amd_comgr_destroy_metadata", nullptr));
-  const bool have_metadata = metadata.get_isa_metadata != nullptr && metadata.lookup != nullptr &&
-                             metadata.destroy != nullptr;
-
+std::optional<AmdgpuIsaTable> read_table(const ComgrApi& api, std::string* error) {
+  const bool have_metadata = api.amd_comgr_get_isa_metadata != nullptr &&
+                             api.amd_comgr_metadata_lookup != nullptr &&
+                             api.amd_comgr_destroy_metadata != nullptr;
   AmdgpuIsaTable table;
-  table.library_path = library.path();
+  table.library_path = api.library_path;
   table.features_known = have_metadata;
   // comgr is hipRTC's compiler engine; keep it off other threads' compiles.
-  boost::lock_guard<boost::mutex> lock(hiprtc_mutex());
+  RocmBackendLock lock;
   std::size_t count = 0;
-  if (get_count(&count) != 0) {
-    *error = "amd_comgr_get_isa_count failed in " + library.path();
+  if (api.amd_comgr_get_isa_count(&count) != 0) {
+    *error = "amd_comgr_get_isa_count failed in " + api.library_path;
     return std::nullopt;
   }
   for (std::size_t i = 0; i < count; ++i) {
     const char* raw_name = nullptr;
-    if (get_name(i, &raw_name) != 0 || raw_name == nullptr) continue;
+    if (api.amd_comgr_get_isa_name(i, &raw_name) != 0 || raw_name == nullptr) continue;
     const std::string isa_name(raw_name);
     if (isa_name.compare(0, kIsaPrefix.size(), kIsaPrefix) != 0) continue;
     std::string rest = isa_name.substr(kIsaPrefix.size());
@@ -134,17 +110,20 @@ std::optional<AmdgpuIsaTable> read_table(const DynamicLibrary& library, std::str
     // Newer comgr may list feature variants ("gfx90a:xnack+") as names too.
     processor.xnack = rest.find(":xnack") != std::string::npos;
     processor.sramecc = rest.find(":sramecc") != std::string::npos;
-    if (have_metadata && !read_features(metadata, isa_name, &processor)) {
+    if (have_metadata && !read_features(api, isa_name, &processor)) {
       table.features_known = false;
     }
     add_processor(&table, std::move(processor));
   }
   if (table.processors.empty()) {
-    *error = "comgr library " + library.path() + " lists no amdgcn-amd-amdhsa targets";
+    *error = "comgr library " + api.library_path + " lists no amdgcn-amd-amdhsa targets";
     return std::nullopt;
   }
   return table;
 }
+
+// What a failure to read the table is about.
+constexpr std::string_view kTableContext = "cannot read comgr's target list";
 
 // The memo's name for the table; its text is amdgpu_isa_table_payload's.
 constexpr std::string_view kIsaTableFact = "comgr-isa-table 1";
@@ -160,14 +139,16 @@ struct TableState {
   std::string error;
 };
 
-void load_into(TableState* state, const std::vector<std::string>& candidates) {
+// A remembered table when the memo provably describes this comgr; nullopt on any doubt,
+// running out of memory while checking included (comgr is then read instead).
+std::optional<AmdgpuIsaTable> recalled_table(LibraryFactMemo* memo,
+                                             const std::vector<std::string>& candidates) noexcept {
   try {
-    state->table = load_amdgpu_isa_table_from(candidates, &state->error);
-  } catch (const std::bad_alloc&) {
-    state->error = "out of memory while reading comgr's target list";
-  } catch (const std::exception& e) {
-    state->error = std::string("cannot read comgr's target list: ") + e.what();
+    if (const auto record = recall_library_fact(memo, kIsaTableFact, candidates))
+      return parse_amdgpu_isa_table_payload(*record);
+  } catch (...) {
   }
+  return std::nullopt;
 }
 
 const TableState& settled_table(LibraryFactMemo* memo) {
@@ -175,23 +156,18 @@ const TableState& settled_table(LibraryFactMemo* memo) {
   TableState& state = *instance;
   boost::lock_guard<boost::mutex> lock(state.mutex);
   if (state.settled) return state;
-  std::vector<std::string> candidates;
   try {
-    candidates = comgr_library_candidates();
-    if (const auto record = recall_library_fact(memo, kIsaTableFact, candidates))
-      state.table = parse_amdgpu_isa_table_payload(*record);
-  } catch (...) {
-    state.table.reset();  // out of memory: read comgr itself instead
-  }
-  if (!state.table) {
-    load_into(&state, candidates);
-    try {
+    const std::vector<std::string> candidates = comgr_library_candidates();
+    state.table = recalled_table(memo, candidates);
+    if (!state.table) {
+      state.table = load_amdgpu_isa_table_from(candidates, &state.error);
+      // Remembering is an optimisation only, and swallows its own failures.
       if (state.table)
         remember_library_fact(memo, kIsaTableFact, candidates, state.table->library_path,
                               amdgpu_isa_table_payload(*state.table));
-    } catch (...) {
-      // Remembering is an optimisation only.
     }
+  } catch (...) {
+    if (!state.table) state.error = failure_from_current_exception(kTableContext).message;
   }
   state.settled = true;
   return state;
@@ -239,9 +215,10 @@ const AmdgpuProcessor* find_processor(const AmdgpuIsaTable& table, std::string_v
 
 }  // namespace
 
-std::vector<std::string> comgr_library_candidates() {
-  if (auto override_path = environment_value("HIPACM_COMGR_LIBRARY")) return {*override_path};
-  return {"libamd_comgr.so.2", "libamd_comgr.so"};
+std::vector<std::string> comgr_library_candidates() { return kComgr.candidates(); }
+
+Expected<LoadedComgr> find_comgr(const std::vector<std::string>& candidates) {
+  return kComgr.find(candidates);
 }
 
 std::string amdgpu_isa_table_payload(const AmdgpuIsaTable& table) {
@@ -276,19 +253,12 @@ std::optional<AmdgpuIsaTable> parse_amdgpu_isa_table_payload(const std::string& 
 
 std::optional<AmdgpuIsaTable> load_amdgpu_isa_table_from(const std::vector<std::string>& candidates,
                                                          std::string* error) {
-  std::string tried;
-  for (const std::string& name : candidates) {
-    std::string open_error;
-    // Pinned: comgr carries LLVM, whose static state does not survive an unload.
-    auto library = DynamicLibrary::open(name, &open_error, DynamicLibrary::Lifetime::kPinned);
-    if (!library) {
-      tried += (tried.empty() ? "" : "; ") + open_error;
-      continue;
-    }
-    return read_table(*library, error);
+  const auto comgr = find_comgr(candidates);
+  if (!comgr) {
+    *error = comgr.failure().message;
+    return std::nullopt;
   }
-  *error = "cannot open comgr (tried: " + tried + "); set HIPACM_COMGR_LIBRARY to its path";
-  return std::nullopt;
+  return read_table(comgr->api, error);
 }
 
 bool validate_amdgpu_arch_with(const AmdgpuIsaTable& table, const std::string& arch,

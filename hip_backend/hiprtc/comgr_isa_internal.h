@@ -2,11 +2,41 @@
 // validation.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "support/lazy_library.h"
+
 namespace hipacm::backend {
+
+// Mirrors of comgr's C types, so the backend builds without ROCm headers.
+using comgr_status = int;  // amd_comgr_status_t; 0 = AMD_COMGR_STATUS_SUCCESS
+struct comgr_metadata_node {
+  std::uint64_t handle;
+};
+
+// X-macros: (name, return type, parameter list). The ISA list is required; the metadata entry
+// points (which processor takes which feature) and the version are not in every comgr.
+#define HIPACM_COMGR_REQUIRED_SYMBOLS(X)                   \
+  X(amd_comgr_get_isa_count, comgr_status, (std::size_t*)) \
+  X(amd_comgr_get_isa_name, comgr_status, (std::size_t, const char**))
+#define HIPACM_COMGR_OPTIONAL_SYMBOLS(X)                                           \
+  X(amd_comgr_get_isa_metadata, comgr_status, (const char*, comgr_metadata_node*)) \
+  X(amd_comgr_metadata_lookup, comgr_status,                                       \
+    (comgr_metadata_node, const char*, comgr_metadata_node*))                      \
+  X(amd_comgr_destroy_metadata, comgr_status, (comgr_metadata_node))               \
+  X(amd_comgr_get_version, void, (std::size_t*, std::size_t*))
+
+/// comgr's entry points; the optional ones are null when this comgr lacks them.
+struct ComgrApi {
+  HIPACM_COMGR_REQUIRED_SYMBOLS(HIPACM_LIBRARY_FIELD)
+  HIPACM_COMGR_OPTIONAL_SYMBOLS(HIPACM_LIBRARY_FIELD)
+  std::string library_path;  ///< the file that was opened
+};
+using LoadedComgr = BoundLibrary<ComgrApi>;
 
 /// One processor that comgr knows, with the target features it accepts.
 struct AmdgpuProcessor {
@@ -28,6 +58,9 @@ struct AmdgpuIsaTable {
 
 /// $HIPACM_COMGR_LIBRARY alone when set and non-empty, else libamd_comgr.so.2, libamd_comgr.so.
 std::vector<std::string> comgr_library_candidates();
+
+/// Uncached: opens the first candidate that loads (pinned: comgr carries LLVM) and binds it.
+Expected<LoadedComgr> find_comgr(const std::vector<std::string>& candidates);
 
 /// Uncached: opens the first candidate that loads and reads its ISA list.
 std::optional<AmdgpuIsaTable> load_amdgpu_isa_table_from(const std::vector<std::string>& candidates,

@@ -4,33 +4,28 @@
 #include <cstddef>
 #include <string>
 
+#include "hip_backend/rtc_shared.h"
+#include "support/lazy_library.h"
+
 namespace hipacm::backend {
 
 // Mirrors of hipRTC's C types, so the plugin builds and loads without ROCm.
 using hiprtc_result = int;  // hiprtcResult; 0 = HIPRTC_SUCCESS
 using hiprtc_program = struct hiprtc_program_opaque*;
 
-// X-macro: (name, return type, parameter list). Listed once; the table's
-// fields and the dlsym calls are both generated from it.
-#define HIPACM_HIPRTC_SYMBOLS(X)                                                      \
-  X(hiprtcGetErrorString, const char*, (hiprtc_result))                               \
-  X(hiprtcVersion, hiprtc_result, (int*, int*))                                       \
-  X(hiprtcCreateProgram, hiprtc_result,                                               \
-    (hiprtc_program*, const char*, const char*, int, const char**, const char**))     \
-  X(hiprtcDestroyProgram, hiprtc_result, (hiprtc_program*))                           \
-  X(hiprtcAddNameExpression, hiprtc_result, (hiprtc_program, const char*))            \
-  X(hiprtcCompileProgram, hiprtc_result, (hiprtc_program, int, const char**))         \
-  X(hiprtcGetLoweredName, hiprtc_result, (hiprtc_program, const char*, const char**)) \
-  X(hiprtcGetProgramLogSize, hiprtc_result, (hiprtc_program, std::size_t*))           \
-  X(hiprtcGetProgramLog, hiprtc_result, (hiprtc_program, char*))                      \
-  X(hiprtcGetCodeSize, hiprtc_result, (hiprtc_program, std::size_t*))                 \
+// X-macro: (name, return type, parameter list). Listed once; the table's fields and the dlsym
+// calls are both generated from it. hiprtcGetErrorString comes first.
+#define HIPACM_HIPRTC_SYMBOLS(X)                                                  \
+  HIPACM_RTC_SHARED_SYMBOLS(X, hiprtc, hiprtc_result, hiprtc_program)             \
+  X(hiprtcCreateProgram, hiprtc_result,                                           \
+    (hiprtc_program*, const char*, const char*, int, const char**, const char**)) \
+  X(hiprtcCompileProgram, hiprtc_result, (hiprtc_program, int, const char**))     \
+  X(hiprtcGetCodeSize, hiprtc_result, (hiprtc_program, std::size_t*))             \
   X(hiprtcGetCode, hiprtc_result, (hiprtc_program, char*))
 
 /// The loaded hipRTC library. Lives until process exit once loaded.
 struct HiprtcApi {
-#define HIPACM_DECLARE_FIELD(name, ret, params) ret(*name) params = nullptr;
-  HIPACM_HIPRTC_SYMBOLS(HIPACM_DECLARE_FIELD)
-#undef HIPACM_DECLARE_FIELD
+  HIPACM_HIPRTC_SYMBOLS(HIPACM_LIBRARY_FIELD)
   std::string library_path;  ///< the file that was opened
   std::string version;       ///< "major.minor" from hiprtcVersion
 };

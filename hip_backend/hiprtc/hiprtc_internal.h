@@ -1,40 +1,29 @@
-// hiprtc_internal.h - backend-private hipRTC pieces: the uncached loader, the global lock, result
-// names.
+// hiprtc_internal.h - backend-private hipRTC pieces: the uncached loader, result codes and names.
 #pragma once
-
-#include <boost/thread/mutex.hpp>
 
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "support/dynamic_library.h"
+#include "hip_backend/hiprtc/backend_lock.h"
 #include "hip_backend/hiprtc/hiprtc_api.h"
+#include "hip_backend/rtc_shared.h"
+#include "support/lazy_library.h"
 
 namespace hipacm::backend {
 
-// hiprtcResult values that the backend maps to hipacm statuses.
-inline constexpr hiprtc_result kHiprtcSuccess = 0;
-inline constexpr hiprtc_result kHiprtcErrorOutOfMemory = 1;
-inline constexpr hiprtc_result kHiprtcErrorInvalidInput = 3;
-inline constexpr hiprtc_result kHiprtcErrorInvalidOption = 5;
-inline constexpr hiprtc_result kHiprtcErrorCompilation = 6;
-inline constexpr hiprtc_result kHiprtcErrorBuiltinOperationFailure = 7;
-inline constexpr hiprtc_result kHiprtcErrorNameExpressionNotValid = 10;
+// hiprtcResult values that the backend maps to hipacm statuses: kHiprtcSuccess,
+// kHiprtcErrorCompilation, ... (the list is HIPACM_RTC_RESULT_CODES).
+#define HIPACM_HIPRTC_RESULT_CODE(name, value) inline constexpr hiprtc_result kHiprtc##name = value;
+HIPACM_RTC_RESULT_CODES(HIPACM_HIPRTC_RESULT_CODE)
+#undef HIPACM_HIPRTC_RESULT_CODE
 
 /// A loaded hipRTC: the handle keeps the library referenced (and pinned), the
 /// table holds its entry points.
-struct LoadedHiprtc {
-  DynamicLibrary library;
-  HiprtcApi api;
-};
+using LoadedHiprtc = BoundLibrary<HiprtcApi>;
 
-/// The one lock around every call into hipRTC, comgr and the HIP runtime:
-/// hipRTC 5.2.3 aborts the process on overlapping compiles. Never destroyed,
-/// so a compile still running during exit() does not meet a dead mutex.
-/// Lock order: finish any once-only loader (load_hiprtc, the comgr table)
-/// before taking this lock; those loaders take it themselves.
-boost::mutex& hiprtc_mutex();
+/// The ROCm lock (backend_lock.h) under the name it had when it guarded hipRTC alone.
+inline boost::mutex& hiprtc_mutex() { return rocm_backend_mutex(); }
 
 /// $HIPACM_HIPRTC_LIBRARY alone when set and non-empty, else the default list.
 std::vector<std::string> hiprtc_library_candidates();

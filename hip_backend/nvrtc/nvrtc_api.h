@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "support/dynamic_library.h"
+#include "hip_backend/rtc_shared.h"
+#include "support/lazy_library.h"
 
 namespace hipacm::backend {
 
@@ -14,28 +15,19 @@ namespace hipacm::backend {
 using nvrtc_result = int;  // nvrtcResult; 0 = NVRTC_SUCCESS
 using nvrtc_program = struct nvrtc_program_opaque*;
 
-inline constexpr nvrtc_result kNvrtcSuccess = 0;
-inline constexpr nvrtc_result kNvrtcErrorOutOfMemory = 1;
-inline constexpr nvrtc_result kNvrtcErrorInvalidInput = 3;
-inline constexpr nvrtc_result kNvrtcErrorInvalidOption = 5;
-inline constexpr nvrtc_result kNvrtcErrorCompilation = 6;
-inline constexpr nvrtc_result kNvrtcErrorBuiltinOperationFailure = 7;
-inline constexpr nvrtc_result kNvrtcErrorNameExpressionNotValid = 10;
+// kNvrtcSuccess, kNvrtcErrorCompilation, ... (the list is HIPACM_RTC_RESULT_CODES).
+#define HIPACM_NVRTC_RESULT_CODE(name, value) inline constexpr nvrtc_result kNvrtc##name = value;
+HIPACM_RTC_RESULT_CODES(HIPACM_NVRTC_RESULT_CODE)
+#undef HIPACM_NVRTC_RESULT_CODE
 
 // X-macro: (name, return type, parameter list), as for hipRTC.
 #define HIPACM_NVRTC_SYMBOLS(X)                                                              \
-  X(nvrtcGetErrorString, const char*, (nvrtc_result))                                        \
-  X(nvrtcVersion, nvrtc_result, (int*, int*))                                                \
+  HIPACM_RTC_SHARED_SYMBOLS(X, nvrtc, nvrtc_result, nvrtc_program)                           \
   X(nvrtcGetNumSupportedArchs, nvrtc_result, (int*))                                         \
   X(nvrtcGetSupportedArchs, nvrtc_result, (int*))                                            \
   X(nvrtcCreateProgram, nvrtc_result,                                                        \
     (nvrtc_program*, const char*, const char*, int, const char* const*, const char* const*)) \
-  X(nvrtcDestroyProgram, nvrtc_result, (nvrtc_program*))                                     \
-  X(nvrtcAddNameExpression, nvrtc_result, (nvrtc_program, const char*))                      \
   X(nvrtcCompileProgram, nvrtc_result, (nvrtc_program, int, const char* const*))             \
-  X(nvrtcGetLoweredName, nvrtc_result, (nvrtc_program, const char*, const char**))           \
-  X(nvrtcGetProgramLogSize, nvrtc_result, (nvrtc_program, std::size_t*))                     \
-  X(nvrtcGetProgramLog, nvrtc_result, (nvrtc_program, char*))                                \
   X(nvrtcGetCUBINSize, nvrtc_result, (nvrtc_program, std::size_t*))                          \
   X(nvrtcGetCUBIN, nvrtc_result, (nvrtc_program, char*))                                     \
   X(nvrtcGetPTXSize, nvrtc_result, (nvrtc_program, std::size_t*))                            \
@@ -43,9 +35,7 @@ inline constexpr nvrtc_result kNvrtcErrorNameExpressionNotValid = 10;
 
 /// The loaded NVRTC library. Lives until process exit once loaded.
 struct NvrtcApi {
-#define HIPACM_DECLARE_FIELD(name, ret, params) ret(*name) params = nullptr;
-  HIPACM_NVRTC_SYMBOLS(HIPACM_DECLARE_FIELD)
-#undef HIPACM_DECLARE_FIELD
+  HIPACM_NVRTC_SYMBOLS(HIPACM_LIBRARY_FIELD)
   std::string library_path;          ///< the file that was opened
   std::string version;               ///< "major.minor" from nvrtcVersion
   std::vector<int> supported_archs;  ///< e.g. {75, 80, ..., 90, 100}
@@ -53,10 +43,7 @@ struct NvrtcApi {
 
 /// A loaded NVRTC: the handle keeps the library referenced, the table holds
 /// its entry points.
-struct LoadedNvrtc {
-  DynamicLibrary library;
-  NvrtcApi api;
-};
+using LoadedNvrtc = BoundLibrary<NvrtcApi>;
 
 /// Loads NVRTC once per process (thread-safe). NVRTC is thread-safe, so
 /// unlike hipRTC nothing here or in its compiles takes a process-wide lock.

@@ -4,10 +4,6 @@
 #include <dlfcn.h>
 #include <hipacm/hipacm.h>
 
-#include <climits>
-#include <cstdlib>
-
-#include "hip_backend/hiprtc/comgr_isa.h"
 #include "hip_backend/hiprtc/comgr_isa_internal.h"
 #include "support/dynamic_library.h"
 
@@ -21,9 +17,6 @@ hipacm_backend_info backend_info() {
   return info;
 }
 
-// amd_comgr_get_version(size_t* major, size_t* minor): present in every comgr release.
-using ComgrVersionFn = void (*)(std::size_t*, std::size_t*);
-
 }  // namespace
 
 PluginProbe probe_plugin() {
@@ -34,8 +27,8 @@ PluginProbe probe_plugin() {
   probe.version = provider != nullptr ? provider->version : "unknown";
   Dl_info info{};
   if (dladdr(reinterpret_cast<void*>(&hipacm_get_provider), &info) != 0 && info.dli_fname) {
-    char resolved[PATH_MAX];
-    probe.path = ::realpath(info.dli_fname, resolved) ? resolved : info.dli_fname;
+    probe.path = backend::real_file_path(info.dli_fname);
+    if (probe.path.empty()) probe.path = info.dli_fname;
   }
   return probe;
 }
@@ -58,13 +51,12 @@ LibraryProbe probe_comgr(std::vector<std::string>* processors) {
   probe.found = true;
   probe.path = table->library_path;
   if (processors != nullptr) *processors = table->processors;
-  if (auto library = backend::DynamicLibrary::open(table->library_path, nullptr)) {
-    if (auto get_version =
-            reinterpret_cast<ComgrVersionFn>(library->symbol("amd_comgr_get_version", nullptr))) {
-      std::size_t major = 0, minor = 0;
-      get_version(&major, &minor);
-      probe.version = std::to_string(major) + "." + std::to_string(minor);
-    }
+  // The file the table came from, bound again for its version (present in every comgr release).
+  const auto comgr = backend::find_comgr({table->library_path});
+  if (comgr && comgr->api.amd_comgr_get_version != nullptr) {
+    std::size_t major = 0, minor = 0;
+    comgr->api.amd_comgr_get_version(&major, &minor);
+    probe.version = std::to_string(major) + "." + std::to_string(minor);
   }
   return probe;
 }
