@@ -9,6 +9,8 @@
 #include <unordered_set>
 #include <utility>
 
+#include "support/byte_reader.h"
+
 namespace hipacm::backend {
 
 namespace {
@@ -23,29 +25,6 @@ constexpr std::uint32_t kShnXindex = 0xffff;
 constexpr std::uint8_t kSttObject = 1;
 constexpr std::uint8_t kSttFunc = 2;
 
-// Every read goes through here: the image may be a hostile cache blob.
-class Bytes {
- public:
-  Bytes(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
-  std::size_t size() const { return size_; }
-  bool contains(std::uint64_t offset, std::uint64_t length) const {
-    return offset <= size_ && length <= size_ - offset;
-  }
-  template <typename T>
-  T read(std::uint64_t offset) const {  // little-endian, caller checked contains()
-    T value = 0;
-    for (std::size_t i = 0; i < sizeof(T); ++i) {
-      value |= static_cast<T>(static_cast<T>(data_[offset + i]) << (8 * i));
-    }
-    return value;
-  }
-  const std::uint8_t* at(std::uint64_t offset) const { return data_ + offset; }
-
- private:
-  const std::uint8_t* data_;
-  std::size_t size_;
-};
-
 struct Section {
   std::uint32_t name = 0;
   std::uint32_t type = 0;
@@ -55,14 +34,14 @@ struct Section {
   std::uint64_t entsize = 0;
 };
 
-Section read_section(const Bytes& bytes, std::uint64_t at) {
+Section read_section(const ByteView& bytes, std::uint64_t at) {
   Section s;
-  s.name = bytes.read<std::uint32_t>(at + 0);
-  s.type = bytes.read<std::uint32_t>(at + 4);
-  s.offset = bytes.read<std::uint64_t>(at + 24);
-  s.size = bytes.read<std::uint64_t>(at + 32);
-  s.link = bytes.read<std::uint32_t>(at + 40);
-  s.entsize = bytes.read<std::uint64_t>(at + 56);
+  s.name = bytes.le<std::uint32_t>(at + 0);
+  s.type = bytes.le<std::uint32_t>(at + 4);
+  s.offset = bytes.le<std::uint64_t>(at + 24);
+  s.size = bytes.le<std::uint64_t>(at + 32);
+  s.link = bytes.le<std::uint32_t>(at + 40);
+  s.entsize = bytes.le<std::uint64_t>(at + 56);
   return s;
 }
 
@@ -78,7 +57,7 @@ std::string hex(std::uint64_t value) {
 
 class Parser {
  public:
-  Parser(const Bytes& bytes, CodeObjectInfo* out, std::string* error)
+  Parser(const ByteView& bytes, CodeObjectInfo* out, std::string* error)
       : bytes_(bytes), out_(out), error_(error) {}
 
   bool run() { return header() && section_table() && section_names() && symbols() && kernels(); }
@@ -95,21 +74,21 @@ class Parser {
                   " bytes, an ELF64 header needs 64");
     }
     static constexpr std::array<std::uint8_t, 4> kMagic = {0x7f, 'E', 'L', 'F'};
-    if (std::memcmp(bytes_.at(0), kMagic.data(), kMagic.size()) != 0) {
+    if (std::memcmp(bytes_.at(0, kMagic.size()), kMagic.data(), kMagic.size()) != 0) {
       return fail("bad magic (not an ELF file)");
     }
-    if (bytes_.read<std::uint8_t>(4) != 2) return fail("not ELF64 (EI_CLASS is not ELFCLASS64)");
-    if (bytes_.read<std::uint8_t>(5) != 1) {
+    if (bytes_.le<std::uint8_t>(4) != 2) return fail("not ELF64 (EI_CLASS is not ELFCLASS64)");
+    if (bytes_.le<std::uint8_t>(5) != 1) {
       return fail("not little-endian (EI_DATA is not ELFDATA2LSB)");
     }
-    if (bytes_.read<std::uint8_t>(6) != 1) return fail("unknown EI_VERSION");
-    out_->type = bytes_.read<std::uint16_t>(16);
-    out_->machine = bytes_.read<std::uint16_t>(18);
-    out_->flags = bytes_.read<std::uint32_t>(48);
-    shoff_ = bytes_.read<std::uint64_t>(40);
-    shentsize_ = bytes_.read<std::uint16_t>(58);
-    shnum_ = bytes_.read<std::uint16_t>(60);
-    shstrndx_ = bytes_.read<std::uint16_t>(62);
+    if (bytes_.le<std::uint8_t>(6) != 1) return fail("unknown EI_VERSION");
+    out_->type = bytes_.le<std::uint16_t>(16);
+    out_->machine = bytes_.le<std::uint16_t>(18);
+    out_->flags = bytes_.le<std::uint32_t>(48);
+    shoff_ = bytes_.le<std::uint64_t>(40);
+    shentsize_ = bytes_.le<std::uint16_t>(58);
+    shnum_ = bytes_.le<std::uint16_t>(60);
+    shstrndx_ = bytes_.le<std::uint16_t>(62);
     return true;
   }
 
@@ -157,8 +136,7 @@ class Parser {
       return fail("string table section " + std::to_string(index) + " (" + hex(s.offset) + " + " +
                   hex(s.size) + ") is past the end of the image");
     }
-    *table = std::string_view(reinterpret_cast<const char*>(bytes_.at(s.offset)),
-                              static_cast<std::size_t>(s.size));
+    *table = bytes_.text(s.offset, s.size);
     return true;
   }
 
@@ -205,8 +183,8 @@ class Parser {
       const std::uint64_t count = s.size / kSymSize;
       for (std::uint64_t k = 0; k < count; ++k) {
         const std::uint64_t at = s.offset + k * kSymSize;
-        const auto name_offset = bytes_.read<std::uint32_t>(at);
-        const auto info = bytes_.read<std::uint8_t>(at + 4);
+        const auto name_offset = bytes_.le<std::uint32_t>(at);
+        const auto info = bytes_.le<std::uint8_t>(at + 4);
         std::string_view name;
         if (name_offset == 0) continue;  // unnamed (the null symbol, sections)
         if (!name_in(strings, name_offset, &name)) {
@@ -216,8 +194,8 @@ class Parser {
         }
         if (name.empty()) continue;
         add_symbol(name, static_cast<std::uint8_t>(info & 0xf),
-                   static_cast<std::uint8_t>(info >> 4), bytes_.read<std::uint8_t>(at + 5),
-                   bytes_.read<std::uint64_t>(at + 16));
+                   static_cast<std::uint8_t>(info >> 4), bytes_.le<std::uint8_t>(at + 5),
+                   bytes_.le<std::uint64_t>(at + 16));
       }
     }
     return true;
@@ -250,7 +228,7 @@ class Parser {
     return true;
   }
 
-  const Bytes& bytes_;
+  const ByteView& bytes_;
   CodeObjectInfo* out_;
   std::string* error_;
   std::uint64_t shoff_ = 0;
@@ -308,7 +286,7 @@ bool read_code_object(const void* data, std::size_t size, CodeObjectInfo* out, s
     return false;
   }
   static constexpr std::uint8_t kEmpty = 0;
-  const Bytes bytes(data != nullptr ? static_cast<const std::uint8_t*>(data) : &kEmpty, size);
+  const ByteView bytes(data != nullptr ? static_cast<const std::uint8_t*>(data) : &kEmpty, size);
   Parser parser(bytes, out, error);
   if (parser.run()) return true;
   *out = CodeObjectInfo{};

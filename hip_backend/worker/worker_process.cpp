@@ -20,17 +20,15 @@
 #include <limits>
 #include <utility>
 
-#include "support/environment.h"
 #include "hip_backend/worker/worker_fd_registry.h"
 #include "hip_backend/worker/worker_protocol.h"
+#include "support/environment.h"
 
 namespace hipacm::backend {
 namespace {
 
 // The worker's fixed descriptor for its socket (0-2 are stdio).
 constexpr int kChildSocketFd = 3;
-// Receive buffers grow at most this far ahead of the bytes that arrived.
-constexpr std::size_t kRecvChunk = std::size_t{1} << 20;
 
 std::string errno_text(int err) { return std::strerror(err); }
 
@@ -322,24 +320,29 @@ WorkerProcess::Io WorkerProcess::recv_exact(std::uint8_t* buf, std::size_t size,
   return Io::kReady;
 }
 
-WorkerProcess::Io WorkerProcess::recv_frame(std::vector<std::uint8_t>* frame,
+WorkerProcess::Io WorkerProcess::recv_frame(wire::FrameHeader* header,
+                                            std::vector<std::uint8_t>* payload,
                                             const Deadline& deadline, std::string* why) {
-  frame->assign(wire::kHeaderSize, 0);
-  if (const Io io = recv_exact(frame->data(), wire::kHeaderSize, deadline); io != Io::kReady) {
-    return io;
-  }
-  wire::FrameHeader header;
-  if (!wire::parse_header(frame->data(), &header, why)) return Io::kError;
-  // Grow as bytes arrive: a garbled size costs only what was really sent.
-  std::size_t got = 0;
-  while (got < header.payload_size) {
-    const std::size_t want = std::min<std::size_t>(header.payload_size - got, kRecvChunk);
-    frame->resize(wire::kHeaderSize + got + want);
-    const Io io = recv_exact(frame->data() + wire::kHeaderSize + got, want, deadline);
-    if (io != Io::kReady) return io;
-    got += want;
-  }
-  return Io::kReady;
+  // The socket as the protocol's byte source: each fill polls until the deadline.
+  class Source final : public wire::ByteSource {
+   public:
+    Source(WorkerProcess& worker, const Deadline& deadline)
+        : worker_(worker), deadline_(deadline) {}
+    bool fill(std::uint8_t* buffer, std::size_t size) override {
+      io_ = worker_.recv_exact(buffer, size, deadline_);
+      return io_ == Io::kReady;
+    }
+    Io io() const { return io_; }
+
+   private:
+    WorkerProcess& worker_;
+    const Deadline& deadline_;
+    Io io_ = Io::kReady;
+  };
+  Source source(*this, deadline);
+  if (wire::read_frame_from(source, header, payload, why) == wire::FrameRead::kBadHeader)
+    return Io::kError;
+  return source.io();
 }
 
 CompileResult WorkerProcess::compile(const CompileRequest& request, std::uint32_t timeout_ms) {
@@ -358,17 +361,17 @@ CompileResult WorkerProcess::compile(const CompileRequest& request, std::uint32_
   // escapes mid-request, the stream is out of step and the worker must go.
   usable_ = false;
   Io io = send_all(frame, deadline);
-  if (io == Io::kReady) io = recv_frame(&frame, deadline, &why);
+  wire::FrameHeader header;
+  if (io == Io::kReady) io = recv_frame(&header, &frame, deadline, &why);
 
   CompileResult result;
-  std::uint32_t got_id = 0;
-  if (io == Io::kReady &&
-      wire::decode_result_frame(frame.data(), frame.size(), &got_id, &result, &why)) {
-    if (got_id == id) {
+  if (io == Io::kReady && wire::decode_result_frame(header, frame, &result, &why)) {
+    if (header.request_id == id) {
       usable_ = true;
       return result;
     }
-    why = "a response to request " + std::to_string(got_id) + " instead of " + std::to_string(id);
+    why = "a response to request " + std::to_string(header.request_id) + " instead of " +
+          std::to_string(id);
     io = Io::kError;
   }
   const std::string what = "while compiling " + request.source_name;

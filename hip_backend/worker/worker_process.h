@@ -10,6 +10,7 @@
 
 #include "hip_backend/compiler.h"
 #include "hip_backend/worker/private_temp_dir.h"
+#include "hip_backend/worker/worker_protocol.h"
 #include "support/unique_fd.h"
 
 namespace hipacm::backend {
@@ -84,7 +85,8 @@ class WorkerProcess {
   Io wait_ready(short events, const Deadline& deadline);
   Io send_all(const std::vector<std::uint8_t>& bytes, const Deadline& deadline);
   Io recv_exact(std::uint8_t* buf, std::size_t size, const Deadline& deadline);
-  Io recv_frame(std::vector<std::uint8_t>* frame, const Deadline& deadline, std::string* why);
+  Io recv_frame(wire::FrameHeader* header, std::vector<std::uint8_t>* payload,
+                const Deadline& deadline, std::string* why);
   void drain_stderr();
   void signal_kill();
   /// Waits up to grace_ms for the worker to exit, then SIGKILLs it and waits.

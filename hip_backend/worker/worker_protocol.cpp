@@ -11,6 +11,8 @@
 #include <cstring>
 #include <utility>
 
+#include "support/byte_reader.h"
+
 namespace hipacm::backend::wire {
 namespace {
 
@@ -69,22 +71,19 @@ class Writer {
   std::string error_;
 };
 
-/// Reads little-endian primitives from a bounded buffer; every read checks the
-/// bytes that remain, so no length or count can reach past the end.
+/// Reads the payload's primitives through the bounded ByteReader and names what did not fit.
 class Reader {
  public:
-  Reader(const std::uint8_t* data, std::size_t size) : p_(data), end_(data + size) {}
+  Reader(const std::uint8_t* data, std::size_t size) : bytes_(data, size) {}
 
-  bool u32(std::uint32_t* v) { return le(v); }
-  bool u64(std::uint64_t* v) { return le(v); }
+  bool u32(std::uint32_t* v) { return bytes_.le(v); }
+  bool u64(std::uint64_t* v) { return bytes_.le(v); }
 
   bool blob(const std::uint8_t** data, std::size_t* size, const char* what) {
     std::uint32_t n = 0;
     if (!u32(&n)) return fail(std::string("truncated length of ") + what);
-    if (n > remaining()) return fail(std::string("length of ") + what + " exceeds the frame");
-    *data = p_;
+    if (!bytes_.take(n, data)) return fail(std::string("length of ") + what + " exceeds the frame");
     *size = n;
-    p_ += n;
     return true;
   }
   bool str(std::string* s, const char* what) {
@@ -115,7 +114,7 @@ class Reader {
   }
 
   bool finish() { return remaining() == 0 ? true : fail("trailing bytes after the payload"); }
-  std::size_t remaining() const { return static_cast<std::size_t>(end_ - p_); }
+  std::size_t remaining() const { return bytes_.remaining(); }
   const std::string& error() const { return error_; }
   bool fail(std::string why) {
     if (error_.empty()) error_ = std::move(why);
@@ -123,17 +122,7 @@ class Reader {
   }
 
  private:
-  template <typename T>
-  bool le(T* v) {
-    if (remaining() < sizeof(T)) return false;
-    T x = 0;
-    for (std::size_t i = 0; i < sizeof(T); ++i) x |= static_cast<T>(p_[i]) << (8 * i);
-    p_ += sizeof(T);
-    *v = x;
-    return true;
-  }
-  const std::uint8_t* p_;
-  const std::uint8_t* end_;
+  ByteReader bytes_;
   std::string error_;
 };
 
@@ -163,20 +152,38 @@ bool set_error(std::string* error, std::string why) {
   return false;
 }
 
+// What the frame's header promises, against the payload that came with it.
+bool check_payload(const FrameHeader& header, FrameType want, std::size_t size,
+                   std::string* error) {
+  if (header.type != want) return set_error(error, "unexpected frame type");
+  if (size != header.payload_size) {
+    return set_error(error, size < header.payload_size ? "truncated frame payload"
+                                                       : "trailing bytes after the frame");
+  }
+  return true;
+}
+
 template <typename T, typename Decode>
 bool decode_frame(const std::uint8_t* data, std::size_t size, FrameType want,
                   std::uint32_t* request_id, T* out, std::string* error, Decode decode) {
   if (size < kHeaderSize) return set_error(error, "truncated frame header");
   FrameHeader header;
   if (!parse_header(data, &header, error)) return false;
-  if (header.type != want) return set_error(error, "unexpected frame type");
-  if (size - kHeaderSize != header.payload_size) {
-    return set_error(error, size - kHeaderSize < header.payload_size
-                                ? "truncated frame payload"
-                                : "trailing bytes after the frame");
-  }
+  if (!check_payload(header, want, size - kHeaderSize, error)) return false;
   if (!decode(data + kHeaderSize, header.payload_size, out, error)) return false;
   if (request_id) *request_id = header.request_id;
+  return true;
+}
+
+// Decodes a whole payload into a T with `fields`, which ends with Reader::finish(); the
+// failure names `what` ("compile request") and the first field that did not fit.
+template <typename T, typename Fields>
+bool decode_payload(const std::uint8_t* data, std::size_t size, const char* what, T* out,
+                    std::string* error, Fields fields) {
+  Reader r(data, size);
+  T value;
+  if (!fields(r, value)) return set_error(error, std::string("invalid ") + what + ": " + r.error());
+  *out = std::move(value);
   return true;
 }
 
@@ -243,53 +250,46 @@ bool parse_header(const std::uint8_t* bytes, FrameHeader* header, std::string* e
 
 bool decode_request(const std::uint8_t* data, std::size_t size, CompileRequest* out,
                     std::string* error) {
-  Reader r(data, size);
-  CompileRequest req;
-  std::uint32_t num_headers = 0;
-  bool ok = r.str(&req.source, "source") && r.str(&req.source_name, "source name") &&
-            r.strings(&req.options, "options") && r.count(&num_headers, "headers");
-  if (ok) {
-    req.headers.reserve(num_headers);
-    for (std::uint32_t i = 0; ok && i < num_headers; ++i) {
-      auto& h = req.headers.emplace_back();
-      ok = r.str(&h.first, "header name") && r.str(&h.second, "header contents");
-    }
-  }
-  ok = ok && r.strings(&req.name_expressions, "name expressions") && r.str(&req.arch, "arch") &&
-       r.finish();
-  if (!ok) return set_error(error, "invalid compile request: " + r.error());
-  *out = std::move(req);
-  return true;
+  return decode_payload(
+      data, size, "compile request", out, error, [](Reader& r, CompileRequest& req) {
+        std::uint32_t num_headers = 0;
+        if (!(r.str(&req.source, "source") && r.str(&req.source_name, "source name") &&
+              r.strings(&req.options, "options") && r.count(&num_headers, "headers")))
+          return false;
+        req.headers.reserve(num_headers);
+        for (std::uint32_t i = 0; i < num_headers; ++i) {
+          auto& h = req.headers.emplace_back();
+          if (!r.str(&h.first, "header name") || !r.str(&h.second, "header contents")) return false;
+        }
+        return r.strings(&req.name_expressions, "name expressions") && r.str(&req.arch, "arch") &&
+               r.finish();
+      });
 }
 
 bool decode_result(const std::uint8_t* data, std::size_t size, CompileResult* out,
                    std::string* error) {
-  Reader r(data, size);
-  CompileResult res;
-  std::uint32_t status = 0;
-  std::uint64_t seconds_bits = 0;
-  const std::uint8_t* code = nullptr;
-  std::size_t code_size = 0;
-  bool ok = r.u32(&status) || r.fail("truncated status");
-  ok = ok && r.str(&res.error_message, "error message") && r.str(&res.log, "log") &&
-       r.blob(&code, &code_size, "code object") && r.strings(&res.lowered_names, "lowered names") &&
-       (r.u64(&seconds_bits) || r.fail("truncated compile time")) && r.finish();
-  if (ok) {
-    const auto s = static_cast<std::int32_t>(status);
-    const double seconds = std::bit_cast<double>(seconds_bits);
-    if (s < kFirstStatus || s > kLastStatus) {
-      ok = r.fail("unknown status " + std::to_string(s));
-    } else if (!std::isfinite(seconds) || seconds < 0) {
-      ok = r.fail("invalid compile time");
-    } else {
-      res.status = static_cast<hipacm_status>(s);
-      res.compile_seconds = seconds;
-      res.code.assign(code, code + code_size);
-    }
-  }
-  if (!ok) return set_error(error, "invalid compile result: " + r.error());
-  *out = std::move(res);
-  return true;
+  return decode_payload(
+      data, size, "compile result", out, error, [](Reader& r, CompileResult& res) {
+        std::uint32_t status = 0;
+        std::uint64_t seconds_bits = 0;
+        const std::uint8_t* code = nullptr;
+        std::size_t code_size = 0;
+        if (!((r.u32(&status) || r.fail("truncated status")) &&
+              r.str(&res.error_message, "error message") && r.str(&res.log, "log") &&
+              r.blob(&code, &code_size, "code object") &&
+              r.strings(&res.lowered_names, "lowered names") &&
+              (r.u64(&seconds_bits) || r.fail("truncated compile time")) && r.finish()))
+          return false;
+        const auto s = static_cast<std::int32_t>(status);
+        const double seconds = std::bit_cast<double>(seconds_bits);
+        if (s < kFirstStatus || s > kLastStatus)
+          return r.fail("unknown status " + std::to_string(s));
+        if (!std::isfinite(seconds) || seconds < 0) return r.fail("invalid compile time");
+        res.status = static_cast<hipacm_status>(s);
+        res.compile_seconds = seconds;
+        res.code.assign(code, code + code_size);
+        return true;
+      });
 }
 
 bool decode_request_frame(const std::uint8_t* data, std::size_t size, std::uint32_t* request_id,
@@ -303,58 +303,86 @@ bool decode_result_frame(const std::uint8_t* data, std::size_t size, std::uint32
   return decode_frame(data, size, FrameType::kCompileResult, request_id, out, error, decode_result);
 }
 
+bool decode_result_frame(const FrameHeader& header, const std::vector<std::uint8_t>& payload,
+                         CompileResult* out, std::string* error) {
+  return check_payload(header, FrameType::kCompileResult, payload.size(), error) &&
+         decode_result(payload.data(), payload.size(), out, error);
+}
+
+FrameRead read_frame_from(ByteSource& source, FrameHeader* header,
+                          std::vector<std::uint8_t>* payload, std::string* error) {
+  std::uint8_t head[kHeaderSize];
+  if (!source.fill(head, kHeaderSize)) return FrameRead::kNoHeader;
+  if (!parse_header(head, header, error)) return FrameRead::kBadHeader;
+  payload->clear();
+  // Grow as bytes arrive: a header that promises 256 MiB and then stops costs only what came.
+  std::size_t got = 0;
+  while (got < header->payload_size) {
+    const std::size_t want = std::min<std::size_t>(header->payload_size - got, kReadChunk);
+    payload->resize(got + want);
+    if (!source.fill(payload->data() + got, want)) return FrameRead::kNoPayload;
+    got += want;
+  }
+  return FrameRead::kFrame;
+}
+
 namespace {
 
-/// Reads exactly `size` bytes. Returns the number read before EOF (short only
-/// at EOF), or -1 on error with errno set.
-long read_exact(int fd, std::uint8_t* buf, std::size_t size) {
-  std::size_t got = 0;
-  while (got < size) {
-    const ssize_t n = ::read(fd, buf + got, size - got);
-    if (n > 0) {
-      got += static_cast<std::size_t>(n);
-    } else if (n == 0) {
-      break;
-    } else if (errno != EINTR) {
-      return -1;
+/// A blocking descriptor, read with EINTR and short reads retried.
+class BlockingSource final : public ByteSource {
+ public:
+  explicit BlockingSource(int fd) : fd_(fd) {}
+
+  bool fill(std::uint8_t* buffer, std::size_t size) override {
+    std::size_t got = 0;
+    while (got < size) {
+      const ssize_t n = ::read(fd_, buffer + got, size - got);
+      if (n > 0) {
+        got += static_cast<std::size_t>(n);
+      } else if (n == 0) {
+        break;
+      } else if (errno != EINTR) {
+        read_errno_ = errno;
+        return false;
+      }
     }
+    nothing_read_ = got == 0;
+    return got == size;
   }
-  return static_cast<long>(got);
-}
+
+  /// After a failed fill: the peer closed the stream before it sent a byte of it.
+  bool clean_eof() const { return read_errno_ == 0 && nothing_read_; }
+  /// After a failed fill: why, where `part` ("header") is what was being read.
+  std::string why(const char* part) const {
+    if (read_errno_ != 0) return std::string("read failed: ") + std::strerror(read_errno_);
+    return std::string("stream ended inside a frame ") + part;
+  }
+
+ private:
+  int fd_;
+  int read_errno_ = 0;
+  bool nothing_read_ = false;
+};
 
 }  // namespace
 
 ReadStatus read_frame(int fd, FrameHeader* header, std::vector<std::uint8_t>* payload,
                       std::string* error) {
-  std::uint8_t head[kHeaderSize];
-  const long n = read_exact(fd, head, kHeaderSize);
-  if (n == 0) return ReadStatus::kEof;
-  if (n < 0) {
-    set_error(error, std::string("read failed: ") + std::strerror(errno));
-    return ReadStatus::kError;
-  }
-  if (static_cast<std::size_t>(n) < kHeaderSize) {
-    set_error(error, "stream ended inside a frame header");
-    return ReadStatus::kError;
-  }
-  if (!parse_header(head, header, error)) return ReadStatus::kError;
-  payload->clear();
-  std::size_t got = 0;
-  while (got < header->payload_size) {
-    const std::size_t want = std::min<std::size_t>(header->payload_size - got, kReadChunk);
-    payload->resize(got + want);
-    const long m = read_exact(fd, payload->data() + got, want);
-    if (m < 0) {
-      set_error(error, std::string("read failed: ") + std::strerror(errno));
+  BlockingSource source(fd);
+  switch (read_frame_from(source, header, payload, error)) {
+    case FrameRead::kFrame:
+      return ReadStatus::kFrame;
+    case FrameRead::kNoHeader:
+      if (source.clean_eof()) return ReadStatus::kEof;
+      set_error(error, source.why("header"));
       return ReadStatus::kError;
-    }
-    got += static_cast<std::size_t>(m);
-    if (static_cast<std::size_t>(m) < want) {
-      set_error(error, "stream ended inside a frame payload");
+    case FrameRead::kNoPayload:
+      set_error(error, source.why("payload"));
       return ReadStatus::kError;
-    }
+    case FrameRead::kBadHeader:
+      break;
   }
-  return ReadStatus::kFrame;
+  return ReadStatus::kError;
 }
 
 bool write_all(int fd, const void* data, std::size_t size, std::string* error) {

@@ -64,8 +64,35 @@ bool decode_request_frame(const std::uint8_t* data, std::size_t size, std::uint3
                           CompileRequest* out, std::string* error);
 bool decode_result_frame(const std::uint8_t* data, std::size_t size, std::uint32_t* request_id,
                          CompileResult* out, std::string* error);
+/// The same for a frame whose header was already parsed (read_frame_from).
+bool decode_result_frame(const FrameHeader& header, const std::vector<std::uint8_t>& payload,
+                         CompileResult* out, std::string* error);
 
-// ---- blocking I/O, used by the worker (the host side polls; see worker_process.cpp) ----
+// ---- reading frames from a stream: one reader for the worker's blocking socket and the
+// host's polled one ----
+
+/// Where read_frame_from gets its bytes.
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  /// Fills exactly `size` bytes, or returns false (the source keeps why).
+  virtual bool fill(std::uint8_t* buffer, std::size_t size) = 0;
+};
+
+enum class FrameRead {
+  kFrame,      ///< *header and *payload hold a frame whose header is valid
+  kNoHeader,   ///< the source failed before a whole header arrived
+  kBadHeader,  ///< the header is invalid; *error says why
+  kNoPayload,  ///< the source failed inside the payload
+};
+
+/// Reads one header, checks it with parse_header, then reads its payload into *payload. The
+/// buffer grows at most 1 MiB ahead of the bytes that arrived, so a header that promises 256 MiB
+/// and then stops costs at most what was really sent.
+FrameRead read_frame_from(ByteSource& source, FrameHeader* header,
+                          std::vector<std::uint8_t>* payload, std::string* error);
+
+// ---- blocking I/O, used by the worker ----
 
 enum class ReadStatus {
   kFrame,  ///< *header and *payload hold a frame whose header is valid
@@ -73,9 +100,7 @@ enum class ReadStatus {
   kError,  ///< I/O error, truncated frame or invalid header; *error says which
 };
 
-/// Reads one frame from a blocking descriptor, retrying on EINTR and short
-/// reads. The payload buffer grows as bytes arrive, so a header that promises
-/// 256 MiB and then stops costs at most what was really sent.
+/// read_frame_from on a blocking descriptor, retrying on EINTR and short reads.
 ReadStatus read_frame(int fd, FrameHeader* header, std::vector<std::uint8_t>* payload,
                       std::string* error);
 
