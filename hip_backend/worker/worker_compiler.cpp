@@ -1,8 +1,6 @@
 // worker_compiler.cpp - one compile: check out a worker, run the request, give the worker back.
 #include "hip_backend/worker/worker_compiler.h"
 
-#include <exception>
-#include <new>
 #include <utility>
 
 #include "hip_backend/compile_result_check.h"
@@ -35,8 +33,8 @@ WorkerCompiler::WorkerCompiler(std::string worker_path, unsigned max_workers,
       compile_timeout_ms_(compile_timeout_ms) {}
 
 CompileResult WorkerCompiler::compile(const CompileRequest& request) {
-  CompileResult result;
   try {
+    CompileResult result;
     std::string why;
     // The lease gives the worker back on every path, exceptions included; a
     // worker left mid-request is marked unusable and is killed, not reused.
@@ -49,16 +47,15 @@ CompileResult WorkerCompiler::compile(const CompileRequest& request) {
     result = worker->compile(request, compile_timeout_ms_);
     if (!recheck_worker_success(request, &result)) worker->mark_unusable();
     return result;
-  } catch (const std::bad_alloc&) {
-    result.status = HIPACM_ERROR_OUT_OF_MEMORY;
-    result.error_message = "out of memory while talking to hipacm-worker";
-  } catch (const std::exception& e) {
-    result.status = HIPACM_ERROR_INTERNAL;
-    result.error_message = std::string("hipacm-worker transport: ") + e.what();
   } catch (...) {
-    result.status = HIPACM_ERROR_INTERNAL;
-    result.error_message = "hipacm-worker transport: unknown exception";
+    return failed_compile(failure_from_current_exception("hipacm-worker transport"));
   }
+}
+
+CompileResult failed_compile(Failure failure) {
+  CompileResult result;
+  result.status = failure.status;
+  result.error_message = std::move(failure.message);
   return result;
 }
 

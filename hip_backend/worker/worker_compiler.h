@@ -5,6 +5,7 @@
 #include <string>
 
 #include "hip_backend/compiler.h"
+#include "support/failure.h"
 
 namespace hipacm::backend {
 
@@ -33,5 +34,9 @@ class WorkerCompiler final : public Compiler {
   const unsigned max_workers_;
   const std::uint32_t compile_timeout_ms_;
 };
+
+/// A result that carries only `failure`: how both ends of the worker report an exception that
+/// escaped a compile.
+CompileResult failed_compile(Failure failure);
 
 }  // namespace hipacm::backend

@@ -16,18 +16,17 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <exception>
-#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "support/environment.h"
 #include "hip_backend/hiprtc/inprocess_compiler.h"
-#include "hip_backend/worker/private_temp_dir.h"
 #include "hip_backend/source_name_policy.h"
+#include "hip_backend/worker/private_temp_dir.h"
+#include "hip_backend/worker/worker_compiler.h"
 #include "hip_backend/worker/worker_faults.h"
 #include "hip_backend/worker/worker_protocol.h"
+#include "support/environment.h"
 
 namespace {
 
@@ -100,20 +99,11 @@ bool refuse_unsafe_names(const CompileRequest& request, CompileResult* result) {
 }
 
 CompileResult compile_safely(const CompileRequest& request) {
-  CompileResult result;
   try {
     return hipacm::backend::compile_for_target(request);
-  } catch (const std::bad_alloc&) {
-    result.status = HIPACM_ERROR_OUT_OF_MEMORY;
-    result.error_message = "hipacm-worker ran out of memory";
-  } catch (const std::exception& e) {
-    result.status = HIPACM_ERROR_INTERNAL;
-    result.error_message = std::string("hipacm-worker: ") + e.what();
   } catch (...) {
-    result.status = HIPACM_ERROR_INTERNAL;
-    result.error_message = "hipacm-worker: unknown exception";
+    return hipacm::backend::failed_compile(hipacm::failure_from_current_exception("hipacm-worker"));
   }
-  return result;
 }
 
 /// Acts out a test fault. Returns only for faults that still produce a result
