@@ -3,15 +3,16 @@
 
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "plugin/cache/cache_admin.h"
 #include "tools/commands.h"
 #include "tools/exit_codes.h"
+#include "tools/input/terminal_text.h"
 #include "tools/json_output.h"
 #include "tools/option_checks.h"
-#include "tools/input/terminal_text.h"
 
 namespace hipacm::cli {
 namespace {
@@ -53,94 +54,113 @@ std::string utc_time(std::int64_t us) {
   return text;
 }
 
-nlohmann::ordered_json document(const char* what, const std::string& path) {
-  return {{"schema", fmt::format("hipacm-cache-{}-1", what)}, {"path", path}};
+// With --json, the subcommand's document: its schema, the cache's path, then what `fill` adds;
+// otherwise the text that `print` writes.
+void report(const CacheOptions& options, const char* what, const std::string& path,
+            const std::function<void(nlohmann::ordered_json&)>& fill,
+            const std::function<void()>& print) {
+  if (!options.json) return print();
+  nlohmann::ordered_json out = {{"schema", fmt::format("hipacm-cache-{}-1", what)}, {"path", path}};
+  fill(out);
+  write_json(out, "-");
+}
+
+// Entries the store refused: verify's bad ones, import's rejected ones.
+nlohmann::ordered_json refused_json(const std::vector<cache::RejectedEntry>& entries) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const cache::RejectedEntry& bad : entries)
+    list.push_back({{"key", bad.key}, {"reason", bad.reason}});
+  return list;
+}
+
+void print_refused(const char* label, const std::vector<cache::RejectedEntry>& entries) {
+  for (const cache::RejectedEntry& bad : entries)
+    fmt::print("{}  {}  {}\n", label, printable(bad.key), printable(bad.reason));
 }
 
 int run_stats(const CacheOptions& options) {
   cache::CacheAdmin admin = open_cache(options);
   const cache::CacheStats stats = admin.stats();
-  if (options.json) {
-    nlohmann::ordered_json out = document("stats", stats.path);
-    out["entries"] = stats.entries;
-    out["payload_bytes"] = stats.total_bytes;
-    out["file_bytes"] = stats.file_bytes;
-    out["hits"] = stats.total_hits;
-    out["by_arch"] = nlohmann::ordered_json::array();
-    for (const cache::ArchTotals& a : stats.by_arch)
-      out["by_arch"].push_back(
-          {{"arch", a.arch}, {"entries", a.entries}, {"bytes", a.bytes}, {"hits", a.hits}});
-    write_json(out, "-");
-    return kExitOk;
-  }
-  fmt::print("cache    {}\n", stats.path);
-  fmt::print("entries  {}\n", stats.entries);
-  fmt::print("payload  {} ({} bytes)\n", human_bytes(stats.total_bytes), stats.total_bytes);
-  fmt::print("on disk  {}\n", human_bytes(stats.file_bytes));
-  fmt::print("hits     {}\n", stats.total_hits);
-  if (!stats.by_arch.empty()) {
-    fmt::print("\n{:<20} {:>8} {:>12} {:>8}\n", "arch", "entries", "bytes", "hits");
-    for (const cache::ArchTotals& a : stats.by_arch)
-      fmt::print("{:<20} {:>8} {:>12} {:>8}\n", printable(a.arch), a.entries, human_bytes(a.bytes),
-                 a.hits);
-  }
+  report(
+      options, "stats", stats.path,
+      [&](nlohmann::ordered_json& out) {
+        out["entries"] = stats.entries;
+        out["payload_bytes"] = stats.total_bytes;
+        out["file_bytes"] = stats.file_bytes;
+        out["hits"] = stats.total_hits;
+        out["by_arch"] = nlohmann::ordered_json::array();
+        for (const cache::ArchTotals& a : stats.by_arch)
+          out["by_arch"].push_back(
+              {{"arch", a.arch}, {"entries", a.entries}, {"bytes", a.bytes}, {"hits", a.hits}});
+      },
+      [&] {
+        fmt::print("cache    {}\n", stats.path);
+        fmt::print("entries  {}\n", stats.entries);
+        fmt::print("payload  {} ({} bytes)\n", human_bytes(stats.total_bytes), stats.total_bytes);
+        fmt::print("on disk  {}\n", human_bytes(stats.file_bytes));
+        fmt::print("hits     {}\n", stats.total_hits);
+        if (stats.by_arch.empty()) return;
+        fmt::print("\n{:<20} {:>8} {:>12} {:>8}\n", "arch", "entries", "bytes", "hits");
+        for (const cache::ArchTotals& a : stats.by_arch)
+          fmt::print("{:<20} {:>8} {:>12} {:>8}\n", printable(a.arch), a.entries,
+                     human_bytes(a.bytes), a.hits);
+      });
   return kExitOk;
 }
 
 int run_list(const CacheOptions& options) {
   cache::CacheAdmin admin = open_cache(options);
   const std::vector<cache::EntryInfo> entries = admin.list(options.arch);
-  if (options.json) {
-    nlohmann::ordered_json out = document("list", admin.path());
-    out["entries"] = nlohmann::ordered_json::array();
-    for (const cache::EntryInfo& e : entries)
-      out["entries"].push_back({{"key", e.key},
-                                {"arch", e.arch},
-                                {"source_name", e.source_name},
-                                {"backend", e.backend},
-                                {"compiler_version", e.compiler_version},
-                                {"plugin_version", e.plugin_version},
-                                {"size", e.size},
-                                {"created_us", e.created_us},
-                                {"last_used_us", e.last_used_us},
-                                {"hits", e.hits}});
-    write_json(out, "-");
-    return kExitOk;
-  }
-  fmt::print("{:<16} {:<14} {:<24} {:>10} {:>6}  {}\n", "key", "arch", "source", "size", "hits",
-             "last used (UTC)");
-  for (const cache::EntryInfo& e : entries) {
-    // 16 hex digits identify an entry in practice (inspect takes a prefix); --json has all.
-    // Keys, archs and names come from the database, which an import may have written.
-    fmt::print("{:<16} {:<14} {:<24} {:>10} {:>6}  {}\n", printable(e.key.substr(0, 16)),
-               printable(e.arch), printable(e.source_name.substr(0, 24)), human_bytes(e.size),
-               e.hits, utc_time(e.last_used_us));
-  }
-  fmt::print("{} entries in {}\n", entries.size(), admin.path());
+  report(
+      options, "list", admin.path(),
+      [&](nlohmann::ordered_json& out) {
+        out["entries"] = nlohmann::ordered_json::array();
+        for (const cache::EntryInfo& e : entries)
+          out["entries"].push_back({{"key", e.key},
+                                    {"arch", e.arch},
+                                    {"source_name", e.source_name},
+                                    {"backend", e.backend},
+                                    {"compiler_version", e.compiler_version},
+                                    {"plugin_version", e.plugin_version},
+                                    {"size", e.size},
+                                    {"created_us", e.created_us},
+                                    {"last_used_us", e.last_used_us},
+                                    {"hits", e.hits}});
+      },
+      [&] {
+        fmt::print("{:<16} {:<14} {:<24} {:>10} {:>6}  {}\n", "key", "arch", "source", "size",
+                   "hits", "last used (UTC)");
+        for (const cache::EntryInfo& e : entries) {
+          // 16 hex digits identify an entry in practice (inspect takes a prefix); --json has all.
+          // Keys, archs and names come from the database, which an import may have written.
+          fmt::print("{:<16} {:<14} {:<24} {:>10} {:>6}  {}\n", printable(e.key.substr(0, 16)),
+                     printable(e.arch), printable(e.source_name.substr(0, 24)), human_bytes(e.size),
+                     e.hits, utc_time(e.last_used_us));
+        }
+        fmt::print("{} entries in {}\n", entries.size(), admin.path());
+      });
   return kExitOk;
 }
 
 int run_verify(const CacheOptions& options) {
   cache::CacheAdmin admin = open_cache(options);
-  const cache::VerifyReport report = admin.verify(options.remove_bad);
-  if (options.json) {
-    nlohmann::ordered_json out = document("verify", admin.path());
-    out["checked"] = report.checked;
-    out["removed"] = report.removed;
-    out["bad"] = nlohmann::ordered_json::array();
-    for (const cache::RejectedEntry& bad : report.bad)
-      out["bad"].push_back({{"key", bad.key}, {"reason", bad.reason}});
-    write_json(out, "-");
-  } else {
-    for (const cache::RejectedEntry& bad : report.bad)
-      fmt::print("bad  {}  {}\n", printable(bad.key), printable(bad.reason));
-    fmt::print("{} entries checked, {} bad, {} removed\n", report.checked, report.bad.size(),
-               report.removed);
-    if (!report.bad.empty() && !options.remove_bad)
-      fmt::print("run 'hipacm cache verify --remove' to delete the bad entries\n");
-  }
+  const cache::VerifyReport result = admin.verify(options.remove_bad);
+  report(
+      options, "verify", admin.path(),
+      [&](nlohmann::ordered_json& out) {
+        out["checked"] = result.checked;
+        out["removed"] = result.removed;
+        out["bad"] = refused_json(result.bad);
+      },
+      [&] {
+        print_refused("bad", result.bad);
+        fmt::print("{} entries checked, {} bad, {} removed\n", result.checked, result.bad.size(),
+                   result.removed);
+        if (!result.bad.empty() && !options.remove_bad)
+          fmt::print("run 'hipacm cache verify --remove' to delete the bad entries\n");
+      });
   // Bad entries that are still there are a failure; removed ones are repaired.
-  return report.bad.empty() || options.remove_bad ? kExitOk : kExitFailures;
+  return result.bad.empty() || options.remove_bad ? kExitOk : kExitFailures;
 }
 
 int run_prune(const CacheOptions& options) {
@@ -148,45 +168,44 @@ int run_prune(const CacheOptions& options) {
   cache::CacheAdmin admin = open_cache(options);
   const std::size_t removed = admin.prune(options.max_bytes);
   const cache::CacheStats after = admin.stats();
-  if (options.json) {
-    nlohmann::ordered_json out = document("prune", admin.path());
-    out["removed"] = removed;
-    out["entries"] = after.entries;
-    out["payload_bytes"] = after.total_bytes;
-    write_json(out, "-");
-  } else {
-    fmt::print("removed {} least-recently-used entries; {} entries, {} left\n", removed,
-               after.entries, human_bytes(after.total_bytes));
-  }
+  report(
+      options, "prune", admin.path(),
+      [&](nlohmann::ordered_json& out) {
+        out["removed"] = removed;
+        out["entries"] = after.entries;
+        out["payload_bytes"] = after.total_bytes;
+      },
+      [&] {
+        fmt::print("removed {} least-recently-used entries; {} entries, {} left\n", removed,
+                   after.entries, human_bytes(after.total_bytes));
+      });
   return kExitOk;
 }
 
 int run_clear(const CacheOptions& options) {
   cache::CacheAdmin admin = open_cache(options);
   const std::size_t removed = admin.clear();
-  if (options.json) {
-    nlohmann::ordered_json out = document("clear", admin.path());
-    out["removed"] = removed;
-    write_json(out, "-");
-  } else {
-    fmt::print("removed {} entries from {}\n", removed, admin.path());
-  }
+  report(
+      options, "clear", admin.path(),
+      [&](nlohmann::ordered_json& out) { out["removed"] = removed; },
+      [&] { fmt::print("removed {} entries from {}\n", removed, admin.path()); });
   return kExitOk;
 }
 
 int run_export(const CacheOptions& options) {
   cache::CacheAdmin admin = open_cache(options);
   const std::size_t exported = admin.export_to(options.file, options.arch);
-  if (options.json) {
-    nlohmann::ordered_json out = document("export", admin.path());
-    out["file"] = options.file;
-    out["arch"] = options.arch;
-    out["exported"] = exported;
-    write_json(out, "-");
-  } else {
-    fmt::print("exported {} entries{} to {}\n", exported,
-               options.arch.empty() ? "" : fmt::format(" for {}", options.arch), options.file);
-  }
+  report(
+      options, "export", admin.path(),
+      [&](nlohmann::ordered_json& out) {
+        out["file"] = options.file;
+        out["arch"] = options.arch;
+        out["exported"] = exported;
+      },
+      [&] {
+        fmt::print("exported {} entries{} to {}\n", exported,
+                   options.arch.empty() ? "" : fmt::format(" for {}", options.arch), options.file);
+      });
   return kExitOk;
 }
 
@@ -198,23 +217,21 @@ int run_import(const CacheOptions& options) {
         fmt::format("{}: not a regular file (an export written by 'hipacm cache export')",
                     printable(options.file)));
   cache::CacheAdmin admin = open_cache(options);
-  const cache::ImportReport report = admin.import_from(options.file);
-  if (options.json) {
-    nlohmann::ordered_json out = document("import", admin.path());
-    out["file"] = options.file;
-    out["accepted"] = report.accepted;
-    out["duplicates"] = report.duplicates;
-    out["rejected"] = nlohmann::ordered_json::array();
-    for (const cache::RejectedEntry& bad : report.rejected)
-      out["rejected"].push_back({{"key", bad.key}, {"reason", bad.reason}});
-    write_json(out, "-");
-  } else {
-    for (const cache::RejectedEntry& bad : report.rejected)
-      fmt::print("rejected  {}  {}\n", printable(bad.key), printable(bad.reason));
-    fmt::print("imported {} entries ({} already present, {} rejected) into {}\n", report.accepted,
-               report.duplicates, report.rejected.size(), admin.path());
-  }
-  return report.rejected.empty() ? kExitOk : kExitFailures;
+  const cache::ImportReport result = admin.import_from(options.file);
+  report(
+      options, "import", admin.path(),
+      [&](nlohmann::ordered_json& out) {
+        out["file"] = options.file;
+        out["accepted"] = result.accepted;
+        out["duplicates"] = result.duplicates;
+        out["rejected"] = refused_json(result.rejected);
+      },
+      [&] {
+        print_refused("rejected", result.rejected);
+        fmt::print("imported {} entries ({} already present, {} rejected) into {}\n",
+                   result.accepted, result.duplicates, result.rejected.size(), admin.path());
+      });
+  return result.rejected.empty() ? kExitOk : kExitFailures;
 }
 
 // Wraps a run function so that cache errors (unreadable file, refused export target) exit 2
@@ -241,59 +258,41 @@ void add_cache_command(CLI::App& app, AppContext& context) {
       ->add_option("--db", options->db,
                    "A cache database file (default: the user cache, see 'hipacm doctor')")
       ->check(non_empty_value());
-  cache_cmd->footer(
-      "Examples:\n"
-      "  hipacm cache stats\n"
-      "  hipacm cache export gfx90a.hipacm --arch gfx90a && hipacm cache import gfx90a.hipacm\n"
-      "Exit status: 0 ok, 1 bad entries found (verify) or rejected (import), 2 usage error.");
+  cache_cmd->footer(examples_footer(
+      {"hipacm cache stats",
+       "hipacm cache export gfx90a.hipacm --arch gfx90a && hipacm cache import gfx90a.hipacm"},
+      "0 ok, 1 bad entries found (verify) or rejected (import), 2 usage error."));
 
-  auto add = [&](const char* name, const char* help, const char* example) {
+  auto add = [&](const char* name, const char* help, const char* example,
+                 int (*run)(const CacheOptions&)) {
     CLI::App* sub = cache_cmd->add_subcommand(name, help);
     sub->add_flag("--json", options->json, "Print a JSON document instead of text");
     sub->footer(fmt::format("Example:\n  {}", example));
+    sub->callback(
+        [options, &context, run] { run_guarded(context, [&] { return run(*options); }); });
     return sub;
   };
 
-  CLI::App* stats =
-      add("stats", "Entries, sizes and hits, in all and by arch", "hipacm cache stats");
-  stats->callback(
-      [options, &context] { run_guarded(context, [&] { return run_stats(*options); }); });
-
-  CLI::App* list =
-      add("list", "Every entry, most recently used first", "hipacm cache list --arch gfx90a");
-  list->add_option("--arch", options->arch, "Only entries for this arch");
-  list->callback([options, &context] { run_guarded(context, [&] { return run_list(*options); }); });
-
-  CLI::App* verify = add("verify", "Re-check every entry: checksum, code object, arch",
-                         "hipacm cache verify --remove");
-  verify->add_flag("--remove", options->remove_bad, "Delete the entries that fail");
-  verify->callback(
-      [options, &context] { run_guarded(context, [&] { return run_verify(*options); }); });
-
-  CLI::App* prune = add("prune", "Evict least-recently-used entries down to a size",
-                        "hipacm cache prune --max-bytes 1073741824");
-  prune->add_option("--max-bytes", options->max_bytes, "Payload bytes to keep at most")
+  add("stats", "Entries, sizes and hits, in all and by arch", "hipacm cache stats", run_stats);
+  add("list", "Every entry, most recently used first", "hipacm cache list --arch gfx90a", run_list)
+      ->add_option("--arch", options->arch, "Only entries for this arch");
+  add("verify", "Re-check every entry: checksum, code object, arch", "hipacm cache verify --remove",
+      run_verify)
+      ->add_flag("--remove", options->remove_bad, "Delete the entries that fail");
+  add("prune", "Evict least-recently-used entries down to a size",
+      "hipacm cache prune --max-bytes 1073741824", run_prune)
+      ->add_option("--max-bytes", options->max_bytes, "Payload bytes to keep at most")
       ->required()
       ->check(CLI::NonNegativeNumber);
-  prune->callback(
-      [options, &context] { run_guarded(context, [&] { return run_prune(*options); }); });
-
-  CLI::App* clear = add("clear", "Remove every entry", "hipacm cache clear");
-  clear->callback(
-      [options, &context] { run_guarded(context, [&] { return run_clear(*options); }); });
-
+  add("clear", "Remove every entry", "hipacm cache clear", run_clear);
   CLI::App* exp = add("export", "Write the cache (or one arch of it) to one file",
-                      "hipacm cache export kernels.hipacm --arch gfx90a");
+                      "hipacm cache export kernels.hipacm --arch gfx90a", run_export);
   exp->add_option("file", options->file, "The file to create (must not exist)")->required();
   exp->add_option("--arch", options->arch, "Only entries for this arch");
-  exp->callback(
-      [options, &context] { run_guarded(context, [&] { return run_export(*options); }); });
-
-  CLI::App* imp = add("import", "Merge an exported file; every entry is validated first",
-                      "hipacm cache import kernels.hipacm");
-  imp->add_option("file", options->file, "A file written by 'hipacm cache export'")->required();
-  imp->callback(
-      [options, &context] { run_guarded(context, [&] { return run_import(*options); }); });
+  add("import", "Merge an exported file; every entry is validated first",
+      "hipacm cache import kernels.hipacm", run_import)
+      ->add_option("file", options->file, "A file written by 'hipacm cache export'")
+      ->required();
 }
 
 }  // namespace hipacm::cli

@@ -2,11 +2,11 @@
 #include "tools/cache_location.h"
 
 #include "plugin/cache/store/location.h"
+#include "support/environment.h"
 
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -14,11 +14,6 @@
 namespace hipacm::cli {
 namespace fs = std::filesystem;
 namespace {
-
-std::string env(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? value : "";
-}
 
 // A directory that does not exist yet is fine when its nearest existing ancestor is writable.
 void check_writable(CacheLocation* location) {
@@ -49,10 +44,10 @@ CacheLocation resolve_cache_location(const std::string& explicit_dir) {
     location.problem = "no HIPACM_CACHE_DIR, XDG_CACHE_HOME or home directory";
     return location;
   }
-  location.source = !explicit_dir.empty()              ? "--cache-dir"
-                    : !env("HIPACM_CACHE_DIR").empty() ? "HIPACM_CACHE_DIR"
-                    : !env("XDG_CACHE_HOME").empty()   ? "XDG_CACHE_HOME"
-                                                       : "HOME";
+  location.source = !explicit_dir.empty()                            ? "--cache-dir"
+                    : backend::environment_value("HIPACM_CACHE_DIR") ? "HIPACM_CACHE_DIR"
+                    : backend::environment_value("XDG_CACHE_HOME")   ? "XDG_CACHE_HOME"
+                                                                     : "HOME";
   location.database = cache::database_in(location.path);
   std::string fs_name;
   if (cache::on_network_filesystem(location.path, &fs_name)) location.network_fs = fs_name;

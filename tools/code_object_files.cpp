@@ -11,8 +11,8 @@
 #include <filesystem>
 #include <set>
 
+#include "support/unique_fd.h"
 #include "tools/exit_codes.h"
-#include "tools/file_descriptor.h"
 
 namespace hipacm::cli {
 namespace fs = std::filesystem;
@@ -20,9 +20,9 @@ namespace {
 
 // O_NOFOLLOW: a link planted at DIR/<name>.co must not redirect the write to a file elsewhere.
 void write_file_no_follow(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
-  const FileDescriptor fd(
+  const backend::UniqueFd fd(
       ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
-  if (fd.get() < 0)
+  if (!fd.valid())
     throw InputError(fmt::format("cannot write {}: {}{}", path.string(), std::strerror(errno),
                                  errno == ELOOP ? " (it is a symbolic link)" : ""));
   for (std::size_t done = 0; done < bytes.size();) {

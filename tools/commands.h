@@ -3,6 +3,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include <functional>
+#include <initializer_list>
+#include <string>
+#include <utility>
+
 namespace hipacm::cli {
 
 /// State shared by the whole invocation. A subcommand's callback stores its
@@ -10,6 +15,22 @@ namespace hipacm::cli {
 struct AppContext {
   int exit_code = 0;
 };
+
+/// The end of a command's help: its examples, one a line, and what its exit statuses mean.
+inline std::string examples_footer(std::initializer_list<const char*> examples,
+                                   const char* exit_status) {
+  std::string text = "Examples:\n";
+  for (const char* example : examples) text += std::string("  ") + example + "\n";
+  return text + "Exit status: " + exit_status;
+}
+
+/// Ends a subcommand's set-up: the help footer, and `run` as its callback, whose result
+/// becomes the exit status.
+inline void finish_command(CLI::App* command, AppContext& context, std::function<int()> run,
+                           std::initializer_list<const char*> examples, const char* exit_status) {
+  command->footer(examples_footer(examples, exit_status));
+  command->callback([&context, run = std::move(run)] { context.exit_code = run(); });
+}
 
 /// `hipacm warmup PATHS... --arch A[,B]`: compiles kernels through modes (warmup_command.cpp).
 void add_warmup_command(CLI::App& app, AppContext& context);

@@ -10,9 +10,9 @@
 #include "tools/commands.h"
 #include "tools/exit_codes.h"
 #include "tools/input/input_files.h"
+#include "tools/input/terminal_text.h"
 #include "tools/json_output.h"
 #include "tools/option_checks.h"
-#include "tools/input/terminal_text.h"
 
 namespace hipacm::cli {
 namespace {
@@ -96,13 +96,12 @@ void add_inspect_command(CLI::App& app, AppContext& context) {
   inspect->add_option("--db", options->db, "The cache database to look keys up in")
       ->check(non_empty_value());
   inspect->add_flag("--json", options->json, "Print a JSON document instead of text");
-  inspect->footer(
-      "Examples:\n"
-      "  hipacm inspect saxpy.gfx90a.co\n"
-      "  hipacm inspect saxpy.gfx90a.co --json | jq -r '.kernels[]'\n"
-      "  hipacm inspect 0421f6cf072c9f36      # a cache entry, by key prefix\n"
-      "Exit status: 0 read, 2 missing file or not an ELF code object.");
-  inspect->callback([options, &context] { context.exit_code = run(*options); });
+  finish_command(
+      inspect, context, [options] { return run(*options); },
+      {"hipacm inspect saxpy.gfx90a.co",
+       "hipacm inspect saxpy.gfx90a.co --json | jq -r '.kernels[]'",
+       "hipacm inspect 0421f6cf072c9f36      # a cache entry, by key prefix"},
+      "0 read, 2 missing file or not an ELF code object.");
 }
 
 }  // namespace hipacm::cli

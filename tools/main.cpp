@@ -4,8 +4,8 @@
 #include <CLI/CLI.hpp>
 #include <exception>
 
-#include "tools/doctor/backend_probe.h"
 #include "tools/commands.h"
+#include "tools/doctor/backend_probe.h"
 #include "tools/exit_codes.h"
 #include "tools/input/terminal_text.h"
 
@@ -33,13 +33,9 @@ int main(int argc, char** argv) {
                "hipacm"};
   app.set_version_flag("--version", version_text);
   app.require_subcommand(1);
-  app.footer(
-      "Examples:\n"
-      "  hipacm warmup examples/kernels --arch gfx90a,gfx1030\n"
-      "  hipacm inspect kernel.co\n"
-      "  hipacm cache stats\n"
-      "  hipacm doctor\n"
-      "Exit status: 0 ok, 1 failures, 2 usage or input error, 3 no compiler backend.");
+  app.footer(examples_footer({"hipacm warmup examples/kernels --arch gfx90a,gfx1030",
+                              "hipacm inspect kernel.co", "hipacm cache stats", "hipacm doctor"},
+                             "0 ok, 1 failures, 2 usage or input error, 3 no compiler backend."));
 
   AppContext context;
   add_warmup_command(app, context);

@@ -5,22 +5,19 @@
 #include <glob.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
+#include <iterator>
+#include <utility>
 
 #include "hip_backend/hiprtc/comgr_isa.h"
 #include "hip_backend/worker/worker_locator.h"
-#include "tools/doctor/backend_probe.h"
+#include "support/environment.h"
 #include "tools/cache_location.h"
+#include "tools/doctor/backend_probe.h"
 
 namespace hipacm::cli {
 namespace fs = std::filesystem;
 namespace {
-
-std::string env(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? value : "";
-}
 
 std::vector<std::string> glob_paths(const char* pattern) {
   std::vector<std::string> paths;
@@ -37,6 +34,15 @@ Check named(const char* name) {
   return check;
 }
 
+// Makes `check` a problem: its level, what was found, what to do, and the error in the details.
+void flag(Check& check, CheckLevel level, std::string summary, const char* hint,
+          const std::string& error) {
+  check.level = level;
+  check.summary = std::move(summary);
+  check.hint = hint;
+  check.details["error"] = error;
+}
+
 Check plugin_check() {
   const PluginProbe plugin = probe_plugin();
   Check check = named("plugin");
@@ -47,43 +53,38 @@ Check plugin_check() {
   return check;
 }
 
+// A compiler library: found, or an error saying what to install. `more` goes into the details
+// after what every library reports (found, version, path).
+Check library_check(const char* name, const LibraryProbe& probe, nlohmann::ordered_json more,
+                    std::string found_summary, const std::string& missing, const char* hint) {
+  Check check = named(name);
+  check.details = {{"found", probe.found}, {"version", probe.version}, {"path", probe.path}};
+  check.details.update(more);
+  if (probe.found)
+    check.summary = std::move(found_summary);
+  else
+    flag(check, CheckLevel::kError, missing + ": " + probe.error, hint, probe.error);
+  return check;
+}
+
 Check hiprtc_check() {
   const LibraryProbe hiprtc = probe_hiprtc();
-  Check check = named("hiprtc");
-  check.details = {{"found", hiprtc.found}, {"version", hiprtc.version}, {"path", hiprtc.path}};
-  if (hiprtc.found) {
-    check.summary = fmt::format("hipRTC {} at {}", hiprtc.version, hiprtc.path);
-  } else {
-    check.level = CheckLevel::kError;
-    check.summary = "hipRTC not found: " + hiprtc.error;
-    check.hint =
-        "install libamdhip64-dev (Debian/Ubuntu: apt install libamdhip64-dev "
-        "libhiprtc-builtins5), or set HIPACM_HIPRTC_LIBRARY to the library's path";
-    check.details["error"] = hiprtc.error;
-  }
-  return check;
+  return library_check("hiprtc", hiprtc, nlohmann::ordered_json::object(),
+                       fmt::format("hipRTC {} at {}", hiprtc.version, hiprtc.path),
+                       "hipRTC not found",
+                       "install libamdhip64-dev (Debian/Ubuntu: apt install libamdhip64-dev "
+                       "libhiprtc-builtins5), or set HIPACM_HIPRTC_LIBRARY to the library's path");
 }
 
 Check comgr_check() {
   std::vector<std::string> processors;
   const LibraryProbe comgr = probe_comgr(&processors);
-  Check check = named("comgr");
-  check.details = {{"found", comgr.found},
-                   {"version", comgr.version},
-                   {"path", comgr.path},
-                   {"processors", processors}};
-  if (comgr.found) {
-    check.summary = fmt::format("comgr {} at {} ({} archs known)", comgr.version, comgr.path,
-                                processors.size());
-  } else {
-    check.level = CheckLevel::kError;
-    check.summary = "comgr not found (archs cannot be validated): " + comgr.error;
-    check.hint =
-        "install libamd-comgr2 (apt install libamd-comgr2), or set HIPACM_COMGR_LIBRARY to "
-        "libamd_comgr.so's path";
-    check.details["error"] = comgr.error;
-  }
-  return check;
+  return library_check(
+      "comgr", comgr, {{"processors", processors}},
+      fmt::format("comgr {} at {} ({} archs known)", comgr.version, comgr.path, processors.size()),
+      "comgr not found (archs cannot be validated)",
+      "install libamd-comgr2 (apt install libamd-comgr2), or set HIPACM_COMGR_LIBRARY to "
+      "libamd_comgr.so's path");
 }
 
 Check worker_check() {
@@ -91,28 +92,26 @@ Check worker_check() {
   const std::string plugin_dir = fs::path(plugin.path).parent_path().string();
   std::string why;
   const std::string worker = backend::find_worker_binary_beside(plugin_dir, &why);
-  const std::string isolation = env("HIPACM_ISOLATION");
+  const std::string isolation = backend::environment_value("HIPACM_ISOLATION").value_or("");
   Check check = named("worker");
   check.details = {{"found", !worker.empty()},
                    {"path", worker},
                    {"isolation", isolation.empty() ? "auto" : isolation}};
-  if (!worker.empty()) {
+  if (!worker.empty())
     check.summary = "hipacm-worker at " + worker;
-  } else {
-    check.level = CheckLevel::kWarning;
-    check.summary = "no hipacm-worker: compiles run one at a time, in-process; " + why;
-    check.hint =
-        "install hipacm-worker into <prefix>/libexec/hipacm/ (cmake --install), or set "
-        "HIPACM_WORKER to its path";
-    check.details["error"] = why;
-  }
+  else
+    flag(check, CheckLevel::kWarning,
+         "no hipacm-worker: compiles run one at a time, in-process; " + why,
+         "install hipacm-worker into <prefix>/libexec/hipacm/ (cmake --install), or set "
+         "HIPACM_WORKER to its path",
+         why);
   return check;
 }
 
 Check cache_check() {
   const CacheLocation cache = resolve_cache_location("");
-  const std::string policy = env("HIPACM_CACHE");
-  const std::string system_cache = env("HIPACM_SYSTEM_CACHE");
+  const std::string policy = backend::environment_value("HIPACM_CACHE").value_or("");
+  const std::string system_cache = backend::environment_value("HIPACM_SYSTEM_CACHE").value_or("");
   Check check = named("cache");
   check.details = {{"path", cache.path},          {"database", cache.database},
                    {"source", cache.source},      {"exists", cache.exists},
@@ -125,12 +124,12 @@ Check cache_check() {
     check.summary = fmt::format("cache at {} (from {}{})", cache.path, cache.source,
                                 cache.exists ? "" : ", created on first use");
   } else {
-    check.level = CheckLevel::kWarning;
-    check.summary = cache.path.empty()
-                        ? "no cache directory: " + cache.problem
-                        : fmt::format("cache at {} is not writable: {}", cache.path, cache.problem);
-    check.hint = "set HIPACM_CACHE_DIR to a writable directory (or pass --cache-dir to warmup)";
-    check.details["error"] = cache.problem;
+    flag(check, CheckLevel::kWarning,
+         cache.path.empty()
+             ? "no cache directory: " + cache.problem
+             : fmt::format("cache at {} is not writable: {}", cache.path, cache.problem),
+         "set HIPACM_CACHE_DIR to a writable directory (or pass --cache-dir to warmup)",
+         cache.problem);
   }
   if (!system_cache.empty()) check.summary += "; read-only layer " + system_cache;
   if (!cache.network_fs.empty() && policy != "off") {
@@ -148,7 +147,7 @@ Check cache_check() {
 
 Check arch_check() {
   const std::string arch = default_arch();
-  const std::string from_env = env("HIPACM_ARCH");
+  const std::string from_env = backend::environment_value("HIPACM_ARCH").value_or("");
   Check check = named("arch");
   check.details = {{"default_arch", arch},
                    {"source", !from_env.empty() ? "HIPACM_ARCH" : (arch.empty() ? "" : "device")}};
@@ -160,10 +159,9 @@ Check arch_check() {
   }
   std::string error;
   if (!backend::validate_amdgpu_arch(arch, &error)) {
-    check.level = CheckLevel::kWarning;
-    check.summary = fmt::format("default arch '{}' is not usable: {}", arch, error);
-    check.hint = "set HIPACM_ARCH to one of comgr's archs (hipacm doctor --json lists them)";
-    check.details["error"] = error;
+    flag(check, CheckLevel::kWarning,
+         fmt::format("default arch '{}' is not usable: {}", arch, error),
+         "set HIPACM_ARCH to one of comgr's archs (hipacm doctor --json lists them)", error);
     return check;
   }
   check.summary =
@@ -205,17 +203,10 @@ bool usable(const std::vector<Check>& checks) {
 }
 
 const char* level_name(CheckLevel level) {
-  switch (level) {
-    case CheckLevel::kOk:
-      return "ok";
-    case CheckLevel::kInfo:
-      return "info";
-    case CheckLevel::kWarning:
-      return "warning";
-    case CheckLevel::kError:
-      return "error";
-  }
-  return "error";
+  // In the order of CheckLevel; anything past it reads as an error.
+  constexpr const char* kNames[] = {"ok", "info", "warning", "error"};
+  const auto index = static_cast<std::size_t>(level);
+  return index < std::size(kNames) ? kNames[index] : "error";
 }
 
 }  // namespace hipacm::cli

@@ -6,8 +6,8 @@
 #include "tools/commands.h"
 #include "tools/doctor/doctor_checks.h"
 #include "tools/exit_codes.h"
-#include "tools/json_output.h"
 #include "tools/input/terminal_text.h"
+#include "tools/json_output.h"
 
 namespace hipacm::cli {
 namespace {
@@ -52,12 +52,10 @@ void add_doctor_command(CLI::App& app, AppContext& context) {
   CLI::App* doctor = app.add_subcommand(
       "doctor", "Check the compiler backend, worker, cache, default arch and GPU devices");
   doctor->add_flag("--json", options->json, "Print a JSON document instead of text");
-  doctor->footer(
-      "Examples:\n"
-      "  hipacm doctor\n"
-      "  hipacm doctor --json | jq '.checks[] | select(.level != \"ok\")'\n"
-      "Exit status: 0 usable (warnings allowed), 1 hipacm cannot compile here.");
-  doctor->callback([options, &context] { context.exit_code = run(*options); });
+  finish_command(
+      doctor, context, [options] { return run(*options); },
+      {"hipacm doctor", "hipacm doctor --json | jq '.checks[] | select(.level != \"ok\")'"},
+      "0 usable (warnings allowed), 1 hipacm cannot compile here.");
 }
 
 }  // namespace hipacm::cli

@@ -10,8 +10,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "support/unique_fd.h"
 #include "tools/exit_codes.h"
-#include "tools/file_descriptor.h"
 
 namespace hipacm::cli {
 namespace {
@@ -23,8 +23,8 @@ std::string mib(std::size_t bytes) { return fmt::format("{} MiB", bytes >> 20); 
 std::string read_input_file(const std::filesystem::path& file, std::size_t max_bytes) {
   const std::string name = file.string();
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
-  const FileDescriptor fd(::open(name.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
-  if (fd.get() < 0) throw InputError(fmt::format("cannot read {}: {}", name, std::strerror(errno)));
+  const backend::UniqueFd fd(::open(name.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (!fd.valid()) throw InputError(fmt::format("cannot read {}: {}", name, std::strerror(errno)));
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0)
     throw InputError(fmt::format("cannot read {}: {}", name, std::strerror(errno)));

@@ -3,12 +3,12 @@
 
 #include <memory>
 
-#include "tools/doctor/backend_probe.h"
 #include "tools/code_object_files.h"
 #include "tools/commands.h"
+#include "tools/doctor/backend_probe.h"
 #include "tools/exit_codes.h"
-#include "tools/json_output.h"
 #include "tools/input/kernel_input.h"
+#include "tools/json_output.h"
 #include "tools/option_checks.h"
 #include "tools/warmup/progress.h"
 #include "tools/warmup/warmup_report.h"
@@ -124,14 +124,13 @@ void add_warmup_command(CLI::App& app, AppContext& context) {
                    "Lines kept from each end of a failed compile's log (0: none)")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{0}, kMaxLogLines));
-  warmup->footer(
-      "Examples:\n"
-      "  hipacm warmup examples/kernels --arch gfx90a,gfx1030\n"
-      "  hipacm warmup examples/kernels/manifest.json --arch gfx90a --jobs 8 --json report.json\n"
-      "  hipacm warmup kernels/ --arch gfx1030 --no-cache --keep-going --json - | jq .totals\n"
-      "Exit status: 0 all compiled, 1 some failed (0 with --keep-going), 2 usage or input error,\n"
+  finish_command(
+      warmup, context, [options] { return run(*options); },
+      {"hipacm warmup examples/kernels --arch gfx90a,gfx1030",
+       "hipacm warmup examples/kernels/manifest.json --arch gfx90a --jobs 8 --json report.json",
+       "hipacm warmup kernels/ --arch gfx1030 --no-cache --keep-going --json - | jq .totals"},
+      "0 all compiled, 1 some failed (0 with --keep-going), 2 usage or input error,\n"
       "3 no compiler backend.");
-  warmup->callback([options, &context] { context.exit_code = run(*options); });
 }
 
 }  // namespace hipacm::cli

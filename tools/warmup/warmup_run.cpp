@@ -5,7 +5,6 @@
 
 #include <chrono>
 #include <cstddef>
-#include <memory>
 #include <stdexcept>
 
 #include "hip_backend/source_name_policy.h"
@@ -16,14 +15,11 @@
 namespace hipacm::cli {
 namespace {
 
-constexpr std::int64_t kPollMs = 100;
+constexpr std::chrono::milliseconds kPoll{100};
 
-struct FutureRelease {
-  void operator()(hipacm_future* f) const { hipacm_future_release(f); }
-};
-using FutureRef = std::unique_ptr<hipacm_future, FutureRelease>;
-
-// Leaves the mode on every path; exit frees the slot even when compiles failed.
+// Leaves the mode on every path; exit frees the slot even when compiles failed. A mode with a
+// cache directory or policy cannot be a hipacm::Mode (hipacm::Config has neither), so this one is
+// entered through the C ABI.
 class ModeScope {
  public:
   explicit ModeScope(hipacm_mode* mode) : mode_(mode) {}
@@ -40,21 +36,16 @@ class ModeScope {
   hipacm_mode* mode_;
 };
 
-hipacm_mode_config mode_config(const WarmupSettings& settings, const std::string& arch) {
-  hipacm_mode_config config;
-  hipacm_mode_config_init(&config);
-  config.arch = arch.c_str();
-  config.max_workers = settings.jobs;
-  config.ignore_errors = 1;  // every outcome is read from its future
-  config.isolation = HIPACM_ISOLATION_AUTO;
-  config.compile_timeout_ms = settings.timeout_ms;
+hipacm_mode* enter_mode(const WarmupSettings& settings, const std::string& arch) {
+  hipacm_mode_config config = hipacm::Config()
+                                  .arch(arch)
+                                  .max_workers(settings.jobs)
+                                  .ignore_errors()  // every outcome is read from its future
+                                  .isolation(hipacm::Isolation::Auto)
+                                  .compile_timeout(std::chrono::milliseconds(settings.timeout_ms))
+                                  .to_c();
   config.cache_dir = settings.cache_dir.empty() ? nullptr : settings.cache_dir.c_str();
   config.cache_policy = settings.no_cache ? HIPACM_CACHE_OFF : HIPACM_CACHE_DEFAULT;
-  return config;
-}
-
-hipacm_mode* enter_mode(const WarmupSettings& settings, const std::string& arch) {
-  const hipacm_mode_config config = mode_config(settings, arch);
   hipacm_mode* mode = nullptr;
   const hipacm_status status = hipacm_mode_enter(&config, &mode);
   if (status == HIPACM_SUCCESS) return mode;
@@ -96,16 +87,18 @@ bool kernel_has_from_cache(const hipacm_kernel& kernel) {
   return kernel.struct_size >= offsetof(hipacm_kernel, from_cache) + sizeof kernel.from_cache;
 }
 
-void read_outcome(hipacm_future* future, KernelOutcome* outcome) {
+void read_outcome(const hipacm::Future& future, KernelOutcome* outcome) {
+  outcome->key = future.key();
+  outcome->log = future.log();
   const hipacm_kernel* kernel = nullptr;
-  outcome->status = hipacm_future_result(future, &kernel);
-  outcome->key = hipacm_future_key(future);
-  outcome->log = hipacm_future_log(future);
-  if (outcome->status != HIPACM_SUCCESS || kernel == nullptr) {
-    outcome->error = hipacm_future_error_message(future);
-    if (outcome->error.empty()) outcome->error = hipacm_status_string(outcome->status);
+  try {
+    kernel = &future.result();
+  } catch (const hipacm::Error& e) {
+    outcome->status = static_cast<hipacm_status>(e.status());
+    outcome->error = e.message().empty() ? hipacm::status_string(e.status()) : e.message();
     return;
   }
+  outcome->status = HIPACM_SUCCESS;
   outcome->code_size = kernel->code_size;
   outcome->compile_seconds = kernel->compile_seconds;
   outcome->from_cache = kernel_has_from_cache(*kernel) && kernel->from_cache != 0;
@@ -147,7 +140,7 @@ WarmupResult run_warmup(const std::vector<KernelInput>& inputs, const WarmupSett
   for (const std::string& arch : settings.archs) {
     const auto arch_started = Clock::now();
     ModeScope mode(enter_mode(settings, arch));
-    std::vector<FutureRef> futures;
+    std::vector<hipacm::Future> futures;
     std::vector<KernelOutcome> outcomes(inputs.size());
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       outcomes[i].input = &inputs[i];
@@ -155,7 +148,7 @@ WarmupResult run_warmup(const std::vector<KernelInput>& inputs, const WarmupSett
       RequestView view(inputs[i]);
       hipacm_future* future = nullptr;
       const hipacm_status status = hipacm_submit(mode.get(), &view.request, &future);
-      futures.emplace_back(status == HIPACM_SUCCESS ? future : nullptr);
+      futures.emplace_back(status == HIPACM_SUCCESS ? future : nullptr);  // adopts the reference
       if (status == HIPACM_ERROR_INVALID_ARGUMENT)
         throw InputError(fmt::format("{}: refused by hipacm: {}", printable(inputs[i].label),
                                      printable(hipacm_last_error_message())));
@@ -172,19 +165,19 @@ WarmupResult run_warmup(const std::vector<KernelInput>& inputs, const WarmupSett
     std::size_t done = inputs.size() - pending.size();
     progress.update(done_before + done, failed, arch);
     while (!pending.empty()) {
-      hipacm_future_wait(futures[pending.front()].get(), kPollMs);
+      futures[pending.front()].wait_for(kPoll);
       std::erase_if(pending, [&](std::size_t i) {
-        const hipacm_status status = hipacm_future_status(futures[i].get());
-        if (status == HIPACM_ERROR_NOT_READY) return false;
+        const hipacm::Status status = futures[i].status();
+        if (status == hipacm::Status::NotReady) return false;
         ++done;
-        if (status != HIPACM_SUCCESS) ++failed;
+        if (status != hipacm::Status::Success) ++failed;
         return true;
       });
       progress.update(done_before + done, failed, arch);
     }
     mode.exit();  // collects: every future is complete and its callbacks (none) have run
     for (std::size_t i = 0; i < futures.size(); ++i)
-      if (futures[i]) read_outcome(futures[i].get(), &outcomes[i]);
+      if (futures[i]) read_outcome(futures[i], &outcomes[i]);
     result.arch_wall_seconds.emplace_back(
         arch, std::chrono::duration<double>(Clock::now() - arch_started).count());
     done_before += inputs.size();

@@ -1,7 +1,7 @@
 // warmup_run.h - compiles kernel inputs for each arch through hipacm modes (the public C ABI).
 #pragma once
 
-#include <hipacm/hipacm.h>
+#include <hipacm/hipacm.hpp>
 
 #include <cstdint>
 #include <string>
