@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/common/bench_args.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -93,22 +95,18 @@ double percentile(std::vector<double> v, double p) {
 
 Options parse(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
-      return argv[++i];
-    };
+  for (hipacm::bench::ArgReader args(argc, argv); args.next();) {
+    const std::string& a = args.option();
     if (a == "--arch")
-      o.arch = value();
+      o.arch = args.value();
     else if (a == "--kernel")
-      o.kernel_file = value();
+      o.kernel_file = args.value();
     else if (a == "--hits")
-      o.hits = std::stoi(value());
+      o.hits = std::stoi(args.value());
     else if (a == "--warmup")
-      o.warmup = std::stoi(value());
+      o.warmup = std::stoi(args.value());
     else if (a == "--isolation") {
-      const std::string v = value();
+      const std::string v = args.value();
       if (v == "in-process")
         o.isolation = HIPACM_ISOLATION_IN_PROCESS;
       else if (v == "process")

@@ -6,10 +6,11 @@
 # WARM_RUNS (default 5: the warm command is run that many times and the median is compared).
 #
 # The kernels are the examples, copied COUNT/16 times; each copy gets a comment naming its
-# variant and a -DHIPACM_BENCH_VARIANT=<n> option directive (kernel_set.cpp's scheme), so no
-# two are the same compile and every one has its own cache key. The cache lives in a fresh
-# temporary directory: the first run is cold, the later ones find every kernel in it. The ratio
-# compares whole processes (start-up included), which is what a job script waits for.
+# variant and a -DHIPACM_BENCH_VARIANT=<n> option directive (the scheme of
+# bench/common/example_kernels.cpp), so no two are the same compile and every one has its own
+# cache key. The cache lives in a fresh temporary directory: the first run is cold, the later
+# ones find every kernel in it. The ratio compares whole processes (start-up included), which is
+# what a job script waits for.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/release}

@@ -1,6 +1,6 @@
 // compile_bench.cpp - wall time of one kernel set compiled four ways: serial hipRTC, hipcc, hipacm
 // in-process, hipacm workers.
-#include <hipacm/hipacm.h>
+#include <hipacm/hipacm.hpp>
 
 #include <dirent.h>
 #include <spawn.h>
@@ -20,8 +20,10 @@
 #include <string>
 #include <vector>
 
+#include "bench/common/bench_args.h"
+#include "bench/common/example_kernels.h"
+#include "bench/common/kernel_request.h"
 #include "hip_backend/hiprtc/inprocess_compiler.h"
-#include "kernel_set.h"
 
 extern char** environ;
 
@@ -48,7 +50,7 @@ double seconds_since(Clock::time_point start) {
 backend::CompileRequest to_request(const KernelSource& k, const std::string& arch) {
   backend::CompileRequest r;
   r.source = k.source;
-  r.source_name = k.name;
+  r.source_name = k.file;
   r.options = k.options;
   r.headers = k.headers;
   r.name_expressions = k.name_expressions;
@@ -62,7 +64,7 @@ double run_serial_hiprtc(const std::vector<KernelSource>& set, const Options& o)
   for (const auto& k : set) {
     const auto result = backend::compile_with_hiprtc(to_request(k, o.arch));
     if (result.status != HIPACM_SUCCESS)
-      throw std::runtime_error(k.name + ": " + result.error_message + "\n" + result.log);
+      throw std::runtime_error(k.file + ": " + result.error_message + "\n" + result.log);
   }
   return seconds_since(start);
 }
@@ -144,47 +146,14 @@ double run_hipcc(const std::vector<KernelSource>& set, const Options& o, unsigne
   return elapsed;
 }
 
-// (c)/(d) hipacm through its C ABI, the way a host uses it.
+// (c)/(d) hipacm through its C++ wrapper, the way a host uses it.
 double run_hipacm(const std::vector<KernelSource>& set, const Options& o, unsigned workers,
-                  int32_t isolation) {
-  hipacm_mode_config cfg;
-  hipacm_mode_config_init(&cfg);
-  cfg.max_workers = workers;
-  cfg.arch = o.arch.c_str();
-  cfg.isolation = isolation;
+                  hipacm::Isolation isolation) {
   const auto start = Clock::now();
-  hipacm_mode* mode = nullptr;
-  if (hipacm_mode_enter(&cfg, &mode) != HIPACM_SUCCESS)
-    throw std::runtime_error(std::string("mode_enter: ") + hipacm_last_error_message());
-  for (const auto& k : set) {
-    std::vector<const char*> opts, hnames, hsrcs, exprs;
-    for (const auto& s : k.options) opts.push_back(s.c_str());
-    for (const auto& [n, c] : k.headers) {
-      hnames.push_back(n.c_str());
-      hsrcs.push_back(c.c_str());
-    }
-    for (const auto& e : k.name_expressions) exprs.push_back(e.c_str());
-    hipacm_request req{};
-    req.struct_size = sizeof req;
-    req.source = k.source.c_str();
-    req.source_name = k.name.c_str();
-    req.options = opts.data();
-    req.num_options = opts.size();
-    req.header_names = hnames.data();
-    req.header_sources = hsrcs.data();
-    req.num_headers = hnames.size();
-    req.name_expressions = exprs.data();
-    req.num_name_expressions = exprs.size();
-    hipacm_future* f = nullptr;
-    if (hipacm_submit(mode, &req, &f) != HIPACM_SUCCESS)
-      throw std::runtime_error(std::string("submit: ") + hipacm_last_error_message());
-    hipacm_future_release(f);  // exit collects it
-  }
-  const hipacm_status s = hipacm_mode_exit(mode, nullptr);
-  const double elapsed = seconds_since(start);
-  if (s != HIPACM_SUCCESS)
-    throw std::runtime_error(std::string("mode_exit: ") + hipacm_last_error_message());
-  return elapsed;
+  hipacm::Mode mode(hipacm::Config().max_workers(workers).arch(o.arch).isolation(isolation));
+  for (const auto& k : set) mode.submit(to_request(k));  // the future is dropped: exit collects it
+  mode.exit();  // throws hipacm::CompileError when a compile failed
+  return seconds_since(start);
 }
 
 // Peak RSS (VmHWM) of this process's hipacm-worker children, in MiB.
@@ -221,26 +190,22 @@ double median(std::vector<double> v) {
 
 Options parse(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
-      return argv[++i];
-    };
+  for (ArgReader args(argc, argv); args.next();) {
+    const std::string& a = args.option();
     if (a == "--kernels-dir")
-      o.kernels_dir = value();
+      o.kernels_dir = args.value();
     else if (a == "--arch")
-      o.arch = value();
+      o.arch = args.value();
     else if (a == "--count")
-      o.count = std::stoul(value());
+      o.count = std::stoul(args.value());
     else if (a == "--workers")
-      o.workers = static_cast<unsigned>(std::stoul(value()));
+      o.workers = static_cast<unsigned>(std::stoul(args.value()));
     else if (a == "--rounds")
-      o.rounds = std::stoi(value());
+      o.rounds = std::stoi(args.value());
     else if (a == "--no-hipcc")
       o.hipcc = false;
     else if (a == "--json")
-      o.json_path = value();
+      o.json_path = args.value();
     else if (a == "--help" || a == "-h") {
       std::puts(
           "usage: hipacm-compile-bench [--count N] [--rounds R] [--workers W] [--arch gfx90a]\n"
@@ -277,11 +242,11 @@ int run(int argc, char** argv) {
        {}},
       {"c",
        "hipacm in-process (serialized hipRTC)",
-       [&] { return run_hipacm(set, o, jobs, HIPACM_ISOLATION_IN_PROCESS); },
+       [&] { return run_hipacm(set, o, jobs, hipacm::Isolation::InProcess); },
        {}},
       {"d",
        "hipacm, " + std::to_string(jobs) + " worker processes",
-       [&] { return run_hipacm(set, o, jobs, HIPACM_ISOLATION_PROCESS); },
+       [&] { return run_hipacm(set, o, jobs, hipacm::Isolation::Process); },
        {}},
       {"e",
        "ceiling: " + std::to_string(jobs) + " forked copies of (a), static split",

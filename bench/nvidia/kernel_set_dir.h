@@ -2,18 +2,17 @@
 // manifest, then read by every variant (C++ and Python) so all of them compile the same sources.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
+#include "bench/common/example_kernels.h"
+
 namespace hipacm::bench::nvidia {
 
-/// One self-contained source (headers inlined) and the NVRTC options it needs.
-struct SetKernel {
-  std::string file;  ///< e.g. "k007_histogram.cu"
-  std::string source;
-  std::vector<std::string> options;
-  std::vector<std::string> name_expressions;
-};
+/// One self-contained source (headers inlined) and the NVRTC options it needs; `file` is its name
+/// in the set's directory, e.g. "k007_histogram.cu".
+using SetKernel = KernelSource;
 
 /// Writes `count` distinct kernels made from the examples in `examples_dir` (each example
 /// repeated with a -DHIPACM_BENCH_VARIANT=<n> define) into `out_dir`, plus manifest.json

@@ -1,8 +1,8 @@
 // nvidia_bench_main.cpp - hipacm-nvidia-bench: one generated kernel set compiled for an NVIDIA
 // arch by a serial NVRTC loop, by hipacm in-process and by hipacm worker pools of several sizes,
 // each measurement in a fresh child process, variants alternating across rounds.
-#include <hipacm/hipacm.h>
 #include <unistd.h>
+#include <hipacm/hipacm.hpp>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -34,18 +34,6 @@ struct Measure {
   unsigned threads = 1;
   std::string description;
 };
-
-json to_json(const VariantRun& r) {
-  return {{"seconds", r.seconds},
-          {"ok", r.ok},
-          {"failed", r.failed},
-          {"from_cache", r.from_cache},
-          {"host_peak_kib", r.host_peak_kib},
-          {"worker_peak_kib", r.worker_peak_kib},
-          {"workers_total_kib", r.workers_total_kib},
-          {"workers_seen", r.workers_seen},
-          {"error", r.error}};
-}
 
 std::string quote(const std::string& s) {
   std::string out = "'";
@@ -103,7 +91,7 @@ int run_single(const std::string& variant, const std::string& set_dir, const std
   json out;
   try {
     const auto set = load_kernel_set(set_dir);
-    out = to_json(run_variant(variant, set, arch, threads, cache_dir));
+    out = run_variant(variant, set, arch, threads, cache_dir);
   } catch (const std::exception& e) {
     out = {{"seconds", nullptr}, {"error", e.what()}};
   }
@@ -150,11 +138,10 @@ int run_all(const std::string& self, const std::string& set_dir, const std::stri
     std::printf("NVRTC unavailable: %s\n", e.what());
     env["nvrtc_error"] = e.what();
   }
-  hipacm_backend_info info{};
-  info.struct_size = sizeof info;
-  hipacm_get_backend_info(&info);
-  std::printf("hipacm backend: %s %s (%s)\n", info.compiler, info.version, info.library_path);
-  env["hipacm_backend"] = std::string(info.compiler) + " " + info.version;
+  const hipacm::BackendInfo info = hipacm::backend_info();
+  std::printf("hipacm backend: %s %s (%s)\n", info.compiler.c_str(), info.version.c_str(),
+              info.library_path.c_str());
+  env["hipacm_backend"] = info.compiler + " " + info.version;
 
   std::vector<Measure> measures = {
       {"a", "a", 1, "serial NVRTC loop (dlopen libnvrtc)"},

@@ -1,13 +1,14 @@
 // variant_runner.cpp - the variants themselves: a plain NVRTC loop and hipacm modes.
 #include "variant_runner.h"
 
-#include <hipacm/hipacm.h>
 #include <sys/resource.h>
+#include <hipacm/hipacm.hpp>
 
 #include <chrono>
-#include <cstddef>
-#include <memory>
 #include <stdexcept>
+#include <utility>
+
+#include "bench/common/kernel_request.h"
 
 #include "nvrtc_library.h"
 #include "worker_rss_monitor.h"
@@ -49,64 +50,43 @@ VariantRun run_serial_nvrtc(const std::vector<SetKernel>& set, const std::string
   return run;
 }
 
-VariantRun run_hipacm(const std::vector<SetKernel>& set, const std::string& arch, int32_t isolation,
-                      unsigned threads, const std::string& cache_dir) {
+VariantRun run_hipacm(const std::vector<SetKernel>& set, const std::string& arch,
+                      hipacm::Isolation isolation, unsigned threads, const std::string& cache_dir) {
   VariantRun run;
   WorkerRssMonitor monitor;
-  hipacm_mode_config cfg;
-  hipacm_mode_config_init(&cfg);
-  cfg.arch = arch.c_str();
-  cfg.isolation = isolation;
-  cfg.max_workers = threads;
-  cfg.ignore_errors = 1;
-  cfg.cache_dir = cache_dir.empty() ? nullptr : cache_dir.c_str();
-  cfg.cache_policy = cache_dir.empty() ? HIPACM_CACHE_OFF : HIPACM_CACHE_READWRITE;
+  const auto config =
+      hipacm::Config().arch(arch).isolation(isolation).max_workers(threads).ignore_errors();
+  const ModeExtras extras{cache_dir, cache_dir.empty() ? HIPACM_CACHE_OFF : HIPACM_CACHE_READWRITE};
 
   const auto start = Clock::now();
-  hipacm_mode* mode = nullptr;
-  if (hipacm_status s = hipacm_mode_enter(&cfg, &mode); s != HIPACM_SUCCESS)
-    throw std::runtime_error(std::string("hipacm_mode_enter: ") + hipacm_status_string(s) + ": " +
-                             hipacm_last_error_message());
-  std::vector<std::pair<const SetKernel*, hipacm_future*>> futures;
-  for (const auto& k : set) {
-    std::vector<const char*> options, exprs;
-    for (const auto& o : k.options) options.push_back(o.c_str());
-    for (const auto& e : k.name_expressions) exprs.push_back(e.c_str());
-    hipacm_request req{};
-    req.struct_size = sizeof req;
-    req.source = k.source.c_str();
-    req.source_name = k.file.c_str();
-    req.options = options.data();
-    req.num_options = options.size();
-    req.name_expressions = exprs.data();
-    req.num_name_expressions = exprs.size();
-    hipacm_future* f = nullptr;
-    if (hipacm_submit(mode, &req, &f) == HIPACM_SUCCESS) {
-      futures.emplace_back(&k, f);
-    } else if (run.failed++ == 0) {
-      run.error = k.file + ": submit: " + hipacm_last_error_message();
+  std::vector<std::pair<const SetKernel*, hipacm::Future>> futures;
+  try {
+    FullConfigMode mode(config, extras);
+    for (const auto& k : set) {
+      try {
+        futures.emplace_back(&k, mode.submit(k));
+      } catch (const hipacm::Error& e) {
+        if (run.failed++ == 0) run.error = k.file + ": submit: " + e.message();
+      }
     }
+    mode.exit();                      // ignore_errors: every outcome is read from its future below
+  } catch (const hipacm::Error& e) {  // entering the mode: a refused submit is caught above
+    throw std::runtime_error(std::string("hipacm_mode_enter: ") +
+                             hipacm::status_string(e.status()) + ": " + e.message());
   }
-  hipacm_future* first_failure = nullptr;
-  hipacm_mode_exit(mode, &first_failure);
   run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  if (first_failure != nullptr) hipacm_future_release(first_failure);
   monitor.stop();
 
-  for (const auto& [kernel, f] : futures) {
-    const hipacm_kernel* k = nullptr;
-    const hipacm_status s = hipacm_future_result(f, &k);
-    if (s == HIPACM_SUCCESS) {
+  for (const auto& [kernel, future] : futures) {
+    try {
+      const hipacm_kernel& compiled = future.result();
       ++run.ok;
-      if (k->struct_size >= offsetof(hipacm_kernel, from_cache) + sizeof(k->from_cache) &&
-          k->from_cache != 0)
-        ++run.from_cache;
-    } else if (run.failed++ == 0) {
-      run.error = kernel->file + ": " + hipacm_status_string(s) + ": " +
-                  hipacm_future_error_message(f) + "\n" +
-                  std::string(hipacm_future_log(f)).substr(0, 800);
+      if (served_from_cache(compiled)) ++run.from_cache;
+    } catch (const hipacm::Error& e) {
+      if (run.failed++ == 0)
+        run.error = kernel->file + ": " + hipacm::status_string(e.status()) + ": " + e.message() +
+                    "\n" + e.log().substr(0, 800);
     }
-    hipacm_future_release(f);
   }
   run.worker_peak_kib = monitor.peak_worker_kib();
   run.workers_total_kib = monitor.peak_total_kib();
@@ -122,18 +102,18 @@ VariantRun run_variant(const std::string& variant, const std::vector<SetKernel>&
   if (variant == "a" || variant == "a-warm") {
     run = run_serial_nvrtc(set, arch, variant == "a-warm");
   } else if (variant == "d") {
-    run = run_hipacm(set, arch, HIPACM_ISOLATION_IN_PROCESS, threads, "");
+    run = run_hipacm(set, arch, hipacm::Isolation::InProcess, threads, "");
   } else if (variant == "e") {
-    run = run_hipacm(set, arch, HIPACM_ISOLATION_PROCESS, threads, "");
+    run = run_hipacm(set, arch, hipacm::Isolation::Process, threads, "");
   } else if (variant == "e-warm") {
     // A host that has warmed up before: the process-wide worker pool outlives a mode, so a
     // first mode of trivial kernels leaves `threads` started, initialized workers behind.
     const VariantRun warm_up =
-        run_hipacm(warm_up_set(threads), arch, HIPACM_ISOLATION_PROCESS, threads, "");
+        run_hipacm(warm_up_set(threads), arch, hipacm::Isolation::Process, threads, "");
     if (warm_up.failed != 0) throw std::runtime_error("warm-up mode failed: " + warm_up.error);
-    run = run_hipacm(set, arch, HIPACM_ISOLATION_PROCESS, threads, "");
+    run = run_hipacm(set, arch, hipacm::Isolation::Process, threads, "");
   } else if (variant == "cache") {
-    run = run_hipacm(set, arch, HIPACM_ISOLATION_PROCESS, threads, cache_dir);
+    run = run_hipacm(set, arch, hipacm::Isolation::Process, threads, cache_dir);
   } else {
     throw std::runtime_error("unknown variant " + variant);
   }

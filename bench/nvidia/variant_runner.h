@@ -1,6 +1,8 @@
 // variant_runner.h - runs one benchmark variant in the current process and measures it.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
 
@@ -18,6 +20,9 @@ struct VariantRun {
   long workers_seen = 0;
   std::string error;  ///< the first failure's message, "" if none
 };
+/// The RESULT line a --single child prints: every field under its own name.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(VariantRun, seconds, ok, failed, from_cache, host_peak_kib,
+                                   worker_peak_kib, workers_total_kib, workers_seen, error)
 
 /// Variant names: "a" (serial NVRTC), "a-warm" (the same after one untimed compile),
 /// "d" (hipacm in-process), "e" (hipacm worker processes), "e-warm" (e after an untimed mode

@@ -1,6 +1,6 @@
 // device_check_main.cpp - warms every example kernel through hipacm for an NVIDIA arch, launches
 // each through the CUDA driver and compares it with a CPU reference.
-#include <hipacm/hipacm.h>
+#include <hipacm/hipacm.hpp>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -11,7 +11,6 @@
 #include <string>
 
 #include "cuda_driver.h"
-#include "example_set.h"
 #include "kernel_checks.h"
 #include "warm_set.h"
 
@@ -68,8 +67,8 @@ void print_warm(const std::vector<ExampleSource>& set, const WarmReport& warm, b
   for (const auto& example : set) {
     const WarmedExample& w = warm.by_file.at(example.file);
     std::string line = "warm " + example.file;
-    if (w.status != HIPACM_SUCCESS) {
-      tally.fail(line + ": " + hipacm_status_string(w.status) + ": " + w.message);
+    if (w.status != hipacm::Status::Success) {
+      tally.fail(line + ": " + hipacm::status_string(w.status) + ": " + w.message);
       continue;
     }
     const hipacm_kernel* k = w.kernel;
@@ -98,12 +97,13 @@ void print_warm(const std::vector<ExampleSource>& set, const WarmReport& warm, b
 
 int run(const std::string& kernels_dir, const std::string& arch, const std::string& isolation_name,
         int ordinal) {
-  const std::map<std::string, int32_t> isolations = {{"auto", HIPACM_ISOLATION_AUTO},
-                                                     {"in-process", HIPACM_ISOLATION_IN_PROCESS},
-                                                     {"process", HIPACM_ISOLATION_PROCESS}};
+  const std::map<std::string, hipacm::Isolation> isolations = {
+      {"auto", hipacm::Isolation::Auto},
+      {"in-process", hipacm::Isolation::InProcess},
+      {"process", hipacm::Isolation::Process}};
   std::vector<ExampleSource> set;
   try {
-    set = load_example_set(kernels_dir);
+    set = bench::load_example_manifest(kernels_dir);
   } catch (const std::exception& e) {
     std::printf("ERROR reading the examples: %s\n", e.what());
     return 2;
@@ -116,23 +116,21 @@ int run(const std::string& kernels_dir, const std::string& arch, const std::stri
     std::printf("GPU: none usable (%s); warming with load_device=-1 (compile only)\n",
                 cu.why().c_str());
   }
-  hipacm_backend_info info{};
-  info.struct_size = sizeof info;
-  hipacm_get_backend_info(&info);
+  const hipacm::BackendInfo info = hipacm::backend_info();
   std::printf("hipacm backend: %s %s (%s), default arch '%s'; target arch %s, isolation %s\n",
-              info.compiler, info.version, info.library_path, info.default_arch, arch.c_str(),
-              isolation_name.c_str());
+              info.compiler.c_str(), info.version.c_str(), info.library_path.c_str(),
+              info.default_arch.c_str(), arch.c_str(), isolation_name.c_str());
 
   const int32_t load_device = cu.ok() ? ordinal : HIPACM_LOAD_NONE;
   const WarmReport warm = warm_examples(set, arch, load_device, isolations.at(isolation_name));
-  if (warm.enter_status != HIPACM_SUCCESS) {
+  if (warm.enter_status != hipacm::Status::Success) {
     std::printf("FAIL hipacm_mode_enter(arch=%s): %s: %s\n", arch.c_str(),
-                hipacm_status_string(warm.enter_status), warm.enter_message.c_str());
+                hipacm::status_string(warm.enter_status), warm.enter_message.c_str());
     std::printf("0 passed, 1 failed, %zu skipped\n", all_kernel_checks().size());
     return cu.ok() ? 1 : kExitSkipped;
   }
   std::printf("warmed %zu examples in %.2f s; mode exit: %s %s\n", set.size(), warm.seconds,
-              hipacm_status_string(warm.exit_status), warm.exit_message.c_str());
+              hipacm::status_string(warm.exit_status), warm.exit_message.c_str());
   if (cu.ok() && cu.make_current() != 0) std::printf("note: cannot make the context current\n");
 
   Tally tally;
