@@ -1,6 +1,7 @@
 // future_test.cpp - future lifetime, wait/status/result semantics, and the synchronous path.
 #include <gtest/gtest.h>
 
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -160,6 +161,65 @@ TEST_F(Fork, ChildSeesNoActiveModeAndCanEnterItsOwn) {
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
   EXPECT_EQ(hipacm_active_mode(), mode);  // the parent is untouched
+  EXPECT_EQ(hipacm_mode_exit(mode, nullptr), HIPACM_SUCCESS);
+}
+
+TEST_F(Fork, ChildNeverInheritsARegistryLockTaken) {
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "the sanitizer runtime does not support threads after a multi-threaded fork";
+#endif
+  fake();
+  ASSERT_EQ(enter(2), HIPACM_SUCCESS);
+  Request r("src", "held");
+  FutureHandle f;
+  ASSERT_EQ(hipacm_submit(mode, r.get(), f.out()), HIPACM_SUCCESS);
+  // Another thread takes and drops the mode and future registries' locks without pause: a fork()
+  // that did not hold them itself would often copy one of them taken, and the child would hang.
+  struct Churn {
+    std::atomic<bool> stop{false};
+    boost::thread thread;
+    ~Churn() {
+      stop.store(true, std::memory_order_relaxed);
+      if (thread.joinable()) thread.join();
+    }
+  } churn;
+  churn.thread = boost::thread([&] {
+    while (!churn.stop.load(std::memory_order_relaxed)) {
+      hipacm_future_retain(f.f);
+      hipacm_future_release(f.f);
+      FutureHandle again;
+      hipacm_submit(mode, r.get(), again.out());  // a dedup hit: both registries
+    }
+  });
+  for (int i = 0; i < 40 && !HasFailure(); ++i) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      int code = 0;
+      if (hipacm_future_retain(f.f) != HIPACM_SUCCESS) code |= 1;
+      if (hipacm_future_release(f.f) != HIPACM_SUCCESS) code |= 2;
+      hipacm_future* none = nullptr;
+      if (hipacm_submit(mode, r.get(), &none) != HIPACM_ERROR_MODE_CLOSED) code |= 4;
+      _exit(code);
+    }
+    int status = 0;
+    pid_t reaped = 0;
+    for (int waited_ms = 0; reaped == 0 && waited_ms < 10000; waited_ms += 5) {
+      reaped = waitpid(pid, &status, WNOHANG);
+      if (reaped == 0) boost::this_thread::sleep_for(boost::chrono::milliseconds(5));
+    }
+    if (reaped == 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      ADD_FAILURE() << "fork " << i << ": the child hung on a registry lock";
+      break;
+    }
+    ASSERT_EQ(reaped, pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "fork " << i;
+  }
+  churn.stop.store(true, std::memory_order_relaxed);
+  churn.thread.join();
   EXPECT_EQ(hipacm_mode_exit(mode, nullptr), HIPACM_SUCCESS);
 }
 
