@@ -14,19 +14,16 @@
 #include <vector>
 
 #include "hip_backend/compiler.h"
+#include "hip_backend/rtc_shared.h"
 #include "support/failure.h"
 
 namespace hipacm::backend {
 
-// hipRTC copies NVRTC's result numbering; each path static_asserts its loader's constants against
-// these, so one mapping serves both.
-inline constexpr int kRtcSuccess = 0;
-inline constexpr int kRtcErrorOutOfMemory = 1;
-inline constexpr int kRtcErrorInvalidInput = 3;
-inline constexpr int kRtcErrorInvalidOption = 5;
-inline constexpr int kRtcErrorCompilation = 6;
-inline constexpr int kRtcErrorBuiltinOperationFailure = 7;
-inline constexpr int kRtcErrorNameExpressionNotValid = 10;
+// kRtcSuccess, kRtcErrorCompilation, ...: the result codes hipRTC and NVRTC share, so one mapping
+// serves both.
+#define HIPACM_RTC_RESULT_CONSTANT(name, value) inline constexpr int kRtc##name = value;
+HIPACM_RTC_RESULT_CODES(HIPACM_RTC_RESULT_CONSTANT)
+#undef HIPACM_RTC_RESULT_CONSTANT
 
 /// The hipacm status for a hipRTC or NVRTC result.
 hipacm_status runtime_compile_status(int result);

@@ -1,10 +1,9 @@
 // inprocess_compiler.cpp - one hipRTC compile under the process-wide lock, checked before success.
 #include "hip_backend/hiprtc/inprocess_compiler.h"
 
-#include <boost/thread/lock_guard.hpp>
-
 #include <string_view>
 
+#include "hip_backend/hiprtc/backend_lock.h"
 #include "hip_backend/hiprtc/comgr_isa.h"
 #include "hip_backend/hiprtc/hiprtc_internal.h"
 #include "hip_backend/hiprtc/inprocess_internal.h"
@@ -14,14 +13,6 @@
 namespace hipacm::backend {
 
 namespace {
-
-static_assert(kHiprtcSuccess == kRtcSuccess && kHiprtcErrorOutOfMemory == kRtcErrorOutOfMemory &&
-                  kHiprtcErrorInvalidInput == kRtcErrorInvalidInput &&
-                  kHiprtcErrorInvalidOption == kRtcErrorInvalidOption &&
-                  kHiprtcErrorCompilation == kRtcErrorCompilation &&
-                  kHiprtcErrorBuiltinOperationFailure == kRtcErrorBuiltinOperationFailure &&
-                  kHiprtcErrorNameExpressionNotValid == kRtcErrorNameExpressionNotValid,
-              "hipRTC's results are numbered as NVRTC's");
 
 struct HiprtcCalls {
   HIPACM_RUNTIME_COMPILE_CALLS(HiprtcApi, hiprtc_program, hiprtc, "hipRTC")
@@ -97,7 +88,7 @@ CompileResult compile_with_hiprtc_api(const HiprtcApi* api, const std::string& l
   return run_checked_compile("hipRTC", request, [&](CompiledProgram* out, double* seconds) {
     const CheckedRequest checked = checked_request(request);
     const HiprtcApi& loaded = require_loaded(api, load_error);
-    boost::lock_guard<boost::mutex> lock(hiprtc_mutex());
+    const RocmBackendLock lock;
     const Stopwatch stopwatch(seconds);  // the compile alone, not the wait for the lock
     HiprtcProgram(loaded, request, ProgramHeaders(request))
         .run(checked.options, checked.names, kHiprtcCode, out);

@@ -13,14 +13,6 @@ namespace hipacm::backend {
 
 namespace {
 
-static_assert(kNvrtcSuccess == kRtcSuccess && kNvrtcErrorOutOfMemory == kRtcErrorOutOfMemory &&
-                  kNvrtcErrorInvalidInput == kRtcErrorInvalidInput &&
-                  kNvrtcErrorInvalidOption == kRtcErrorInvalidOption &&
-                  kNvrtcErrorCompilation == kRtcErrorCompilation &&
-                  kNvrtcErrorBuiltinOperationFailure == kRtcErrorBuiltinOperationFailure &&
-                  kNvrtcErrorNameExpressionNotValid == kRtcErrorNameExpressionNotValid,
-              "the shared result mapping follows NVRTC's numbering");
-
 struct NvrtcCalls {
   HIPACM_RUNTIME_COMPILE_CALLS(NvrtcApi, nvrtc_program, nvrtc, "NVRTC")
   static constexpr const char* kEmptyLogHint = " with an empty log";
