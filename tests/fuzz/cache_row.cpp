@@ -4,8 +4,8 @@
 #include <sqlite3.h>
 
 #include "plugin/cache/entry.h"
-#include "plugin/cache/store/integrity.h"
 #include "plugin/cache/key/name_list.h"
+#include "plugin/cache/store/integrity.h"
 #include "plugin/cache/store/sqlite_db.h"
 #include "plugin/cache/store/store.h"
 
@@ -32,23 +32,25 @@ cache::CacheEntry as_entry(const CacheRow& row) {
   return e;
 }
 
+// The text and the integer columns, in the order that the fuzz bytes and the INSERT hold them.
+constexpr std::string CacheRow::*kTextColumns[] = {&CacheRow::key,
+                                                   &CacheRow::arch,
+                                                   &CacheRow::source_name,
+                                                   &CacheRow::backend,
+                                                   &CacheRow::compiler_version,
+                                                   &CacheRow::plugin_version,
+                                                   &CacheRow::lowered_names,
+                                                   &CacheRow::expected_kernels,
+                                                   &CacheRow::log};
+constexpr std::int64_t CacheRow::*kIntegerColumns[] = {&CacheRow::size, &CacheRow::created_us,
+                                                       &CacheRow::last_used_us, &CacheRow::hits};
+
 }  // namespace
 
 CacheRow read_cache_row(FuzzInput& in) {
   CacheRow row;
-  row.key = in.str();
-  row.arch = in.str();
-  row.source_name = in.str();
-  row.backend = in.str();
-  row.compiler_version = in.str();
-  row.plugin_version = in.str();
-  row.lowered_names = in.str();
-  row.expected_kernels = in.str();
-  row.log = in.str();
-  row.size = static_cast<std::int64_t>(in.u64());
-  row.created_us = static_cast<std::int64_t>(in.u64());
-  row.last_used_us = static_cast<std::int64_t>(in.u64());
-  row.hits = static_cast<std::int64_t>(in.u64());
+  for (const auto column : kTextColumns) row.*column = in.str();
+  for (const auto column : kIntegerColumns) row.*column = static_cast<std::int64_t>(in.u64());
   row.checksum = in.str();
   row.flags = in.u8();
   row.code = in.rest();
@@ -56,12 +58,8 @@ CacheRow read_cache_row(FuzzInput& in) {
 }
 
 void write_cache_row(const CacheRow& row, FuzzOutput& out) {
-  for (const std::string* s :
-       {&row.key, &row.arch, &row.source_name, &row.backend, &row.compiler_version,
-        &row.plugin_version, &row.lowered_names, &row.expected_kernels, &row.log})
-    out.str(*s);
-  for (const std::int64_t v : {row.size, row.created_us, row.last_used_us, row.hits})
-    out.u64(static_cast<std::uint64_t>(v));
+  for (const auto column : kTextColumns) out.str(row.*column);
+  for (const auto column : kIntegerColumns) out.u64(static_cast<std::uint64_t>(row.*column));
   out.str(row.checksum);
   out.u8(row.flags);
   out.raw(row.code);
@@ -75,20 +73,14 @@ void write_database_with_row(const std::string& file, const CacheRow& row) {
       "INSERT INTO entries(key, arch, source_name, backend, compiler_version, plugin_version, "
       "lowered_names, expected_kernels, log, size, created_us, last_used_us, hits, checksum, "
       "code) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  insert.bind(1, row.key)
-      .bind(2, row.arch)
-      .bind(3, row.source_name)
-      .bind(4, row.backend)
-      .bind(5, row.compiler_version)
-      .bind(6, row.plugin_version)
-      .bind(7, row.lowered_names)
-      .bind(8, row.expected_kernels)
-      .bind(9, row.log);
-  if ((row.flags & kRowSizeAsText) != 0)
-    insert.bind(10, std::to_string(row.size) + "x");
-  else
-    insert.bind(10, row.size);
-  insert.bind(11, row.created_us).bind(12, row.last_used_us).bind(13, row.hits);
+  int index = 1;
+  for (const auto column : kTextColumns) insert.bind(index++, row.*column);
+  for (const auto column : kIntegerColumns) {
+    if (column == &CacheRow::size && (row.flags & kRowSizeAsText) != 0)
+      insert.bind(index++, std::to_string(row.size) + "x");
+    else
+      insert.bind(index++, row.*column);
+  }
   insert.bind(
       14, (row.flags & kRowFixChecksum) != 0 ? cache::entry_checksum(as_entry(row)) : row.checksum);
   if ((row.flags & kRowCodeAsText) != 0)
