@@ -1,5 +1,4 @@
-// plugin_test_support.h - what the mode and cache tests share: kernel sources, the arch, and a C
-// request that owns its strings, with callbacks that count their calls.
+// plugin_test_support.h - kernel sources, a C request and callback counters for the plugin tests.
 #pragma once
 
 #include <hipacm/hipacm.h>
