@@ -56,16 +56,17 @@ void nothing_more(T&) noexcept {}
 template <class T, ForkRank Rank, void (*InChild)(T&) noexcept = &fork_detail::nothing_more<T>>
 class ForkGuarded {
  public:
-  /// Joins the fork epoch on first use, before any caller can take the lock.
+  /// Built, then joined to the fork epoch, on first use: before any caller can take the lock.
   static T& instance() {
+    T& value = storage();
     static const bool joined = (join_fork_epoch(Rank, kParticipant), true);
     (void)joined;
-    return storage();
+    return value;
   }
 
  private:
-  // Apart from instance(): a fork handler must not wait on the guard of a static whose
-  // initialiser is itself waiting to install the handlers.
+  // Apart from the join in instance(): a fork handler must never wait on the guard of a static
+  // whose initialiser is itself waiting for that fork to end.
   static T& storage() {
     static backend::NoDestructor<T> value;
     return *value;
