@@ -95,14 +95,12 @@ struct FakeTable {
   int (*fakeGetCode)(fake_program, char*) = fake_code;
 };
 
+// The fake's calls, with its own hint for a failed compile that left no log.
 struct FakeCalls {
-  HIPACM_RUNTIME_COMPILE_CALLS(FakeTable, fake_program, fake, "FakeRTC")
   static constexpr const char* kEmptyLogHint = " with an empty log (hint)";
+  HIPACM_RUNTIME_COMPILE_CALLS(FakeTable, fake_program, fake, "FakeRTC")
 };
-
 using FakeProgram = RuntimeCompileProgram<FakeCalls>;
-constexpr FakeProgram::CodeCalls kFakeCode = {&FakeTable::fakeGetCodeSize, &FakeTable::fakeGetCode,
-                                              "GetCodeSize", "GetCode"};
 
 // The status and message that a throwing call left.
 template <class F>
@@ -125,7 +123,9 @@ class RuntimeCompileProgramTest : public ::testing::Test {
     request.source = "source";
     request.name_expressions = expressions;
     const NameExpressions names(request.name_expressions);
-    FakeProgram(table_, request, ProgramHeaders(request)).run({"-O3"}, names, kFakeCode, out);
+    const FakeProgram::CodeCalls code{&FakeTable::fakeGetCodeSize, &FakeTable::fakeGetCode,
+                                      "GetCodeSize", "GetCode"};
+    FakeProgram(table_, request, ProgramHeaders(request)).run({"-O3"}, names, code, out);
   }
 
   FakeTable table_;
