@@ -9,6 +9,7 @@
  *   hipacm::Future f = mode.submit(hipacm::Request(src).key("vadd"));
  *   mode.exit();                        // throws hipacm::CompileError on a failed compile
  *   const hipacm_kernel& k = f.result(); // throws hipacm::Error
+ *   bool hit = hipacm::from_cache(k);    // fields newer than the plugin read as absent
  *
  * - Mode is a guard: its destructor exits the mode (collecting every compile)
  *   and never throws; a failure is logged to stderr. So the slot is freed also
@@ -31,9 +32,10 @@
 
 #include <hipacm/cpp/callbacks.hpp>  // detail: finalize/cleanup callables behind the C callbacks
 #include <hipacm/cpp/compile.hpp>    // compile, BackendInfo, backend_info
-#include <hipacm/cpp/config.hpp>     // Isolation, Config
+#include <hipacm/cpp/config.hpp>     // Isolation, CachePolicy, Config
 #include <hipacm/cpp/error.hpp>      // Status, Error
-#include <hipacm/cpp/future.hpp>     // Future, CompileError, lowered_names
+#include <hipacm/cpp/future.hpp>     // Future, CompileError
+#include <hipacm/cpp/kernel.hpp>     // lowered_names, from_cache, loaded_module, function_names
 #include <hipacm/cpp/mode.hpp>       // Mode, active_mode_is_set
 #include <hipacm/cpp/request.hpp>    // Request
 

@@ -6,24 +6,17 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
-#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "hpp_test_support.h"
+
 namespace {
 
-constexpr const char* kArch = "gfx90a";
-
-std::string vadd_source(const std::string& name) {
-  return "extern \"C\" __global__ void " + name +
-         "(float* a, const float* b, int n) {\n"
-         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-         "  if (i < n) a[i] += b[i];\n"
-         "}\n";
-}
+using namespace hpp_test;
 
 // Triton's seed scenario: a compile-time assertion that fails.
 const char* const kStaticAssertSource =
@@ -36,29 +29,6 @@ const char* const kTemplatedSource =
     "  if (i < n) x[i] *= a;\n"
     "}\n";
 
-hipacm::Config config() { return hipacm::Config().arch(kArch).max_workers(2); }
-
-// An AMDGPU ELF: magic, ELFCLASS64, little-endian, e_machine EM_AMDGPU (224).
-::testing::AssertionResult IsAmdgpuElf(const hipacm_kernel& k) {
-  const auto* code = static_cast<const unsigned char*>(k.code);
-  if (code == nullptr || k.code_size < 64)
-    return ::testing::AssertionFailure() << "code object of " << k.code_size << " bytes";
-  if (std::memcmp(code,
-                  "\x7f"
-                  "ELF",
-                  4) != 0)
-    return ::testing::AssertionFailure() << "no ELF magic";
-  if (code[4] != 2 || code[5] != 1) return ::testing::AssertionFailure() << "not ELF64 LE";
-  const unsigned machine =
-      static_cast<unsigned>(code[18]) | (static_cast<unsigned>(code[19]) << 8u);
-  if (machine != 224) return ::testing::AssertionFailure() << "e_machine " << machine;
-  return ::testing::AssertionSuccess();
-}
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
 // What every report of a kStaticAssertSource compile carries, whichever call made it.
 ::testing::AssertionResult IsStaticAssertFailure(const hipacm::Error& e, const std::string& key) {
   if (e.status() != hipacm::Status::Compilation)
@@ -69,13 +39,6 @@ bool contains(const std::string& haystack, const std::string& needle) {
   if (e.message().empty()) return ::testing::AssertionFailure() << "no message";
   return ::testing::AssertionSuccess();
 }
-
-// Every test must find the process-wide slot free, and leave it free.
-class HppTest : public ::testing::Test {
- protected:
-  void SetUp() override { ASSERT_FALSE(hipacm::active_mode_is_set()); }
-  void TearDown() override { EXPECT_FALSE(hipacm::active_mode_is_set()); }
-};
 
 TEST_F(HppTest, SeedScenarioFailingCompileFreesTheSlotAndNextModeCompiles) {
   std::atomic<int> finalized{0}, cleaned{0};

@@ -22,41 +22,46 @@ enum class Isolation : int32_t {
   Process = HIPACM_ISOLATION_PROCESS,
 };
 
+/// Whether a mode reads and writes the persistent cache (ABI 1.2).
+enum class CachePolicy : int32_t {
+  /// $HIPACM_CACHE (off|read|readwrite) when set, else ReadWrite.
+  Default = HIPACM_CACHE_DEFAULT,
+  /// Never read or write the cache.
+  Off = HIPACM_CACHE_OFF,
+  /// Serve hits, never write.
+  Read = HIPACM_CACHE_READ,
+  /// Serve hits and store new code objects.
+  ReadWrite = HIPACM_CACHE_READWRITE,
+};
+
 /// Options for Mode; the defaults are the plugin's.
 class Config {
  public:
-  Config& max_workers(uint32_t n) {
-    max_workers_ = n;
-    return *this;
-  }
-  Config& ignore_errors(bool yes = true) {
-    ignore_errors_ = yes;
-    return *this;
-  }
-  Config& fail_fast(bool yes = true) {
-    fail_fast_ = yes;
-    return *this;
-  }
+  Config& max_workers(uint32_t n) { return set(max_workers_, n); }
+  Config& ignore_errors(bool yes = true) { return set(ignore_errors_, yes); }
+  Config& fail_fast(bool yes = true) { return set(fail_fast_, yes); }
   /// e.g. "gfx90a"; default: $HIPACM_ARCH, otherwise the device's.
-  Config& arch(std::string a) {
-    arch_ = std::move(a);
-    return *this;
-  }
-  Config& isolation(Isolation i) {
-    isolation_ = i;
-    return *this;
-  }
+  Config& arch(std::string a) { return set(arch_, std::move(a)); }
+  Config& isolation(Isolation i) { return set(isolation_, i); }
   /// Per-compile limit in worker processes (rounded up to ms); zero = none.
   template <class Rep, class Period>
   Config& compile_timeout(std::chrono::duration<Rep, Period> d) {
-    auto ms = std::chrono::ceil<std::chrono::milliseconds>(d).count();
-    compile_timeout_ms_ = ms <= 0                    ? 0u
-                          : ms > int64_t{UINT32_MAX} ? UINT32_MAX
-                                                     : static_cast<uint32_t>(ms);
-    return *this;
+    const auto ms = std::chrono::ceil<std::chrono::milliseconds>(d).count();
+    const uint32_t clamped = ms <= 0                    ? 0u
+                             : ms > int64_t{UINT32_MAX} ? UINT32_MAX
+                                                        : static_cast<uint32_t>(ms);
+    return set(compile_timeout_ms_, clamped);
   }
+  /// The read-write cache directory; empty (the default): $HIPACM_CACHE_DIR, else
+  /// $XDG_CACHE_HOME/hipacm, else ~/.cache/hipacm.
+  Config& cache_dir(std::string dir) { return set(cache_dir_, std::move(dir)); }
+  Config& cache_policy(CachePolicy p) { return set(cache_policy_, p); }
+  /// The device each code object is loaded into, with its kernels resolved, before its future
+  /// completes (see hipacm::loaded_module, hipacm::functions). HIPACM_LOAD_NONE (-1, the
+  /// default) compiles only.
+  Config& load_device(int device) { return set(load_device_, static_cast<int32_t>(device)); }
 
-  /// The C struct; `arch` points into this Config.
+  /// The C struct; `arch` and `cache_dir` point into this Config.
   hipacm_mode_config to_c() const noexcept {
     hipacm_mode_config cfg;
     hipacm_mode_config_init(&cfg);  // the macro: sizeof(cfg) as this header declares it
@@ -66,16 +71,29 @@ class Config {
     cfg.arch = arch_ ? arch_->c_str() : nullptr;
     cfg.isolation = static_cast<int32_t>(isolation_);
     cfg.compile_timeout_ms = compile_timeout_ms_;
+    // NULL rather than "": the plugin reads both alike, and NULL is the field's default.
+    cfg.cache_dir = cache_dir_.empty() ? nullptr : cache_dir_.c_str();
+    cfg.cache_policy = static_cast<int32_t>(cache_policy_);
+    cfg.load_device = load_device_;
     return cfg;
   }
 
  private:
+  template <class Field, class Value>
+  Config& set(Field& field, Value&& value) {
+    field = std::forward<Value>(value);
+    return *this;
+  }
+
   uint32_t max_workers_ = 0;
   bool ignore_errors_ = false;
   bool fail_fast_ = false;
   std::optional<std::string> arch_;
   Isolation isolation_ = Isolation::Auto;
   uint32_t compile_timeout_ms_ = 0;
+  std::string cache_dir_;
+  CachePolicy cache_policy_ = CachePolicy::Default;
+  int32_t load_device_ = HIPACM_LOAD_NONE;
 };
 
 }  // namespace hipacm

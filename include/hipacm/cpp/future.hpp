@@ -4,12 +4,12 @@
 
 #include <hipacm/cpp/callbacks.hpp>
 #include <hipacm/cpp/error.hpp>
+#include <hipacm/cpp/kernel.hpp>  // lowered_names and the other hipacm_kernel readers
 
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -119,13 +119,6 @@ class CompileError : public Error {
  private:
   Future first_failure_;
 };
-
-/// The lowered (mangled) names of a kernel, in name-expression order.
-inline std::vector<std::string_view> lowered_names(const hipacm_kernel& k) {
-  std::vector<std::string_view> names;
-  for (size_t i = 0; i < k.num_lowered_names; ++i) names.emplace_back(k.lowered_names[i]);
-  return names;
-}
 
 }  // namespace hipacm
 
