@@ -12,7 +12,3 @@ bool is_nvidia_arch(const std::string& arch);
 bool is_ptx_arch(const std::string& arch);
 
 }  // namespace hipacm::backend
-
-// Callers that reach validate_arch through this header keep building; new code includes
-// arch_validation.h itself.
-#include "hip_backend/arch_validation.h"

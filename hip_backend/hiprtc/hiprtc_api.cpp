@@ -1,6 +1,7 @@
 // hiprtc_api.cpp - finds and binds hipRTC at run time, once per process.
 #include "hip_backend/hiprtc/hiprtc_api.h"
 
+#include "hip_backend/hiprtc/backend_lock.h"
 #include "hip_backend/hiprtc/hiprtc_internal.h"
 #include "support/no_destructor.h"
 

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <string>
 
-#include "hip_backend/rtc_shared.h"
+#include "hip_backend/rtc/rtc_shared.h"
 #include "support/lazy_library.h"
 
 namespace hipacm::backend {

@@ -5,9 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "hip_backend/hiprtc/backend_lock.h"
 #include "hip_backend/hiprtc/hiprtc_api.h"
-#include "hip_backend/rtc_shared.h"
+#include "hip_backend/rtc/rtc_shared.h"
 #include "support/lazy_library.h"
 
 namespace hipacm::backend {
@@ -21,9 +20,6 @@ HIPACM_RTC_RESULT_CODES(HIPACM_HIPRTC_RESULT_CODE)
 /// A loaded hipRTC: the handle keeps the library referenced (and pinned), the
 /// table holds its entry points.
 using LoadedHiprtc = BoundLibrary<HiprtcApi>;
-
-/// The ROCm lock (backend_lock.h) under the name it had when it guarded hipRTC alone.
-inline boost::mutex& hiprtc_mutex() { return rocm_backend_mutex(); }
 
 /// $HIPACM_HIPRTC_LIBRARY alone when set and non-empty, else the default list.
 std::vector<std::string> hiprtc_library_candidates();

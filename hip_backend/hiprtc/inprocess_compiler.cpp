@@ -7,7 +7,7 @@
 #include "hip_backend/hiprtc/comgr_isa.h"
 #include "hip_backend/hiprtc/hiprtc_internal.h"
 #include "hip_backend/hiprtc/inprocess_internal.h"
-#include "hip_backend/runtime_compile_program.h"
+#include "hip_backend/rtc/runtime_compile_program.h"
 #include "hip_backend/source_name_policy.h"
 
 namespace hipacm::backend {

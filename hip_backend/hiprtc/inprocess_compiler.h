@@ -2,9 +2,6 @@
 #pragma once
 
 #include "hip_backend/compiler.h"
-// Callers that reach the dispatch (InProcessCompiler, compile_for_target) through this header keep
-// building; new code includes compile_dispatch.h itself.
-#include "hip_backend/compile_dispatch.h"
 
 namespace hipacm::backend {
 

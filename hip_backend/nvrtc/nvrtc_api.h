@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "hip_backend/rtc_shared.h"
+#include "hip_backend/rtc/rtc_shared.h"
 #include "support/lazy_library.h"
 
 namespace hipacm::backend {

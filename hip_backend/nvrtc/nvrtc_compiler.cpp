@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "hip_backend/nvrtc/nvrtc_prelude.h"
-#include "hip_backend/runtime_compile_program.h"
+#include "hip_backend/rtc/runtime_compile_program.h"
 #include "hip_backend/target_arch.h"
 
 namespace hipacm::backend {

@@ -3,7 +3,7 @@
 
 #include <utility>
 
-#include "hip_backend/compile_result_check.h"
+#include "hip_backend/codeobject/compile_result_check.h"
 #include "hip_backend/worker/worker_pool.h"
 
 namespace hipacm::backend {

@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "hip_backend/compile_dispatch.h"
+#include "hip_backend/dispatch/compile_dispatch.h"
 #include "hip_backend/source_name_policy.h"
 #include "hip_backend/worker/private_temp_dir.h"
 #include "hip_backend/worker/worker_compiler.h"

@@ -7,12 +7,12 @@
 #include <set>
 #include <string>
 
-#include "hip_backend/compiler_inventory.h"
 #include "hip_backend/device/device_arch.h"
-#include "support/no_destructor.h"
+#include "hip_backend/dispatch/compiler_inventory.h"
 #include "plugin/abi/entry_guard.h"
 #include "plugin/abi/struct_fields.h"
 #include "plugin/abi/struct_versions.h"
+#include "support/no_destructor.h"
 
 using namespace hipacm;
 

@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "plugin/cache/store/integrity.h"
+#include "plugin/cache/integrity.h"
 #include "plugin/cache/store/location.h"
 
 namespace hipacm::cache {

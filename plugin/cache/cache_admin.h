@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "plugin/cache/entry.h"
+#include "plugin/cache/store/entry.h"
 #include "plugin/cache/store/store.h"
 
 namespace hipacm::cache {

@@ -3,13 +3,13 @@
 
 #include <chrono>
 
-#include "hip_backend/compiler_identity.h"
+#include "hip_backend/dispatch/compiler_identity.h"
+#include "plugin/cache/integrity.h"
 #include "plugin/cache/key/external_inputs.h"
 #include "plugin/cache/key/key.h"
-#include "plugin/cache/key/name_list.h"
+#include "plugin/cache/library_fact_memo.h"
 #include "plugin/cache/registry.h"
-#include "plugin/cache/store/integrity.h"
-#include "plugin/cache/store/library_fact_memo.h"
+#include "plugin/cache/store/name_list.h"
 #include "support/failure.h"
 #include "support/log.h"
 #include "support/sha256.h"

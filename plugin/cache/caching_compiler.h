@@ -6,7 +6,7 @@
 #include <string>
 
 #include "hip_backend/compiler.h"
-#include "hip_backend/compiler_identity.h"
+#include "hip_backend/dispatch/compiler_identity.h"
 #include "hip_backend/library_facts.h"
 #include "plugin/cache/store/location.h"
 

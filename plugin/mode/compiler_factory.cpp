@@ -4,7 +4,7 @@
 #include <boost/thread/lock_guard.hpp>
 #include <boost/thread/mutex.hpp>
 
-#include "hip_backend/hiprtc/inprocess_compiler.h"
+#include "hip_backend/dispatch/compile_dispatch.h"
 #include "hip_backend/worker/worker_compiler.h"
 #include "hip_backend/worker/worker_locator.h"
 #include "plugin/cache/caching_compiler.h"

@@ -8,8 +8,8 @@
 #include <optional>
 
 #include "hip_backend/device/device_arch.h"
-#include "hip_backend/target_arch.h"
-#include "plugin/cache/store/library_fact_memo.h"
+#include "hip_backend/dispatch/arch_validation.h"
+#include "plugin/cache/library_fact_memo.h"
 #include "support/environment.h"
 #include "support/status_error.h"
 

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "plugin/cache/cache_admin.h"
-#include "plugin/cache/store/integrity.h"
+#include "plugin/cache/integrity.h"
 #include "plugin/cache/store/store.h"
 #include "tests/fuzz/fuzz_input.h"
 

@@ -3,9 +3,9 @@
 
 #include <sqlite3.h>
 
-#include "plugin/cache/entry.h"
-#include "plugin/cache/key/name_list.h"
-#include "plugin/cache/store/integrity.h"
+#include "plugin/cache/integrity.h"
+#include "plugin/cache/store/entry.h"
+#include "plugin/cache/store/name_list.h"
 #include "plugin/cache/store/sqlite_db.h"
 #include "plugin/cache/store/store.h"
 

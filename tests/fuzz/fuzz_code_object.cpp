@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "hip_backend/codeobject/code_object_check.h"
-#include "hip_backend/compile_result_check.h"
+#include "hip_backend/codeobject/compile_result_check.h"
 #include "hip_backend/codeobject/cuda_code_object.h"
 #include "hip_backend/codeobject/elf_reader.h"
 #include "tests/fuzz/fuzz_input.h"

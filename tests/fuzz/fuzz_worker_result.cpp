@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "hip_backend/compile_result_check.h"
+#include "hip_backend/codeobject/compile_result_check.h"
 #include "hip_backend/worker/worker_protocol.h"
 #include "tests/fuzz/fuzz_input.h"
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "hip_backend/worker/worker_protocol.h"
-#include "plugin/cache/store/integrity.h"
+#include "plugin/cache/integrity.h"
 #include "tests/fuzz/cache_row.h"
 #include "tests/fuzz/fuzz_input.h"
 

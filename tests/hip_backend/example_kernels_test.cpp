@@ -7,10 +7,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "hip_backend/arch_validation.h"
 #include "hip_backend/codeobject/code_object_check.h"
 #include "hip_backend/codeobject/elf_reader.h"
-#include "hip_backend/compile_dispatch.h"
+#include "hip_backend/dispatch/arch_validation.h"
+#include "hip_backend/dispatch/compile_dispatch.h"
 #include "hip_backend/nvrtc/nvrtc_api.h"
 #include "hip_backend/target_arch.h"
 

@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "hip_backend/compiler_identity.h"
+#include "hip_backend/dispatch/compiler_identity.h"
 #include "hip_backend/hiprtc/comgr_isa.h"
 #include "hip_backend/hiprtc/comgr_isa_internal.h"
 #include "hip_backend/hiprtc/hiprtc_internal.h"

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "hip_backend/compiler.h"
-#include "hip_backend/compiler_identity.h"
+#include "hip_backend/dispatch/compiler_identity.h"
 
 namespace hipacm {
 

@@ -12,9 +12,9 @@
 #include <cstring>
 #include <ctime>
 
-#include "support/log.h"
-#include "plugin/cache/key/name_list.h"
+#include "plugin/cache/store/name_list.h"
 #include "plugin/cache/store/schema.h"
+#include "support/log.h"
 
 namespace hipacm::cache {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "plugin/cache/entry.h"
+#include "plugin/cache/store/entry.h"
 #include "plugin/cache/store/sqlite_db.h"
 
 namespace hipacm::cache {

@@ -1,8 +1,8 @@
 // code_object_check_test.cpp - the success criterion on real and damaged code objects.
 #include "hip_backend/codeobject/code_object_check.h"
 
-#include "hip_backend/compile_dispatch.h"
-#include "hip_backend/compile_result_check.h"
+#include "hip_backend/codeobject/compile_result_check.h"
+#include "hip_backend/dispatch/compile_dispatch.h"
 
 #include <gtest/gtest.h>
 

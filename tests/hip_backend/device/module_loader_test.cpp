@@ -3,7 +3,7 @@
 
 #include "hip_backend/device/cuda_driver_api.h"
 #include "hip_backend/device/module_loader.h"
-#include "hip_backend/hiprtc/inprocess_compiler.h"
+#include "hip_backend/dispatch/compile_dispatch.h"
 #include "hip_backend/nvrtc/nvrtc_api.h"
 #include "tests/hip_backend/test_support.h"
 

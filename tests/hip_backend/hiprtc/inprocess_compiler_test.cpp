@@ -12,7 +12,7 @@
 
 #include "hip_backend/codeobject/code_object_check.h"
 #include "hip_backend/codeobject/elf_reader.h"
-#include "hip_backend/compile_dispatch.h"
+#include "hip_backend/dispatch/compile_dispatch.h"
 #include "tests/hip_backend/test_support.h"
 
 namespace hipacm::backend {

@@ -12,7 +12,7 @@
 #include <set>
 #include <vector>
 
-#include "hip_backend/hiprtc/inprocess_compiler.h"
+#include "hip_backend/dispatch/compile_dispatch.h"
 #include "hip_backend/worker/worker_compiler.h"
 #include "hip_backend/worker/worker_fd_registry.h"
 #include "hip_backend/worker/worker_pool.h"

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "hip_backend/compiler.h"
-#include "hip_backend/hiprtc/inprocess_compiler.h"
+#include "hip_backend/dispatch/compile_dispatch.h"
 #include "hip_backend/worker/worker_pool.h"
 
 namespace hipacm::test {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "hip_backend/compiler.h"
-#include "hip_backend/hiprtc/inprocess_compiler.h"
+#include "hip_backend/dispatch/compile_dispatch.h"
 #include "plugin/cache/store/schema.h"
 #include "plugin/mode/compiler_factory.h"
 #include "tests/plugin/plugin_test_support.h"

@@ -9,8 +9,8 @@
 #include <random>
 
 #include "plugin/cache/cache_admin.h"
+#include "plugin/cache/integrity.h"
 #include "plugin/cache/registry.h"
-#include "plugin/cache/store/integrity.h"
 #include "plugin/cache/store/store.h"
 #include "tests/plugin/cache/cache_test_support.h"
 

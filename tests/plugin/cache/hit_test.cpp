@@ -1,7 +1,7 @@
 // hit_test.cpp - cache hits through the C ABI: identical code, from_cache set, no compile run.
 #include <gtest/gtest.h>
 
-#include "hip_backend/compiler_identity.h"
+#include "hip_backend/dispatch/compiler_identity.h"
 #include "plugin/cache/cache_admin.h"
 #include "tests/plugin/cache/cache_test_support.h"
 

@@ -9,7 +9,7 @@
 #include "cache_test_support.h"
 #include "plugin/cache/cache_admin.h"
 #include "plugin/cache/caching_compiler.h"
-#include "plugin/cache/store/library_fact_memo.h"
+#include "plugin/cache/library_fact_memo.h"
 #include "plugin/cache/store/store.h"
 
 namespace hipacm::cache_test {

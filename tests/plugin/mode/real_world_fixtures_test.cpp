@@ -3,8 +3,6 @@
 #include <gtest/gtest.h>
 #include <hipacm/hipacm.h>
 
-#include <boost/thread/lock_guard.hpp>
-
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -13,6 +11,7 @@
 #include <vector>
 
 #include "hip_backend/codeobject/code_object_check.h"
+#include "hip_backend/hiprtc/backend_lock.h"
 #include "hip_backend/hiprtc/hiprtc_internal.h"
 #include "tests/plugin/plugin_test_support.h"
 
@@ -67,7 +66,7 @@ RawCompile compile_with_plain_hiprtc(const Variant& v, const std::string& arch) 
     out.log = error;
     return out;
   }
-  boost::lock_guard<boost::mutex> lock(backend::hiprtc_mutex());
+  const backend::RocmBackendLock lock;
   std::vector<const char*> names, contents;
   for (const auto& [name, text] : v.headers) {
     names.push_back(name.c_str());

@@ -1,5 +1,5 @@
 // compile_result_check.cpp - the one acceptance test for a code object claimed to answer a request.
-#include "hip_backend/compile_result_check.h"
+#include "hip_backend/codeobject/compile_result_check.h"
 
 #include "hip_backend/codeobject/code_object_check.h"
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "hip_backend/compiler.h"
-#include "hip_backend/rtc_shared.h"
+#include "hip_backend/rtc/rtc_shared.h"
 #include "support/failure.h"
 
 namespace hipacm::backend {

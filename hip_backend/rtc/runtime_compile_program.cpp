@@ -1,11 +1,11 @@
 // runtime_compile_program.cpp - the request checks, result mapping and error path that the hipRTC
 // and NVRTC compiles share.
-#include "hip_backend/runtime_compile_program.h"
+#include "hip_backend/rtc/runtime_compile_program.h"
 
 #include <climits>
 #include <unordered_map>
 
-#include "hip_backend/compile_result_check.h"
+#include "hip_backend/codeobject/compile_result_check.h"
 #include "support/status_error.h"
 
 namespace hipacm::backend {

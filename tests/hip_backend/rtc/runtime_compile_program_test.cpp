@@ -1,6 +1,6 @@
 // runtime_compile_program_test.cpp - the program template and error path shared by hipRTC and
 // NVRTC, against a scripted library of its own.
-#include "hip_backend/runtime_compile_program.h"
+#include "hip_backend/rtc/runtime_compile_program.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // compile_dispatch.cpp - the in-process compile step for any arch: NVRTC or hipRTC by prefix.
-#include "hip_backend/compile_dispatch.h"
+#include "hip_backend/dispatch/compile_dispatch.h"
 
 #include "hip_backend/hiprtc/inprocess_compiler.h"
 #include "hip_backend/nvrtc/nvrtc_compiler.h"

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "hip_backend/compiler.h"
-#include "plugin/cache/entry.h"
+#include "plugin/cache/store/entry.h"
 
 namespace hipacm::cache {
 

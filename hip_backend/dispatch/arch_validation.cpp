@@ -1,7 +1,7 @@
 // arch_validation.cpp - whether an arch can be compiled here, asked of the compiler that serves it.
-#include "hip_backend/arch_validation.h"
+#include "hip_backend/dispatch/arch_validation.h"
 
-#include "hip_backend/compiler_identity.h"
+#include "hip_backend/dispatch/compiler_identity.h"
 #include "hip_backend/hiprtc/comgr_isa.h"
 #include "hip_backend/nvrtc/nvrtc_compiler.h"
 #include "hip_backend/target_arch.h"

@@ -1,8 +1,8 @@
 // integrity.cpp - the checks a cached entry must pass before it is served or imported.
-#include "plugin/cache/store/integrity.h"
+#include "plugin/cache/integrity.h"
 
 #include "hip_backend/codeobject/code_object_check.h"
-#include "hip_backend/compile_result_check.h"
+#include "hip_backend/codeobject/compile_result_check.h"
 #include "hip_backend/codeobject/definite_kernels.h"
 #include "plugin/cache/lowered_name_match.h"
 #include "support/sha256.h"

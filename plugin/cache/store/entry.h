@@ -21,7 +21,7 @@ struct EntryInfo {
   std::int64_t hits = 0;
 };
 
-/// A whole entry. `checksum` is entry_checksum() of the rest (integrity.h).
+/// A whole entry. `checksum` is entry_checksum() of the rest (plugin/cache/integrity.h).
 struct CacheEntry {
   EntryInfo info;
   std::vector<std::string> lowered_names;  ///< the request's name-expression order

@@ -1,5 +1,5 @@
 // name_list.cpp - the newline-joined text form of a name list inside the cache database.
-#include "plugin/cache/key/name_list.h"
+#include "plugin/cache/store/name_list.h"
 
 namespace hipacm::cache {
 

@@ -1,5 +1,5 @@
 // compiler_inventory.cpp - describes hipRTC and NVRTC as this process finds them.
-#include "hip_backend/compiler_inventory.h"
+#include "hip_backend/dispatch/compiler_inventory.h"
 
 #include "hip_backend/hiprtc/hiprtc_api.h"
 #include "hip_backend/nvrtc/nvrtc_api.h"

@@ -1,5 +1,5 @@
 // library_fact_memo.cpp - the user cache database as the backend's LibraryFactMemo.
-#include "plugin/cache/store/library_fact_memo.h"
+#include "plugin/cache/library_fact_memo.h"
 
 #include "plugin/cache/registry.h"
 

@@ -1,5 +1,5 @@
 // compiler_identity.cpp - the compiler's backend name and exact version string for an arch.
-#include "hip_backend/compiler_identity.h"
+#include "hip_backend/dispatch/compiler_identity.h"
 
 #include <dlfcn.h>
 
