@@ -1,7 +1,6 @@
 // worker_fd_registry.cpp - records worker descriptors and closes them in a fork()ed child.
 #include "hip_backend/worker/worker_fd_registry.h"
 
-#include <pthread.h>
 #include <unistd.h>
 
 #include <boost/thread/lock_guard.hpp>
@@ -9,7 +8,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "support/no_destructor.h"
+#include "support/fork_epoch.h"
 
 namespace hipacm::backend {
 namespace {
@@ -19,35 +18,22 @@ struct Registry {
   std::vector<int> fds;
 };
 
+// The forking thread holds the mutex (fork() took it first), so no other thread
+// of the parent was mid-way through creating or closing a worker fd.
+void close_inherited_fds(Registry& r) noexcept {
+  for (int fd : r.fds) ::close(fd);
+  r.fds.clear();
+}
+
 // Never destroyed: a host thread may still close a worker while exit() runs
 // static destructors.
 Registry& registry() {
-  static NoDestructor<Registry> instance;
-  return *instance;
-}
-
-extern "C" void registry_prepare() { registry().mutex.lock(); }
-extern "C" void registry_parent() { registry().mutex.unlock(); }
-extern "C" void registry_child() {
-  // The forking thread holds the mutex (prepare took it), so no other thread
-  // of the parent was mid-way through creating or closing a worker fd.
-  Registry& r = registry();
-  for (int fd : r.fds) ::close(fd);
-  r.fds.clear();
-  r.mutex.unlock();
-}
-
-void install_fork_handlers() {
-  // A function-local static: thread-safe, runs once, no global constructor.
-  static const bool installed =
-      pthread_atfork(registry_prepare, registry_parent, registry_child) == 0;
-  (void)installed;
+  return ForkGuarded<Registry, ForkRank::kWorkerFds, &close_inherited_fds>::instance();
 }
 
 }  // namespace
 
 boost::unique_lock<boost::mutex> WorkerFdRegistry::lock() {
-  install_fork_handlers();
   return boost::unique_lock<boost::mutex>(registry().mutex);
 }
 

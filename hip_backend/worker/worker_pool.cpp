@@ -1,8 +1,6 @@
 // worker_pool.cpp - checks hipacm-worker processes out and in, retires idle ones, survives fork().
 #include "hip_backend/worker/worker_pool.h"
 
-#include <pthread.h>
-
 #include <boost/thread/lock_guard.hpp>
 #include <boost/thread/thread.hpp>
 
@@ -15,7 +13,6 @@
 #include <vector>
 
 #include "support/environment.h"
-#include "support/no_destructor.h"
 
 namespace hipacm::backend {
 namespace {
@@ -46,21 +43,17 @@ WorkerPool::Lease::~Lease() {
 
 WorkerPool& WorkerPool::instance() {
   // Never destroyed; see the class comment.
-  static NoDestructor<WorkerPool> pool;
-  return *pool;
+  return ForkGuarded<WorkerPool, ForkRank::kWorkerPool, &forget_parent_in_child>::instance();
 }
 
-WorkerPool::WorkerPool() : idle_timeout_(idle_timeout_from_env()) {
-  // Registered once: instance() constructs the pool exactly once.
-  pthread_atfork(fork_prepare, fork_parent, fork_child);
-}
+WorkerPool::WorkerPool() : idle_timeout_(idle_timeout_from_env()) {}
 
 WorkerPool::Lease WorkerPool::checkout(const std::string& path, unsigned max_busy,
                                        std::string* error) {
   if (max_busy == 0) max_busy = 1;
   Lease lease;
   {
-    boost::unique_lock<boost::mutex> lock(mutex_);
+    boost::unique_lock<boost::mutex> lock(mutex);
     slot_freed_.wait(lock, [&] { return !shutting_down_ && busy_ < max_busy; });
     ++busy_;
     lease.pool_ = this;  // from here on the lease's destructor frees the slot
@@ -82,7 +75,7 @@ WorkerPool::Lease WorkerPool::checkout(const std::string& path, unsigned max_bus
 }
 
 std::unique_ptr<WorkerProcess> WorkerPool::take_idle(const std::string& path) {
-  boost::lock_guard<boost::mutex> lock(mutex_);
+  boost::lock_guard<boost::mutex> lock(mutex);
   // Most recently used first: it is warmest, and the others can age out.
   for (auto it = idle_.rbegin(); it != idle_.rend(); ++it) {
     if (it->worker->path() != path) continue;
@@ -95,7 +88,7 @@ std::unique_ptr<WorkerProcess> WorkerPool::take_idle(const std::string& path) {
 
 void WorkerPool::checkin(std::unique_ptr<WorkerProcess> worker) noexcept {
   {
-    boost::lock_guard<boost::mutex> lock(mutex_);
+    boost::lock_guard<boost::mutex> lock(mutex);
     --busy_;
     if (worker && worker->usable() && !shutting_down_) {
       try {
@@ -128,7 +121,7 @@ void WorkerPool::start_reaper_locked() noexcept {
 }
 
 void WorkerPool::reaper_loop() {
-  boost::unique_lock<boost::mutex> lock(mutex_);
+  boost::unique_lock<boost::mutex> lock(mutex);
   while (!shutting_down_ && !idle_.empty()) {
     const Clock::time_point now = Clock::now();
     if (idle_.front().since + idle_timeout_ > now) {
@@ -156,7 +149,7 @@ void WorkerPool::reaper_loop() {
 void WorkerPool::shutdown() {
   std::deque<Idle> retired;
   {
-    boost::unique_lock<boost::mutex> lock(mutex_);
+    boost::unique_lock<boost::mutex> lock(mutex);
     slot_freed_.wait(lock, [&] { return !shutting_down_; });  // one shutdown at a time
     shutting_down_ = true;
     slot_freed_.wait(lock, [&] { return busy_ == 0; });
@@ -170,33 +163,28 @@ void WorkerPool::shutdown() {
 }
 
 std::size_t WorkerPool::idle_count() const {
-  boost::lock_guard<boost::mutex> lock(mutex_);
+  boost::lock_guard<boost::mutex> lock(mutex);
   return idle_.size();
 }
 
 std::size_t WorkerPool::busy_count() const {
-  boost::lock_guard<boost::mutex> lock(mutex_);
+  boost::lock_guard<boost::mutex> lock(mutex);
   return busy_;
 }
 
 void WorkerPool::set_idle_timeout(std::chrono::milliseconds timeout) {
-  boost::lock_guard<boost::mutex> lock(mutex_);
+  boost::lock_guard<boost::mutex> lock(mutex);
   idle_timeout_ = boost::chrono::milliseconds(timeout.count());
   reaper_wake_.notify_all();
 }
 
-// Fork: prepare takes the pool lock so the child copies a consistent pool;
-// the child then rebuilds it empty. The handlers only run once instance()
-// has built the pool, so they may call it.
-void WorkerPool::fork_prepare() noexcept { instance().mutex_.lock(); }
-
-void WorkerPool::fork_parent() noexcept { instance().mutex_.unlock(); }
-
-void WorkerPool::fork_child() noexcept {
-  WorkerPool& pool = instance();
+// fork() holds the pool lock (ForkGuarded), so the child copies a consistent pool, which it then
+// empties.
+void WorkerPool::forget_parent_in_child(WorkerPool& pool) noexcept {
   // The idle workers belong to the parent. Their destructors see a foreign
   // owner pid and only forget their descriptors, which the fd registry's
-  // child handler closes. Busy ones are held by threads that do not exist here.
+  // child handler has closed (a later rank: its child handler runs first).
+  // Busy ones are held by threads that do not exist here.
   pool.idle_.clear();
   pool.busy_ = 0;
   pool.reaper_running_ = false;  // threads do not survive fork()
@@ -206,7 +194,6 @@ void WorkerPool::fork_child() noexcept {
   // Reusing the storage ends the old objects without running their destructors.
   std::construct_at(&pool.slot_freed_);
   std::construct_at(&pool.reaper_wake_);
-  pool.mutex_.unlock();
 }
 
 }  // namespace hipacm::backend

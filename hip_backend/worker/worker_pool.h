@@ -13,6 +13,7 @@
 #include <string>
 
 #include "hip_backend/worker/worker_process.h"
+#include "support/fork_epoch.h"
 
 namespace hipacm::backend {
 
@@ -86,17 +87,19 @@ class WorkerPool {
   ~WorkerPool() = default;
   template <typename T>
   friend class NoDestructor;
+  // The process's one pool: built, then joined to the fork epoch at ForkRank::kWorkerPool.
+  template <class T, ForkRank Rank, void (*InChild)(T&) noexcept>
+  friend class ::hipacm::ForkGuarded;
 
   std::unique_ptr<WorkerProcess> take_idle(const std::string& path);
   void checkin(std::unique_ptr<WorkerProcess> worker) noexcept;
   void start_reaper_locked() noexcept;
   void reaper_loop();
 
-  static void fork_prepare() noexcept;
-  static void fork_parent() noexcept;
-  static void fork_child() noexcept;
+  /// In a fork()ed child, with `mutex` held: forgets the parent's workers and threads.
+  static void forget_parent_in_child(WorkerPool& pool) noexcept;
 
-  mutable boost::mutex mutex_;
+  mutable boost::mutex mutex;  ///< held by fork() (ForkGuarded), so the child copies a whole pool
   boost::condition_variable slot_freed_;   ///< busy_ dropped or shutdown ended
   boost::condition_variable reaper_wake_;  ///< idle list changed or reaper exited
   std::deque<Idle> idle_;                  ///< oldest first

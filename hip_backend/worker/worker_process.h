@@ -19,7 +19,7 @@ namespace hipacm::backend {
 /// pool hands it out); not internally synchronized.
 ///
 /// Fork safety: every descriptor that refers to a worker is recorded in a
-/// process-wide registry whose pthread_atfork child handler closes them, so a
+/// process-wide registry whose fork() child handler closes them, so a
 /// forked child never holds the parent's sockets (which would keep a worker
 /// from seeing EOF) and never signals or waits for the parent's children.
 class WorkerProcess {
