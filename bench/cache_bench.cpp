@@ -1,5 +1,6 @@
-// cache_bench.cpp - a cold compile against persistent-cache hits, through the public C ABI.
-#include <hipacm/hipacm.h>
+// cache_bench.cpp - a cold compile against persistent-cache hits, through hipacm.hpp as a C++
+// host would use it.
+#include <hipacm/hipacm.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -10,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -27,7 +29,7 @@ struct Options {
   std::string kernel_file;  // empty: the built-in kernel
   int hits = 2000;
   int warmup = 50;
-  std::int32_t isolation = HIPACM_ISOLATION_IN_PROCESS;
+  hipacm::Isolation isolation = hipacm::Isolation::InProcess;
   bool json = false;
 };
 
@@ -37,17 +39,14 @@ const char* kBuiltinKernel =
     "  if (i < n) y[i] = a * x[i] + y[i];\n"
     "}\n";
 
-// The finalize callback a JIT host would use to take the code object.
-int take_code(void* user, hipacm_future* future) {
-  const hipacm_kernel* kernel = nullptr;
-  if (hipacm_future_result(future, &kernel) != HIPACM_SUCCESS || kernel->code_size == 0) return 1;
-  *static_cast<int*>(user) += kernel->from_cache;
-  return 0;
-}
-
-void check(hipacm_status status, const char* what) {
-  if (status != HIPACM_SUCCESS)
-    throw std::runtime_error(std::string(what) + ": " + hipacm_last_error_message());
+// Runs `call`; a hipacm::Error becomes "<what>: <message>", the line main() prints.
+template <class Call>
+void checked(const char* what, Call&& call) {
+  try {
+    call();
+  } catch (const hipacm::Error& e) {
+    throw std::runtime_error(std::string(what) + ": " + e.message());
+  }
 }
 
 class CacheDir {
@@ -67,24 +66,21 @@ class CacheDir {
   std::string path_;
 };
 
-// Seconds from hipacm_submit to hipacm_future_result returning, finalize included.
-double submit_to_result(hipacm_mode* mode, const std::string& source, const std::string& key,
+// Seconds from Mode::submit to Future::result returning, finalize included.
+double submit_to_result(hipacm::Mode& mode, const std::string& source, const std::string& key,
                         int* from_cache) {
-  hipacm_request req{};
-  req.struct_size = sizeof req;
-  req.source = source.c_str();
-  req.key = key.c_str();  // a distinct key per submit: every one is a cache lookup, not a dedup
-  req.finalize = take_code;
-  req.user_data = from_cache;
+  hipacm::Request request(source);
+  // A distinct key per submit: every one is a cache lookup, not a dedup. The finalize callback
+  // is the one a JIT host would use to take the code object.
+  request.key(key).finalize([from_cache](const hipacm_kernel& kernel) {
+    if (kernel.code_size == 0) throw std::runtime_error("an empty code object");
+    *from_cache += hipacm::from_cache(kernel) ? 1 : 0;
+  });
   const auto start = Clock::now();
-  hipacm_future* future = nullptr;
-  check(hipacm_submit(mode, &req, &future), "hipacm_submit");
-  const hipacm_kernel* kernel = nullptr;
-  const hipacm_status status = hipacm_future_result(future, &kernel);
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  hipacm_future_release(future);
-  check(status, "hipacm_future_result");
-  return seconds;
+  hipacm::Future future;
+  checked("submit", [&] { future = mode.submit(request); });
+  checked("result", [&] { future.result(); });
+  return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
 double percentile(std::vector<double> v, double p) {
@@ -95,32 +91,20 @@ double percentile(std::vector<double> v, double p) {
 
 Options parse(int argc, char** argv) {
   Options o;
+  std::string isolation = "in-process";
   for (hipacm::bench::ArgReader args(argc, argv); args.next();) {
-    const std::string& a = args.option();
-    if (a == "--arch")
-      o.arch = args.value();
-    else if (a == "--kernel")
-      o.kernel_file = args.value();
-    else if (a == "--hits")
-      o.hits = std::stoi(args.value());
-    else if (a == "--warmup")
-      o.warmup = std::stoi(args.value());
-    else if (a == "--isolation") {
-      const std::string v = args.value();
-      if (v == "in-process")
-        o.isolation = HIPACM_ISOLATION_IN_PROCESS;
-      else if (v == "process")
-        o.isolation = HIPACM_ISOLATION_PROCESS;
-      else
-        throw std::runtime_error("--isolation is in-process or process");
-    } else if (a == "--json")
-      o.json = true;
-    else
-      throw std::runtime_error(
-          "usage: hipacm-cache-bench [--arch gfx90a] [--kernel FILE.hip] [--hits N] "
-          "[--warmup N] [--isolation in-process|process] [--json]\n"
-          "example: hipacm-cache-bench --hits 2000 --json");
+    if (args.take("--arch", &o.arch) || args.take("--kernel", &o.kernel_file) ||
+        args.take("--hits", &o.hits) || args.take("--warmup", &o.warmup) ||
+        args.take("--isolation", &isolation) || args.flag("--json", &o.json))
+      continue;
+    throw std::runtime_error(
+        "usage: hipacm-cache-bench [--arch gfx90a] [--kernel FILE.hip] [--hits N] "
+        "[--warmup N] [--isolation in-process|process] [--json]\n"
+        "example: hipacm-cache-bench --hits 2000 --json");
   }
+  if (isolation != "in-process" && isolation != "process")
+    throw std::runtime_error("--isolation is in-process or process");
+  if (isolation == "process") o.isolation = hipacm::Isolation::Process;
   if (o.hits < 1 || o.warmup < 0) throw std::runtime_error("--hits must be >= 1, --warmup >= 0");
   return o;
 }
@@ -136,27 +120,27 @@ int run(int argc, char** argv) {
     source = text.str();
   }
   CacheDir dir;
-  hipacm_mode_config cfg;
-  hipacm_mode_config_init(&cfg);
-  cfg.arch = o.arch.c_str();
-  cfg.max_workers = 1;
-  cfg.isolation = o.isolation;
-  cfg.cache_dir = dir.path().c_str();
-  cfg.cache_policy = HIPACM_CACHE_READWRITE;
-  hipacm_mode* mode = nullptr;
-  check(hipacm_mode_enter(&cfg, &mode), "hipacm_mode_enter");
+  std::optional<hipacm::Mode> mode;
+  checked("entering the mode", [&] {
+    mode.emplace(hipacm::Config()
+                     .arch(o.arch)
+                     .max_workers(1)
+                     .isolation(o.isolation)
+                     .cache_dir(dir.path())
+                     .cache_policy(hipacm::CachePolicy::ReadWrite));
+  });
 
   int from_cache = 0;
-  const double cold = submit_to_result(mode, source, "cold", &from_cache);
+  const double cold = submit_to_result(*mode, source, "cold", &from_cache);
   if (from_cache != 0) throw std::runtime_error("the cold compile was served from the cache");
   for (int i = 0; i < o.warmup; ++i)
-    submit_to_result(mode, source, "warm" + std::to_string(i), &from_cache);
+    submit_to_result(*mode, source, "warm" + std::to_string(i), &from_cache);
   from_cache = 0;
   std::vector<double> hits;
   hits.reserve(static_cast<std::size_t>(o.hits));
   for (int i = 0; i < o.hits; ++i)
-    hits.push_back(submit_to_result(mode, source, "hit" + std::to_string(i), &from_cache));
-  check(hipacm_mode_exit(mode, nullptr), "hipacm_mode_exit");
+    hits.push_back(submit_to_result(*mode, source, "hit" + std::to_string(i), &from_cache));
+  checked("leaving the mode", [&] { mode->exit(); });
   if (from_cache != o.hits)
     throw std::runtime_error(std::to_string(o.hits - from_cache) + " hits were not from the cache");
 
@@ -166,7 +150,7 @@ int run(int argc, char** argv) {
   if (o.json) {
     nlohmann::json out = {
         {"arch", o.arch},
-        {"isolation", o.isolation == HIPACM_ISOLATION_PROCESS ? "process" : "in-process"},
+        {"isolation", o.isolation == hipacm::Isolation::Process ? "process" : "in-process"},
         {"hits", o.hits},
         {"cold_compile_s", cold},
         {"hit_median_us", median * 1e6},

@@ -192,30 +192,19 @@ Options parse(int argc, char** argv) {
   Options o;
   for (ArgReader args(argc, argv); args.next();) {
     const std::string& a = args.option();
-    if (a == "--kernels-dir")
-      o.kernels_dir = args.value();
-    else if (a == "--arch")
-      o.arch = args.value();
-    else if (a == "--count")
-      o.count = std::stoul(args.value());
-    else if (a == "--workers")
-      o.workers = static_cast<unsigned>(std::stoul(args.value()));
-    else if (a == "--rounds")
-      o.rounds = std::stoi(args.value());
-    else if (a == "--no-hipcc")
-      o.hipcc = false;
-    else if (a == "--json")
-      o.json_path = args.value();
-    else if (a == "--help" || a == "-h") {
-      std::puts(
-          "usage: hipacm-compile-bench [--count N] [--rounds R] [--workers W] [--arch gfx90a]\n"
-          "                            [--kernels-dir DIR] [--no-hipcc] [--json FILE]\n"
-          "Compiles N distinct kernels four ways and prints wall times and speedups.\n"
-          "example: hipacm-compile-bench --count 34 --rounds 3 --json bench.json");
-      std::exit(0);
-    } else {
+    if (args.take("--kernels-dir", &o.kernels_dir) || args.take("--arch", &o.arch) ||
+        args.take("--count", &o.count) || args.take("--workers", &o.workers) ||
+        args.take("--rounds", &o.rounds) || args.flag("--no-hipcc", &o.hipcc, false) ||
+        args.take("--json", &o.json_path))
+      continue;
+    if (a != "--help" && a != "-h")
       throw std::runtime_error("unknown option " + a + " (see --help)");
-    }
+    std::puts(
+        "usage: hipacm-compile-bench [--count N] [--rounds R] [--workers W] [--arch gfx90a]\n"
+        "                            [--kernels-dir DIR] [--no-hipcc] [--json FILE]\n"
+        "Compiles N distinct kernels four ways and prints wall times and speedups.\n"
+        "example: hipacm-compile-bench --count 34 --rounds 3 --json bench.json");
+    std::exit(0);
   }
   return o;
 }

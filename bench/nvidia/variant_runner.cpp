@@ -54,17 +54,22 @@ VariantRun run_hipacm(const std::vector<SetKernel>& set, const std::string& arch
                       hipacm::Isolation isolation, unsigned threads, const std::string& cache_dir) {
   VariantRun run;
   WorkerRssMonitor monitor;
-  const auto config =
-      hipacm::Config().arch(arch).isolation(isolation).max_workers(threads).ignore_errors();
-  const ModeExtras extras{cache_dir, cache_dir.empty() ? HIPACM_CACHE_OFF : HIPACM_CACHE_READWRITE};
+  const auto config = hipacm::Config()
+                          .arch(arch)
+                          .isolation(isolation)
+                          .max_workers(threads)
+                          .ignore_errors()
+                          .cache_dir(cache_dir)
+                          .cache_policy(cache_dir.empty() ? hipacm::CachePolicy::Off
+                                                          : hipacm::CachePolicy::ReadWrite);
 
   const auto start = Clock::now();
   std::vector<std::pair<const SetKernel*, hipacm::Future>> futures;
   try {
-    FullConfigMode mode(config, extras);
+    hipacm::Mode mode(config);
     for (const auto& k : set) {
       try {
-        futures.emplace_back(&k, mode.submit(k));
+        futures.emplace_back(&k, mode.submit(to_request(k)));
       } catch (const hipacm::Error& e) {
         if (run.failed++ == 0) run.error = k.file + ": submit: " + e.message();
       }
@@ -81,7 +86,7 @@ VariantRun run_hipacm(const std::vector<SetKernel>& set, const std::string& arch
     try {
       const hipacm_kernel& compiled = future.result();
       ++run.ok;
-      if (served_from_cache(compiled)) ++run.from_cache;
+      if (hipacm::from_cache(compiled)) ++run.from_cache;
     } catch (const hipacm::Error& e) {
       if (run.failed++ == 0)
         run.error = kernel->file + ": " + hipacm::status_string(e.status()) + ": " + e.message() +

@@ -230,6 +230,26 @@ TEST_F(HppTest, FuturesOutliveTheMode) {
   t.join();
 }
 
+// Both headers are needed: without either, the extra kernel does not compile.
+TEST_F(HppTest, ListSettersAppendHeadersAndNameExpressionsInOrder) {
+  hipacm::Mode mode(config());
+  hipacm::Future f = mode.submit(
+      hipacm::Request(std::string("#include \"kind.h\"\n#include \"twice.h\"\n") +
+                      kTemplatedSource +
+                      "extern \"C\" __global__ void twice(KIND* p) { p[0] = TWICE(p[0]); }\n")
+          .name("lists.hip")
+          .headers(
+              {{"kind.h", "#define KIND float\n"}, {"twice.h", "#define TWICE(x) (2 * (x))\n"}})
+          .name_expression("scale<float>")
+          .name_expressions({"scale<int>", "scale<double>"}));
+  mode.exit();
+  const auto names = hipacm::lowered_names(f.result());
+  ASSERT_EQ(names.size(), 3u) << "one lowered name per name expression";
+  EXPECT_TRUE(contains(std::string(names[0]), "scaleIf")) << names[0];
+  EXPECT_TRUE(contains(std::string(names[1]), "scaleIi")) << names[1];
+  EXPECT_TRUE(contains(std::string(names[2]), "scaleId")) << names[2];
+}
+
 TEST_F(HppTest, CompileErrorsCarryKeyLogAndStatus) {
   hipacm::Mode mode(config());
   std::atomic<int> finalize_failures{0};

@@ -14,10 +14,15 @@ WarmReport warm_examples(const std::vector<ExampleSource>& set, const std::strin
   const auto start = std::chrono::steady_clock::now();
 
   // ignore_errors: every outcome is reported per example below.
-  const auto config = hipacm::Config().arch(arch).isolation(isolation).ignore_errors();
-  std::optional<bench::FullConfigMode> mode;
+  const auto config = hipacm::Config()
+                          .arch(arch)
+                          .isolation(isolation)
+                          .ignore_errors()
+                          .cache_policy(hipacm::CachePolicy::Off)
+                          .load_device(load_device);
+  std::optional<hipacm::Mode> mode;
   try {
-    mode.emplace(config, bench::ModeExtras{"", HIPACM_CACHE_OFF, load_device});
+    mode.emplace(config);
   } catch (const hipacm::Error& e) {
     report.enter_status = e.status();
     report.enter_message = e.message();
@@ -27,13 +32,18 @@ WarmReport warm_examples(const std::vector<ExampleSource>& set, const std::strin
   for (const auto& k : set) {
     WarmedExample& w = report.by_file[k.file];
     try {
-      w.future = mode->submit(k);
+      w.future = mode->submit(bench::to_request(k));
     } catch (const hipacm::Error& e) {
       w.status = e.status();
       w.message = "submit: " + e.message();
     }
   }
-  report.exit_status = mode->exit(&report.exit_message);
+  try {
+    mode->exit();  // collects every future; with ignore_errors only a failing exit call throws
+  } catch (const hipacm::Error& e) {
+    report.exit_status = e.status();
+    report.exit_message = e.message();
+  }
 
   for (auto& [file, w] : report.by_file) {
     if (!w.future) continue;

@@ -17,74 +17,28 @@ namespace {
 
 constexpr std::chrono::milliseconds kPoll{100};
 
-// Leaves the mode on every path; exit frees the slot even when compiles failed. A mode with a
-// cache directory or policy cannot be a hipacm::Mode (hipacm::Config has neither), so this one is
-// entered through the C ABI.
-class ModeScope {
- public:
-  explicit ModeScope(hipacm_mode* mode) : mode_(mode) {}
-  ModeScope(const ModeScope&) = delete;
-  ModeScope& operator=(const ModeScope&) = delete;
-  ~ModeScope() { exit(); }
-  hipacm_mode* get() const { return mode_; }
-  void exit() {
-    if (mode_ != nullptr) hipacm_mode_exit(mode_, nullptr);
-    mode_ = nullptr;
+// Every outcome is read from its future (ignore_errors), so leaving the mode only fails when
+// the exit call itself does; hipacm::Mode leaves it on every path, also while an InputError
+// unwinds.
+hipacm::Mode enter_mode(const WarmupSettings& settings, const std::string& arch) {
+  const hipacm::Config config = hipacm::Config()
+                                    .arch(arch)
+                                    .max_workers(settings.jobs)
+                                    .ignore_errors()
+                                    .isolation(hipacm::Isolation::Auto)
+                                    .compile_timeout(std::chrono::milliseconds(settings.timeout_ms))
+                                    .cache_dir(settings.cache_dir)
+                                    .cache_policy(settings.no_cache ? hipacm::CachePolicy::Off
+                                                                    : hipacm::CachePolicy::Default);
+  try {
+    return hipacm::Mode(config);
+  } catch (const hipacm::Error& e) {
+    if (e.status() == hipacm::Status::InvalidArgument)
+      throw InputError(fmt::format("arch '{}': {}", arch, e.message()));
+    if (e.status() == hipacm::Status::BackendUnavailable) throw BackendUnavailable(e.message());
+    throw std::runtime_error(fmt::format("cannot enter a mode for {}: {}: {}", arch,
+                                         hipacm::status_string(e.status()), e.message()));
   }
-
- private:
-  hipacm_mode* mode_;
-};
-
-hipacm_mode* enter_mode(const WarmupSettings& settings, const std::string& arch) {
-  hipacm_mode_config config = hipacm::Config()
-                                  .arch(arch)
-                                  .max_workers(settings.jobs)
-                                  .ignore_errors()  // every outcome is read from its future
-                                  .isolation(hipacm::Isolation::Auto)
-                                  .compile_timeout(std::chrono::milliseconds(settings.timeout_ms))
-                                  .to_c();
-  config.cache_dir = settings.cache_dir.empty() ? nullptr : settings.cache_dir.c_str();
-  config.cache_policy = settings.no_cache ? HIPACM_CACHE_OFF : HIPACM_CACHE_DEFAULT;
-  hipacm_mode* mode = nullptr;
-  const hipacm_status status = hipacm_mode_enter(&config, &mode);
-  if (status == HIPACM_SUCCESS) return mode;
-  const std::string message = hipacm_last_error_message();
-  if (status == HIPACM_ERROR_INVALID_ARGUMENT)
-    throw InputError(fmt::format("arch '{}': {}", arch, message));
-  if (status == HIPACM_ERROR_BACKEND_UNAVAILABLE) throw BackendUnavailable(message);
-  throw std::runtime_error(fmt::format("cannot enter a mode for {}: {}: {}", arch,
-                                       hipacm_status_string(status), message));
-}
-
-// The pointer arrays a hipacm_request borrows, kept alive beside it.
-struct RequestView {
-  std::vector<const char*> options, header_names, header_sources, name_expressions;
-  hipacm_request request{};
-
-  explicit RequestView(const KernelInput& input) {
-    for (const auto& option : input.options) options.push_back(option.c_str());
-    for (const auto& [name, contents] : input.headers) {
-      header_names.push_back(name.c_str());
-      header_sources.push_back(contents.c_str());
-    }
-    for (const auto& expression : input.name_expressions)
-      name_expressions.push_back(expression.c_str());
-    request.struct_size = sizeof request;
-    request.source = input.source.c_str();
-    request.source_name = input.source_name.c_str();
-    request.options = options.data();
-    request.num_options = options.size();
-    request.header_names = header_names.data();
-    request.header_sources = header_sources.data();
-    request.num_headers = header_names.size();
-    request.name_expressions = name_expressions.data();
-    request.num_name_expressions = name_expressions.size();
-  }
-};
-
-bool kernel_has_from_cache(const hipacm_kernel& kernel) {
-  return kernel.struct_size >= offsetof(hipacm_kernel, from_cache) + sizeof kernel.from_cache;
 }
 
 void read_outcome(const hipacm::Future& future, KernelOutcome* outcome) {
@@ -101,7 +55,7 @@ void read_outcome(const hipacm::Future& future, KernelOutcome* outcome) {
   outcome->status = HIPACM_SUCCESS;
   outcome->code_size = kernel->code_size;
   outcome->compile_seconds = kernel->compile_seconds;
-  outcome->from_cache = kernel_has_from_cache(*kernel) && kernel->from_cache != 0;
+  outcome->from_cache = hipacm::from_cache(*kernel);
   const auto* bytes = static_cast<const std::uint8_t*>(kernel->code);
   outcome->code.assign(bytes, bytes + kernel->code_size);
   CodeObjectSummary summary;
@@ -128,7 +82,7 @@ void check_archs(const WarmupSettings& settings) {
   // Entering a mode checks the arch and that its compiler loads (from the
   // cache's remembered facts when it can); without this, every compile would
   // fail one by one with BACKEND_UNAVAILABLE.
-  for (const std::string& arch : settings.archs) ModeScope mode(enter_mode(settings, arch));
+  for (const std::string& arch : settings.archs) enter_mode(settings, arch).exit();
 }
 
 WarmupResult run_warmup(const std::vector<KernelInput>& inputs, const WarmupSettings& settings,
@@ -137,24 +91,30 @@ WarmupResult run_warmup(const std::vector<KernelInput>& inputs, const WarmupSett
   WarmupResult result;
   const auto started = Clock::now();
   std::size_t done_before = 0, failed = 0;
+  // Built once: every arch's mode gets the same requests.
+  std::vector<hipacm::Request> requests;
+  for (const KernelInput& input : inputs)
+    requests.push_back(hipacm::Request(input.source)
+                           .name(input.source_name)
+                           .options(input.options)
+                           .headers(input.headers)
+                           .name_expressions(input.name_expressions));
   for (const std::string& arch : settings.archs) {
     const auto arch_started = Clock::now();
-    ModeScope mode(enter_mode(settings, arch));
-    std::vector<hipacm::Future> futures;
+    hipacm::Mode mode = enter_mode(settings, arch);
+    std::vector<hipacm::Future> futures(inputs.size());
     std::vector<KernelOutcome> outcomes(inputs.size());
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       outcomes[i].input = &inputs[i];
       outcomes[i].arch = arch;
-      RequestView view(inputs[i]);
-      hipacm_future* future = nullptr;
-      const hipacm_status status = hipacm_submit(mode.get(), &view.request, &future);
-      futures.emplace_back(status == HIPACM_SUCCESS ? future : nullptr);  // adopts the reference
-      if (status == HIPACM_ERROR_INVALID_ARGUMENT)
-        throw InputError(fmt::format("{}: refused by hipacm: {}", printable(inputs[i].label),
-                                     printable(hipacm_last_error_message())));
-      if (status != HIPACM_SUCCESS) {
-        outcomes[i].status = status;
-        outcomes[i].error = fmt::format("submit failed: {}", hipacm_last_error_message());
+      try {
+        futures[i] = mode.submit(requests[i]);
+      } catch (const hipacm::Error& e) {
+        if (e.status() == hipacm::Status::InvalidArgument)
+          throw InputError(fmt::format("{}: refused by hipacm: {}", printable(inputs[i].label),
+                                       printable(e.message())));
+        outcomes[i].status = static_cast<hipacm_status>(e.status());
+        outcomes[i].error = fmt::format("submit failed: {}", e.message());
         ++failed;
       }
     }

@@ -1,4 +1,4 @@
-// warmup_run.h - compiles kernel inputs for each arch through hipacm modes (the public C ABI).
+// warmup_run.h - compiles kernel inputs for each arch through hipacm modes (via hipacm.hpp).
 #pragma once
 
 #include <hipacm/hipacm.hpp>

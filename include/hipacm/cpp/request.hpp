@@ -46,9 +46,18 @@ class Request {
     header_sources_.push_back(std::move(source));
     return *this;
   }
+  /// Each (name, source) pair as by header(), in order.
+  Request& headers(std::vector<std::pair<std::string, std::string>> h) {
+    for (auto& [name, source] : h) header(std::move(name), std::move(source));
+    return *this;
+  }
   /// e.g. "scale<float>"; see hipacm::lowered_names().
   Request& name_expression(std::string e) {
     name_expressions_.push_back(std::move(e));
+    return *this;
+  }
+  Request& name_expressions(std::vector<std::string> e) {
+    for (auto& s : e) name_expressions_.push_back(std::move(s));
     return *this;
   }
   /// Runs once on the collecting thread after a successful compile; throwing
