@@ -4,10 +4,10 @@
 #include <CLI/CLI.hpp>
 #include <exception>
 
-#include "tools/commands.h"
+#include "tools/common/commands.h"
+#include "tools/common/exit_codes.h"
+#include "tools/common/terminal_text.h"
 #include "tools/doctor/backend_probe.h"
-#include "tools/exit_codes.h"
-#include "tools/input/terminal_text.h"
 
 namespace {
 

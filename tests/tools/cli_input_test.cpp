@@ -5,10 +5,10 @@
 #include <fstream>
 #include <string>
 
-#include "tools/exit_codes.h"
+#include "tools/common/exit_codes.h"
+#include "tools/common/terminal_text.h"
 #include "tools/input/kernel_input.h"
 #include "tools/input/manifest_reader.h"
-#include "tools/input/terminal_text.h"
 
 namespace hipacm::cli {
 namespace {

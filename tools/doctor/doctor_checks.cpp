@@ -12,8 +12,8 @@
 #include "hip_backend/hiprtc/comgr_isa.h"
 #include "hip_backend/worker/worker_locator.h"
 #include "support/environment.h"
-#include "tools/cache_location.h"
 #include "tools/doctor/backend_probe.h"
+#include "tools/doctor/cache_location.h"
 
 namespace hipacm::cli {
 namespace fs = std::filesystem;

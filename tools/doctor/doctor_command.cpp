@@ -3,11 +3,11 @@
 
 #include <memory>
 
-#include "tools/commands.h"
+#include "tools/common/commands.h"
+#include "tools/common/exit_codes.h"
+#include "tools/common/json_output.h"
+#include "tools/common/terminal_text.h"
 #include "tools/doctor/doctor_checks.h"
-#include "tools/exit_codes.h"
-#include "tools/input/terminal_text.h"
-#include "tools/json_output.h"
 
 namespace hipacm::cli {
 namespace {

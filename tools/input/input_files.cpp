@@ -11,7 +11,7 @@
 #include <cstring>
 
 #include "support/unique_fd.h"
-#include "tools/exit_codes.h"
+#include "tools/common/exit_codes.h"
 
 namespace hipacm::cli {
 namespace {

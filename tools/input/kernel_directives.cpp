@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string_view>
 
-#include "tools/exit_codes.h"
+#include "tools/common/exit_codes.h"
 #include "tools/input/input_files.h"
 #include "tools/input/kernel_input.h"
 

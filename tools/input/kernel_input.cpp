@@ -11,7 +11,7 @@
 #include <system_error>
 #include <unordered_map>
 
-#include "tools/exit_codes.h"
+#include "tools/common/exit_codes.h"
 #include "tools/input/input_files.h"
 #include "tools/input/kernel_directives.h"
 #include "tools/input/manifest_reader.h"

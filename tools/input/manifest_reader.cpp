@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tools/exit_codes.h"
+#include "tools/common/exit_codes.h"
 #include "tools/input/input_files.h"
 #include "tools/input/kernel_input.h"
 

@@ -1,15 +1,15 @@
 // warmup_command.cpp - `hipacm warmup`: compiles .hip files, directories or a manifest for archs.
 #include <fmt/core.h>
+#include <hipacm/hipacm.hpp>
 
 #include <memory>
 
-#include "tools/code_object_files.h"
-#include "tools/commands.h"
-#include "tools/doctor/backend_probe.h"
-#include "tools/exit_codes.h"
+#include "tools/common/commands.h"
+#include "tools/common/exit_codes.h"
+#include "tools/common/json_output.h"
+#include "tools/common/option_checks.h"
 #include "tools/input/kernel_input.h"
-#include "tools/json_output.h"
-#include "tools/option_checks.h"
+#include "tools/warmup/code_object_files.h"
 #include "tools/warmup/progress.h"
 #include "tools/warmup/warmup_report.h"
 #include "tools/warmup/warmup_run.h"
@@ -40,7 +40,8 @@ struct WarmupOptions {
 std::vector<std::string> resolve_archs(const WarmupOptions& options) {
   std::vector<std::string> archs = split_archs(options.archs);
   if (archs.empty()) {
-    const std::string fallback = default_arch();
+    // $HIPACM_ARCH or the device's, as the plugin resolves it.
+    const std::string fallback = hipacm::backend_info().default_arch;
     if (fallback.empty())
       throw InputError("no arch: pass --arch (e.g. --arch gfx90a,gfx1030) or set HIPACM_ARCH");
     archs.push_back(fallback);
@@ -86,12 +87,10 @@ void add_warmup_command(CLI::App& app, AppContext& context) {
   auto options = std::make_shared<WarmupOptions>();
   CLI::App* warmup = app.add_subcommand(
       "warmup", "Compile kernels for one or more archs through hipacm (and fill its cache)");
-  warmup
-      ->add_option("paths", options->paths,
-                   ".hip files, directories (searched recursively for .hip files) or a JSON "
-                   "manifest")
-      ->required()
-      ->check(non_empty_value());
+  add_non_empty_option(warmup, "paths", options->paths,
+                       ".hip files, directories (searched recursively for .hip files) or a JSON "
+                       "manifest")
+      ->required();
   warmup->add_option("-a,--arch", options->archs,
                      "Target archs, comma-separated or repeated (default: $HIPACM_ARCH, else the "
                      "GPU's)");
@@ -101,20 +100,15 @@ void add_warmup_command(CLI::App& app, AppContext& context) {
       ->add_option("--timeout", options->timeout_seconds,
                    "Per-compile limit in seconds (0 = none); a compile past it fails")
       ->capture_default_str();
-  warmup
-      ->add_option("--json", options->json_target,
-                   "Write a JSON report to FILE, or to stdout for '-'")
-      ->check(non_empty_value());
-  auto* cache_dir = warmup->add_option(
-      "--cache-dir", options->cache_dir,
+  add_non_empty_option(warmup, "--json", options->json_target,
+                       "Write a JSON report to FILE, or to stdout for '-'");
+  CLI::Option* cache_dir = add_non_empty_option(
+      warmup, "--cache-dir", options->cache_dir,
       "Cache directory (default: $HIPACM_CACHE_DIR, $XDG_CACHE_HOME/hipacm, ~/.cache/hipacm)");
-  cache_dir->check(non_empty_value());
   warmup->add_flag("--no-cache", options->no_cache, "Neither read nor write the cache")
       ->excludes(cache_dir);
-  warmup
-      ->add_option("-o,--output-dir", options->output_dir,
-                   "Also write each code object to DIR as <name>.<arch>.co")
-      ->check(non_empty_value());
+  add_non_empty_option(warmup, "-o,--output-dir", options->output_dir,
+                       "Also write each code object to DIR as <name>.<arch>.co");
   warmup->add_flag("-k,--keep-going", options->keep_going,
                    "Exit 0 even when some kernels failed (failures are still reported)");
   warmup->add_flag("-q,--quiet", options->quiet, "No progress output");

@@ -6,13 +6,19 @@
 
 #include <map>
 #include <sstream>
+#include <string>
 #include <vector>
 
-#include "tools/doctor/backend_probe.h"
-#include "tools/input/terminal_text.h"
+#include "tools/common/terminal_text.h"
 
 namespace hipacm::cli {
 namespace {
+
+// The loaded plugin's release, as its function table names it.
+std::string plugin_version() {
+  const hipacm_provider* provider = hipacm_get_provider(HIPACM_ABI_VERSION);
+  return provider != nullptr ? provider->version : "unknown";
+}
 
 void add(WarmupTotals* totals, const KernelOutcome& outcome) {
   ++totals->kernels;
@@ -128,7 +134,7 @@ nlohmann::ordered_json warmup_report_json(const WarmupResult& result,
          {"kernels", outcome.kernels}});
   }
   return {{"schema", kWarmupReportSchema},
-          {"hipacm_version", probe_plugin().version},
+          {"hipacm_version", plugin_version()},
           {"archs", settings.archs},
           {"jobs", settings.jobs},
           {"timeout_seconds", settings.timeout_ms / 1000.0},

@@ -8,9 +8,9 @@
 #include <stdexcept>
 
 #include "hip_backend/source_name_policy.h"
-#include "tools/code_object_summary.h"
-#include "tools/exit_codes.h"
-#include "tools/input/terminal_text.h"
+#include "tools/common/code_object_summary.h"
+#include "tools/common/exit_codes.h"
+#include "tools/common/terminal_text.h"
 
 namespace hipacm::cli {
 namespace {

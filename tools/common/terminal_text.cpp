@@ -1,5 +1,5 @@
 // terminal_text.cpp - escapes control characters, invalid UTF-8 and bidi controls for printing.
-#include "tools/input/terminal_text.h"
+#include "tools/common/terminal_text.h"
 
 #include <fmt/core.h>
 

@@ -16,6 +16,13 @@ inline constexpr double kMaxTimeoutSeconds = 7 * 24 * 3600.0;
 /// quietly mean "the default".
 CLI::Validator non_empty_value();
 
+/// `command`'s option `name`, bound to `value` and checked with non_empty_value().
+template <class T>
+CLI::Option* add_non_empty_option(CLI::App* command, const std::string& name, T& value,
+                                  const std::string& help) {
+  return command->add_option(name, value, help)->check(non_empty_value());
+}
+
 /// --timeout SECONDS as milliseconds: a finite decimal number from 0 to
 /// kMaxTimeoutSeconds, 0 meaning no limit. A positive value never rounds
 /// down to 0. Throws InputError for nan, inf, negatives and anything else.

@@ -6,13 +6,13 @@
 #include <optional>
 
 #include "plugin/cache/cache_admin.h"
-#include "tools/code_object_summary.h"
-#include "tools/commands.h"
-#include "tools/exit_codes.h"
+#include "tools/common/code_object_summary.h"
+#include "tools/common/commands.h"
+#include "tools/common/exit_codes.h"
+#include "tools/common/json_output.h"
+#include "tools/common/option_checks.h"
+#include "tools/common/terminal_text.h"
 #include "tools/input/input_files.h"
-#include "tools/input/terminal_text.h"
-#include "tools/json_output.h"
-#include "tools/option_checks.h"
 
 namespace hipacm::cli {
 namespace {
@@ -87,14 +87,11 @@ void add_inspect_command(CLI::App& app, AppContext& context) {
   auto options = std::make_shared<InspectOptions>();
   CLI::App* inspect =
       app.add_subcommand("inspect", "List the kernels, arch and machine of a code object (ELF)");
-  inspect
-      ->add_option("file", options->file,
-                   "A code object file (AMDGPU ELF or NVIDIA CUBIN), or a cache key or key "
-                   "prefix as 'hipacm cache list' shows it")
-      ->required()
-      ->check(non_empty_value());
-  inspect->add_option("--db", options->db, "The cache database to look keys up in")
-      ->check(non_empty_value());
+  add_non_empty_option(inspect, "file", options->file,
+                       "A code object file (AMDGPU ELF or NVIDIA CUBIN), or a cache key or key "
+                       "prefix as 'hipacm cache list' shows it")
+      ->required();
+  add_non_empty_option(inspect, "--db", options->db, "The cache database to look keys up in");
   inspect->add_flag("--json", options->json, "Print a JSON document instead of text");
   finish_command(
       inspect, context, [options] { return run(*options); },

@@ -1,5 +1,5 @@
 // cache_location.cpp - resolves the cache directory and whether this user can write it.
-#include "tools/cache_location.h"
+#include "tools/doctor/cache_location.h"
 
 #include "plugin/cache/store/location.h"
 #include "support/environment.h"

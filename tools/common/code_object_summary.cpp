@@ -1,6 +1,6 @@
 // code_object_summary.cpp - summarises a code object through the backend's bounds-checked ELF
 // reader.
-#include "tools/code_object_summary.h"
+#include "tools/common/code_object_summary.h"
 
 #include <fmt/core.h>
 

@@ -1,5 +1,5 @@
 // json_output.cpp - writes a JSON document to a file or stdout.
-#include "tools/json_output.h"
+#include "tools/common/json_output.h"
 
 #include <fmt/core.h>
 
@@ -8,7 +8,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "tools/exit_codes.h"
+#include "tools/common/exit_codes.h"
 
 namespace hipacm::cli {
 

@@ -1,4 +1,4 @@
-// commands.h - the hipacm subcommands: each lives in its own file and registers itself here.
+// commands.h - the hipacm subcommands: each lives in its own folder and registers itself here.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -32,16 +32,18 @@ inline void finish_command(CLI::App* command, AppContext& context, std::function
   command->callback([&context, run = std::move(run)] { context.exit_code = run(); });
 }
 
-/// `hipacm warmup PATHS... --arch A[,B]`: compiles kernels through modes (warmup_command.cpp).
+/// `hipacm warmup PATHS... --arch A[,B]`: compiles kernels through modes
+/// (warmup/warmup_command.cpp).
 void add_warmup_command(CLI::App& app, AppContext& context);
 
-/// `hipacm inspect FILE`: kernels, arch and machine of a code object (inspect_command.cpp).
+/// `hipacm inspect FILE`: kernels, arch and machine of a code object (inspect/inspect_command.cpp).
 void add_inspect_command(CLI::App& app, AppContext& context);
 
-/// `hipacm doctor`: backend libraries, worker, cache location, archs, devices (doctor_command.cpp).
+/// `hipacm doctor`: backend libraries, worker, cache location, archs, devices
+/// (doctor/doctor_command.cpp).
 void add_doctor_command(CLI::App& app, AppContext& context);
 
-/// `hipacm cache stats|list|verify|prune|clear|export|import` (cache_command.cpp).
+/// `hipacm cache stats|list|verify|prune|clear|export|import` (cache/cache_command.cpp).
 void add_cache_command(CLI::App& app, AppContext& context);
 
 }  // namespace hipacm::cli

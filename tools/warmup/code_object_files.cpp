@@ -1,5 +1,5 @@
 // code_object_files.cpp - saves warmed code objects under predictable file names.
-#include "tools/code_object_files.h"
+#include "tools/warmup/code_object_files.h"
 
 #include <fcntl.h>
 #include <fmt/core.h>
@@ -12,7 +12,7 @@
 #include <set>
 
 #include "support/unique_fd.h"
-#include "tools/exit_codes.h"
+#include "tools/common/exit_codes.h"
 
 namespace hipacm::cli {
 namespace fs = std::filesystem;

@@ -1,5 +1,5 @@
 // option_checks.cpp - strict parsing of --timeout and --arch, and the non-empty check.
-#include "tools/option_checks.h"
+#include "tools/common/option_checks.h"
 
 #include <fmt/core.h>
 
@@ -7,8 +7,8 @@
 #include <charconv>
 #include <cmath>
 
-#include "tools/exit_codes.h"
-#include "tools/input/terminal_text.h"
+#include "tools/common/exit_codes.h"
+#include "tools/common/terminal_text.h"
 
 namespace hipacm::cli {
 

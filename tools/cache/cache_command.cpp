@@ -8,11 +8,11 @@
 #include <string>
 
 #include "plugin/cache/cache_admin.h"
-#include "tools/commands.h"
-#include "tools/exit_codes.h"
-#include "tools/input/terminal_text.h"
-#include "tools/json_output.h"
-#include "tools/option_checks.h"
+#include "tools/common/commands.h"
+#include "tools/common/exit_codes.h"
+#include "tools/common/json_output.h"
+#include "tools/common/option_checks.h"
+#include "tools/common/terminal_text.h"
 
 namespace hipacm::cli {
 namespace {
@@ -54,14 +54,13 @@ std::string utc_time(std::int64_t us) {
   return text;
 }
 
-// With --json, the subcommand's document: its schema, the cache's path, then what `fill` adds;
-// otherwise the text that `print` writes.
+// With --json, the subcommand's document: its schema, the cache's path, then `fields`; otherwise
+// the text that `print` writes.
 void report(const CacheOptions& options, const char* what, const std::string& path,
-            const std::function<void(nlohmann::ordered_json&)>& fill,
-            const std::function<void()>& print) {
+            const nlohmann::ordered_json& fields, const std::function<void()>& print) {
   if (!options.json) return print();
   nlohmann::ordered_json out = {{"schema", fmt::format("hipacm-cache-{}-1", what)}, {"path", path}};
-  fill(out);
+  out.update(fields);
   write_json(out, "-");
 }
 
@@ -81,64 +80,59 @@ void print_refused(const char* label, const std::vector<cache::RejectedEntry>& e
 int run_stats(const CacheOptions& options) {
   cache::CacheAdmin admin = open_cache(options);
   const cache::CacheStats stats = admin.stats();
-  report(
-      options, "stats", stats.path,
-      [&](nlohmann::ordered_json& out) {
-        out["entries"] = stats.entries;
-        out["payload_bytes"] = stats.total_bytes;
-        out["file_bytes"] = stats.file_bytes;
-        out["hits"] = stats.total_hits;
-        out["by_arch"] = nlohmann::ordered_json::array();
-        for (const cache::ArchTotals& a : stats.by_arch)
-          out["by_arch"].push_back(
-              {{"arch", a.arch}, {"entries", a.entries}, {"bytes", a.bytes}, {"hits", a.hits}});
-      },
-      [&] {
-        fmt::print("cache    {}\n", stats.path);
-        fmt::print("entries  {}\n", stats.entries);
-        fmt::print("payload  {} ({} bytes)\n", human_bytes(stats.total_bytes), stats.total_bytes);
-        fmt::print("on disk  {}\n", human_bytes(stats.file_bytes));
-        fmt::print("hits     {}\n", stats.total_hits);
-        if (stats.by_arch.empty()) return;
-        fmt::print("\n{:<20} {:>8} {:>12} {:>8}\n", "arch", "entries", "bytes", "hits");
-        for (const cache::ArchTotals& a : stats.by_arch)
-          fmt::print("{:<20} {:>8} {:>12} {:>8}\n", printable(a.arch), a.entries,
-                     human_bytes(a.bytes), a.hits);
-      });
+  nlohmann::ordered_json by_arch = nlohmann::ordered_json::array();
+  for (const cache::ArchTotals& a : stats.by_arch)
+    by_arch.push_back(
+        {{"arch", a.arch}, {"entries", a.entries}, {"bytes", a.bytes}, {"hits", a.hits}});
+  report(options, "stats", stats.path,
+         {{"entries", stats.entries},
+          {"payload_bytes", stats.total_bytes},
+          {"file_bytes", stats.file_bytes},
+          {"hits", stats.total_hits},
+          {"by_arch", by_arch}},
+         [&] {
+           fmt::print("cache    {}\n", stats.path);
+           fmt::print("entries  {}\n", stats.entries);
+           fmt::print("payload  {} ({} bytes)\n", human_bytes(stats.total_bytes),
+                      stats.total_bytes);
+           fmt::print("on disk  {}\n", human_bytes(stats.file_bytes));
+           fmt::print("hits     {}\n", stats.total_hits);
+           if (stats.by_arch.empty()) return;
+           fmt::print("\n{:<20} {:>8} {:>12} {:>8}\n", "arch", "entries", "bytes", "hits");
+           for (const cache::ArchTotals& a : stats.by_arch)
+             fmt::print("{:<20} {:>8} {:>12} {:>8}\n", printable(a.arch), a.entries,
+                        human_bytes(a.bytes), a.hits);
+         });
   return kExitOk;
 }
 
 int run_list(const CacheOptions& options) {
   cache::CacheAdmin admin = open_cache(options);
   const std::vector<cache::EntryInfo> entries = admin.list(options.arch);
-  report(
-      options, "list", admin.path(),
-      [&](nlohmann::ordered_json& out) {
-        out["entries"] = nlohmann::ordered_json::array();
-        for (const cache::EntryInfo& e : entries)
-          out["entries"].push_back({{"key", e.key},
-                                    {"arch", e.arch},
-                                    {"source_name", e.source_name},
-                                    {"backend", e.backend},
-                                    {"compiler_version", e.compiler_version},
-                                    {"plugin_version", e.plugin_version},
-                                    {"size", e.size},
-                                    {"created_us", e.created_us},
-                                    {"last_used_us", e.last_used_us},
-                                    {"hits", e.hits}});
-      },
-      [&] {
-        fmt::print("{:<16} {:<14} {:<24} {:>10} {:>6}  {}\n", "key", "arch", "source", "size",
-                   "hits", "last used (UTC)");
-        for (const cache::EntryInfo& e : entries) {
-          // 16 hex digits identify an entry in practice (inspect takes a prefix); --json has all.
-          // Keys, archs and names come from the database, which an import may have written.
-          fmt::print("{:<16} {:<14} {:<24} {:>10} {:>6}  {}\n", printable(e.key.substr(0, 16)),
-                     printable(e.arch), printable(e.source_name.substr(0, 24)), human_bytes(e.size),
-                     e.hits, utc_time(e.last_used_us));
-        }
-        fmt::print("{} entries in {}\n", entries.size(), admin.path());
-      });
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const cache::EntryInfo& e : entries)
+    rows.push_back({{"key", e.key},
+                    {"arch", e.arch},
+                    {"source_name", e.source_name},
+                    {"backend", e.backend},
+                    {"compiler_version", e.compiler_version},
+                    {"plugin_version", e.plugin_version},
+                    {"size", e.size},
+                    {"created_us", e.created_us},
+                    {"last_used_us", e.last_used_us},
+                    {"hits", e.hits}});
+  report(options, "list", admin.path(), {{"entries", rows}}, [&] {
+    fmt::print("{:<16} {:<14} {:<24} {:>10} {:>6}  {}\n", "key", "arch", "source", "size", "hits",
+               "last used (UTC)");
+    for (const cache::EntryInfo& e : entries) {
+      // 16 hex digits identify an entry in practice (inspect takes a prefix); --json has all.
+      // Keys, archs and names come from the database, which an import may have written.
+      fmt::print("{:<16} {:<14} {:<24} {:>10} {:>6}  {}\n", printable(e.key.substr(0, 16)),
+                 printable(e.arch), printable(e.source_name.substr(0, 24)), human_bytes(e.size),
+                 e.hits, utc_time(e.last_used_us));
+    }
+    fmt::print("{} entries in {}\n", entries.size(), admin.path());
+  });
   return kExitOk;
 }
 
@@ -147,11 +141,7 @@ int run_verify(const CacheOptions& options) {
   const cache::VerifyReport result = admin.verify(options.remove_bad);
   report(
       options, "verify", admin.path(),
-      [&](nlohmann::ordered_json& out) {
-        out["checked"] = result.checked;
-        out["removed"] = result.removed;
-        out["bad"] = refused_json(result.bad);
-      },
+      {{"checked", result.checked}, {"removed", result.removed}, {"bad", refused_json(result.bad)}},
       [&] {
         print_refused("bad", result.bad);
         fmt::print("{} entries checked, {} bad, {} removed\n", result.checked, result.bad.size(),
@@ -168,44 +158,32 @@ int run_prune(const CacheOptions& options) {
   cache::CacheAdmin admin = open_cache(options);
   const std::size_t removed = admin.prune(options.max_bytes);
   const cache::CacheStats after = admin.stats();
-  report(
-      options, "prune", admin.path(),
-      [&](nlohmann::ordered_json& out) {
-        out["removed"] = removed;
-        out["entries"] = after.entries;
-        out["payload_bytes"] = after.total_bytes;
-      },
-      [&] {
-        fmt::print("removed {} least-recently-used entries; {} entries, {} left\n", removed,
-                   after.entries, human_bytes(after.total_bytes));
-      });
+  report(options, "prune", admin.path(),
+         {{"removed", removed}, {"entries", after.entries}, {"payload_bytes", after.total_bytes}},
+         [&] {
+           fmt::print("removed {} least-recently-used entries; {} entries, {} left\n", removed,
+                      after.entries, human_bytes(after.total_bytes));
+         });
   return kExitOk;
 }
 
 int run_clear(const CacheOptions& options) {
   cache::CacheAdmin admin = open_cache(options);
   const std::size_t removed = admin.clear();
-  report(
-      options, "clear", admin.path(),
-      [&](nlohmann::ordered_json& out) { out["removed"] = removed; },
-      [&] { fmt::print("removed {} entries from {}\n", removed, admin.path()); });
+  report(options, "clear", admin.path(), {{"removed", removed}},
+         [&] { fmt::print("removed {} entries from {}\n", removed, admin.path()); });
   return kExitOk;
 }
 
 int run_export(const CacheOptions& options) {
   cache::CacheAdmin admin = open_cache(options);
   const std::size_t exported = admin.export_to(options.file, options.arch);
-  report(
-      options, "export", admin.path(),
-      [&](nlohmann::ordered_json& out) {
-        out["file"] = options.file;
-        out["arch"] = options.arch;
-        out["exported"] = exported;
-      },
-      [&] {
-        fmt::print("exported {} entries{} to {}\n", exported,
-                   options.arch.empty() ? "" : fmt::format(" for {}", options.arch), options.file);
-      });
+  report(options, "export", admin.path(),
+         {{"file", options.file}, {"arch", options.arch}, {"exported", exported}}, [&] {
+           fmt::print("exported {} entries{} to {}\n", exported,
+                      options.arch.empty() ? "" : fmt::format(" for {}", options.arch),
+                      options.file);
+         });
   return kExitOk;
 }
 
@@ -218,19 +196,16 @@ int run_import(const CacheOptions& options) {
                     printable(options.file)));
   cache::CacheAdmin admin = open_cache(options);
   const cache::ImportReport result = admin.import_from(options.file);
-  report(
-      options, "import", admin.path(),
-      [&](nlohmann::ordered_json& out) {
-        out["file"] = options.file;
-        out["accepted"] = result.accepted;
-        out["duplicates"] = result.duplicates;
-        out["rejected"] = refused_json(result.rejected);
-      },
-      [&] {
-        print_refused("rejected", result.rejected);
-        fmt::print("imported {} entries ({} already present, {} rejected) into {}\n",
-                   result.accepted, result.duplicates, result.rejected.size(), admin.path());
-      });
+  report(options, "import", admin.path(),
+         {{"file", options.file},
+          {"accepted", result.accepted},
+          {"duplicates", result.duplicates},
+          {"rejected", refused_json(result.rejected)}},
+         [&] {
+           print_refused("rejected", result.rejected);
+           fmt::print("imported {} entries ({} already present, {} rejected) into {}\n",
+                      result.accepted, result.duplicates, result.rejected.size(), admin.path());
+         });
   return result.rejected.empty() ? kExitOk : kExitFailures;
 }
 
@@ -254,10 +229,8 @@ void add_cache_command(CLI::App& app, AppContext& context) {
   CLI::App* cache_cmd = app.add_subcommand(
       "cache", "Show, check, shrink, export and import the persistent kernel cache");
   cache_cmd->require_subcommand(1);
-  cache_cmd
-      ->add_option("--db", options->db,
-                   "A cache database file (default: the user cache, see 'hipacm doctor')")
-      ->check(non_empty_value());
+  add_non_empty_option(cache_cmd, "--db", options->db,
+                       "A cache database file (default: the user cache, see 'hipacm doctor')");
   cache_cmd->footer(examples_footer(
       {"hipacm cache stats",
        "hipacm cache export gfx90a.hipacm --arch gfx90a && hipacm cache import gfx90a.hipacm"},
