@@ -1,5 +1,4 @@
-// hipacm_hpp_cache_test.cpp - hipacm::Config's cache and load-device settings and the kernel
-// readers of ABI 1.2 fields, against the real plugin and hipRTC.
+// hipacm_hpp_cache_test.cpp - Config's cache and load-device settings; the ABI 1.2 kernel readers.
 #include <hipacm/hipacm.hpp>
 
 #include <gtest/gtest.h>

@@ -23,28 +23,15 @@ class Request {
   explicit Request(std::string source) : source_(std::move(source)) {}
 
   /// Dedup key (default: a SHA-256 content digest).
-  Request& key(std::string k) {
-    key_ = std::move(k);
-    return *this;
-  }
+  Request& key(std::string k) { return set(key_, std::move(k)); }
   /// Source file name (default "kernel.hip").
-  Request& name(std::string n) {
-    name_ = std::move(n);
-    return *this;
-  }
-  Request& option(std::string o) {
-    options_.push_back(std::move(o));
-    return *this;
-  }
-  Request& options(std::vector<std::string> o) {
-    for (auto& s : o) options_.push_back(std::move(s));
-    return *this;
-  }
+  Request& name(std::string n) { return set(name_, std::move(n)); }
+  Request& option(std::string o) { return append(options_, std::move(o)); }
+  Request& options(std::vector<std::string> o) { return append(options_, std::move(o)); }
   /// A header the source can #include "name".
   Request& header(std::string name, std::string source) {
     header_names_.push_back(std::move(name));
-    header_sources_.push_back(std::move(source));
-    return *this;
+    return append(header_sources_, std::move(source));
   }
   /// Each (name, source) pair as by header(), in order.
   Request& headers(std::vector<std::pair<std::string, std::string>> h) {
@@ -52,30 +39,36 @@ class Request {
     return *this;
   }
   /// e.g. "scale<float>"; see hipacm::lowered_names().
-  Request& name_expression(std::string e) {
-    name_expressions_.push_back(std::move(e));
-    return *this;
-  }
+  Request& name_expression(std::string e) { return append(name_expressions_, std::move(e)); }
   Request& name_expressions(std::vector<std::string> e) {
-    for (auto& s : e) name_expressions_.push_back(std::move(s));
-    return *this;
+    return append(name_expressions_, std::move(e));
   }
   /// Runs once on the collecting thread after a successful compile; throwing
   /// marks the future FINALIZE_FAILED (what() becomes the message) and runs cleanup.
   Request& finalize(std::function<void(const hipacm_kernel&)> f) {
-    finalize_ = std::move(f);
-    return *this;
+    return set(finalize_, std::move(f));
   }
   /// Runs once on the collecting thread after a failed, cancelled or
   /// finalize-failed compile. Exceptions from it are logged and dropped.
-  Request& cleanup(std::function<void(const Error&)> c) {
-    cleanup_ = std::move(c);
-    return *this;
-  }
+  Request& cleanup(std::function<void(const Error&)> c) { return set(cleanup_, std::move(c)); }
 
  private:
   friend class Mode;
   friend Future compile(const Request&, const char*);
+
+  template <class Field, class Value>
+  Request& set(Field& field, Value&& value) {
+    field = std::forward<Value>(value);
+    return *this;
+  }
+  Request& append(std::vector<std::string>& list, std::string value) {
+    list.push_back(std::move(value));
+    return *this;
+  }
+  Request& append(std::vector<std::string>& list, std::vector<std::string> values) {
+    for (auto& value : values) list.push_back(std::move(value));
+    return *this;
+  }
 
   /// The C view; every pointer points into this Request or into `ptrs`.
   hipacm_request to_c(std::vector<const char*>& ptrs) const {
