@@ -8,7 +8,7 @@
 
 #include "tests/fuzz/fuzz_input.h"
 #include "tests/fuzz/scratch_dir.h"
-#include "tools/exit_codes.h"
+#include "tools/common/exit_codes.h"
 #include "tools/input/manifest_reader.h"
 
 namespace {
