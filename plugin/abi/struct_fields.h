@@ -13,9 +13,9 @@ template <class Struct>
 void require_struct_size(const Struct* s, std::size_t v1_size, const char* what) {
   if (s->struct_size < v1_size)
     throw StatusError(HIPACM_ERROR_ABI_MISMATCH,
-                std::string(what) + ".struct_size is " + std::to_string(s->struct_size) +
-                    ", smaller than version 1 of the struct (" + std::to_string(v1_size) +
-                    " bytes); rebuild the host against a current hipacm.h");
+                      std::string(what) + ".struct_size is " + std::to_string(s->struct_size) +
+                          ", smaller than version 1 of the struct (" + std::to_string(v1_size) +
+                          " bytes); rebuild the host against a current hipacm.h");
 }
 
 /// True when `field` lies inside the caller's struct_size: fields appended

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "support/status_error.h"
 #include "plugin/abi/request_reader.h"
+#include "support/status_error.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "support/unique_fd.h"
 #include "hip_backend/worker/worker_protocol.h"
+#include "support/unique_fd.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace {
