@@ -17,7 +17,9 @@ namespace hipacm::backend {
 namespace {
 
 // Bumped whenever the key or record layout changes, so old records miss.
-constexpr std::string_view kRecordFormat = "hipacm-library-fact 1";
+constexpr std::string_view kRecordFormat = "hipacm-library-fact 2";
+// A fact names hipRTC, comgr and their LLVM: a handful of files, never more than this.
+constexpr std::size_t kMaxRecordedFiles = 32;
 
 // "dev ino size mtime" for a file or directory; "missing" when it cannot be stat'ed.
 std::string file_identity(const char* path) {
@@ -126,23 +128,42 @@ std::optional<std::string> recall_library_fact(LibraryFactMemo* memo, std::strin
   }
   if (!value) return std::nullopt;
   std::string_view rest(*value);
-  std::string library_path, real, identity;
-  if (!take_line(&rest, &library_path) || !take_line(&rest, &real) || !take_line(&rest, &identity))
+  std::string count_line;
+  if (!take_line(&rest, &count_line) || count_line.rfind("files ", 0) != 0) return std::nullopt;
+  const std::string count_text = count_line.substr(6);
+  if (count_text.empty() || count_text.size() > 2 ||
+      count_text.find_first_not_of("0123456789") != std::string::npos)
     return std::nullopt;
-  // Re-resolving catches a soname link that now points elsewhere while the
-  // old file is still in place.
-  if (library_record(library_path) != library_path + '\n' + real + '\n' + identity + '\n')
-    return std::nullopt;
+  const std::size_t count = std::stoul(count_text);
+  if (count == 0 || count > kMaxRecordedFiles) return std::nullopt;
+  for (std::size_t i = 0; i < count; ++i) {
+    std::string library_path, real, identity;
+    if (!take_line(&rest, &library_path) || !take_line(&rest, &real) ||
+        !take_line(&rest, &identity))
+      return std::nullopt;
+    // Re-resolving catches a soname link that now points elsewhere while the
+    // old file is still in place.
+    if (library_record(library_path) != library_path + '\n' + real + '\n' + identity + '\n')
+      return std::nullopt;
+  }
   return std::string(rest);
 }
 
 void remember_library_fact(LibraryFactMemo* memo, std::string_view fact,
                            const std::vector<std::string>& candidates,
-                           const std::string& library_path, const std::string& payload) {
-  if (memo == nullptr || candidates.empty() || library_path.empty()) return;
+                           const std::vector<std::string>& library_paths,
+                           const std::string& payload) {
+  if (memo == nullptr || candidates.empty() || library_paths.empty() ||
+      library_paths.size() > kMaxRecordedFiles)
+    return;
   try {
-    const std::string record = library_record(library_path);
-    if (record.empty()) return;
+    std::string record = "files " + std::to_string(library_paths.size()) + '\n';
+    for (const std::string& path : library_paths) {
+      if (path.empty()) return;
+      const std::string file = library_record(path);
+      if (file.empty()) return;
+      record += file;
+    }
     memo->remember(fact_key(fact, candidates), record + payload);
   } catch (...) {
     // Remembering is an optimisation; the fact is read again next time.

@@ -30,18 +30,27 @@ class LibraryFactMemo {
 ///    (LD_LIBRARY_PATH, RUNPATH, the system directories) with its device,
 ///    inode and modification time, /etc/ld.so.cache's identity, and this
 ///    code's own file;
-///  - the library's path still resolving to the recorded file, with the same
-///    device, inode, size and modification time.
+///  - each recorded library's path still resolving to the recorded file, with
+///    the same device, inode, size and modification time.
 /// nullopt otherwise, with a null memo, or when a candidate is already loaded
 /// in this process: dlopen would return that one, and reading it is cheap.
 std::optional<std::string> recall_library_fact(LibraryFactMemo* memo, std::string_view fact,
                                                const std::vector<std::string>& candidates);
 
-/// Records `payload`, read from the loaded library whose dlopen path (from
-/// dlinfo) is `library_path`, for recall_library_fact. A null memo or a file
-/// that cannot be identified records nothing.
+/// Records `payload`, read from the loaded libraries whose dlopen paths (from
+/// dlinfo or the dynamic linker) are `library_paths`, for recall_library_fact,
+/// which then checks every one of them. A null memo, no paths, or a file that
+/// cannot be identified records nothing.
 void remember_library_fact(LibraryFactMemo* memo, std::string_view fact,
                            const std::vector<std::string>& candidates,
-                           const std::string& library_path, const std::string& payload);
+                           const std::vector<std::string>& library_paths,
+                           const std::string& payload);
+
+/// The same for a fact read from one library.
+inline void remember_library_fact(LibraryFactMemo* memo, std::string_view fact,
+                                  const std::vector<std::string>& candidates,
+                                  const std::string& library_path, const std::string& payload) {
+  remember_library_fact(memo, fact, candidates, std::vector<std::string>{library_path}, payload);
+}
 
 }  // namespace hipacm::backend

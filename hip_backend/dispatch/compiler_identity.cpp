@@ -1,8 +1,6 @@
 // compiler_identity.cpp - the compiler's backend name and exact version string for an arch.
 #include "hip_backend/dispatch/compiler_identity.h"
 
-#include <dlfcn.h>
-
 #include <boost/thread/lock_guard.hpp>
 #include <boost/thread/mutex.hpp>
 
@@ -11,41 +9,28 @@
 #include <utility>
 #include <vector>
 
-#include "hip_backend/hiprtc/hiprtc_api.h"
-#include "hip_backend/hiprtc/hiprtc_internal.h"
+#include "hip_backend/hiprtc/rocm_toolchain.h"
 #include "hip_backend/library_facts.h"
 #include "hip_backend/nvrtc/nvrtc_api.h"
 #include "hip_backend/target_arch.h"
-#include "support/dynamic_library.h"
 #include "support/failure.h"
 #include "support/no_destructor.h"
 
 namespace hipacm::backend {
 namespace {
 
-// The real file behind the opened name (libamdhip64.so.5 -> ...so.5.2.50203);
-// the opened name when it cannot be resolved. dladdr gives the loaded
-// object's path even when it was opened by a bare soname.
-std::string resolved_file_name(const HiprtcApi& api) {
-  std::string resolved = api.library_path;
-  Dl_info info{};
-  if (::dladdr(reinterpret_cast<void*>(api.hiprtcVersion), &info) != 0 && info.dli_fname != nullptr)
-    resolved = info.dli_fname;
-  if (std::string real = real_file_path(resolved); !real.empty()) resolved = std::move(real);
-  const auto slash = resolved.rfind('/');
-  return slash == std::string::npos ? resolved : resolved.substr(slash + 1);
-}
-
 // The memo's name for hipRTC's identity; the record is the version string.
-constexpr std::string_view kHiprtcIdentityFact = "hiprtc-identity 1";
+constexpr std::string_view kHiprtcIdentityFact = "hiprtc-identity 2";
 
 CompilerIdentity hiprtc_identity_from_library(LibraryFactMemo* memo,
                                               const std::vector<std::string>& candidates) {
   std::string error;
-  const HiprtcApi* api = load_hiprtc(&error);
-  if (api == nullptr) return {"hiprtc", "", error};
-  CompilerIdentity identity{"hiprtc", api->version + " " + resolved_file_name(*api), ""};
-  remember_library_fact(memo, kHiprtcIdentityFact, candidates, api->library_path, identity.version);
+  const RocmToolchain* toolchain = rocm_toolchain(&error);
+  if (toolchain == nullptr) return {"hiprtc", "", error};
+  if (std::string mixed = mixed_rocm_problem(*toolchain); !mixed.empty())
+    return {"hiprtc", "", std::move(mixed)};
+  CompilerIdentity identity{"hiprtc", toolchain_identity(*toolchain), ""};
+  remember_library_fact(memo, kHiprtcIdentityFact, candidates, toolchain->files, identity.version);
   return identity;
 }
 
@@ -61,7 +46,7 @@ CompilerIdentity hiprtc_identity(LibraryFactMemo* memo) {
   HiprtcIdentityState& state = *instance;
   boost::lock_guard<boost::mutex> lock(state.mutex);
   if (!state.identity) {
-    const std::vector<std::string> candidates = hiprtc_library_candidates();
+    const std::vector<std::string> candidates = toolchain_memo_candidates();
     const auto recalled = recall_library_fact(memo, kHiprtcIdentityFact, candidates);
     state.identity = recalled && !recalled->empty()
                          ? CompilerIdentity{"hiprtc", *recalled, ""}

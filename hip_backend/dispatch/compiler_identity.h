@@ -15,9 +15,13 @@ struct CompilerIdentity {
 
 class LibraryFactMemo;
 
-/// gfx* archs: {"hiprtc", "<hiprtcVersion> <library file name>"}, where the
-/// file name is the resolved library (e.g. libamdhip64.so.5.2.50203), which
-/// carries the full release number hiprtcVersion omits. Any other arch:
+/// gfx* archs: {"hiprtc", toolchain_identity()}, e.g. "9.0 libhiprtc.so.6.4.43484
+/// comgr libamd_comgr.so.3.0.0 3.0 toolchain 1a2b3c4d5e6f7a8b": hipRTC's
+/// resolved file (whose name carries the release number hiprtcVersion omits),
+/// the comgr it loads, and a fingerprint of the build IDs of every library
+/// that generates code (rocm_toolchain.h), so that upgrading comgr or LLVM
+/// alone changes it. An empty version with the reason when hipRTC cannot be
+/// loaded or mixes two ROCm installs (mixed_rocm_problem). Any other arch:
 /// {"unknown", ""}. Settled once per process, by loading hipRTC or, when
 /// `memo` provably describes the library dlopen would load (library_facts.h),
 /// without loading it; a loaded one is recorded in the memo. Never throws.

@@ -3,13 +3,17 @@
 
 #include <boost/thread/lock_guard.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 #include <string_view>
 
 #include "hip_backend/hiprtc/backend_lock.h"
 #include "hip_backend/hiprtc/comgr_isa_internal.h"
+#include "hip_backend/hiprtc/rocm_toolchain.h"
 #include "hip_backend/library_facts.h"
+#include "hip_backend/rocm_paths.h"
+#include "support/environment.h"
 #include "support/no_destructor.h"
 
 namespace hipacm::backend {
@@ -20,10 +24,12 @@ constexpr std::string_view kIsaPrefix = "amdgcn-amd-amdhsa--";
 constexpr std::size_t kMaxArchLength = 64;
 
 // Pinned (the default): comgr carries LLVM, whose static state does not survive an unload.
+// Only used when hipRTC itself cannot be loaded: otherwise the comgr hipRTC loads is read.
 LibrarySearch comgr_search() {
   return {.name = "comgr",
           .override_variable = "HIPACM_COMGR_LIBRARY",
-          .defaults = {"libamd_comgr.so.2", "libamd_comgr.so"}};
+          .defaults = rocm_library_candidates(
+              {"libamd_comgr.so.3", "libamd_comgr.so.2", "libamd_comgr.so"})};
 }
 
 // The ISA list is required; without the metadata entry points no feature is known.
@@ -126,7 +132,7 @@ std::optional<AmdgpuIsaTable> read_table(const ComgrApi& api, std::string* error
 constexpr std::string_view kTableContext = "cannot read comgr's target list";
 
 // The memo's name for the table; its text is amdgpu_isa_table_payload's.
-constexpr std::string_view kIsaTableFact = "comgr-isa-table 1";
+constexpr std::string_view kIsaTableFact = "comgr-isa-table 2";
 
 // The table, settled once per process: from the memo when it provably
 // describes the comgr that dlopen would load, else read from comgr (and then
@@ -151,20 +157,36 @@ std::optional<AmdgpuIsaTable> recalled_table(LibraryFactMemo* memo,
   return std::nullopt;
 }
 
+// The comgr whose list is read: $HIPACM_COMGR_LIBRARY when set (mixed_rocm_problem refuses a
+// comgr that is not hipRTC's), otherwise the one hipRTC loads, never the first on the search
+// path: a leftover comgr of an older ROCm would refuse archs that hipRTC compiles. The search
+// list is read only when hipRTC cannot be loaded, so that doctor can still list archs.
+std::vector<std::string> table_sources(std::vector<std::string>* toolchain_files) {
+  if (environment_value("HIPACM_COMGR_LIBRARY")) return comgr_library_candidates();
+  const RocmToolchain* toolchain = rocm_toolchain(nullptr);
+  if (toolchain == nullptr || toolchain->comgr_path.empty()) return comgr_library_candidates();
+  *toolchain_files = toolchain->files;
+  return {toolchain->comgr_path};
+}
+
 const TableState& settled_table(LibraryFactMemo* memo) {
   static NoDestructor<TableState> instance;
   TableState& state = *instance;
   boost::lock_guard<boost::mutex> lock(state.mutex);
   if (state.settled) return state;
   try {
-    const std::vector<std::string> candidates = comgr_library_candidates();
-    state.table = recalled_table(memo, candidates);
+    const std::vector<std::string> memo_candidates = toolchain_memo_candidates();
+    state.table = recalled_table(memo, memo_candidates);
     if (!state.table) {
-      state.table = load_amdgpu_isa_table_from(candidates, &state.error);
+      std::vector<std::string> files;
+      state.table = load_amdgpu_isa_table_from(table_sources(&files), &state.error);
       // Remembering is an optimisation only, and swallows its own failures.
-      if (state.table)
-        remember_library_fact(memo, kIsaTableFact, candidates, state.table->library_path,
+      if (state.table) {
+        if (std::find(files.begin(), files.end(), state.table->library_path) == files.end())
+          files.push_back(state.table->library_path);
+        remember_library_fact(memo, kIsaTableFact, memo_candidates, files,
                               amdgpu_isa_table_payload(*state.table));
+      }
     }
   } catch (...) {
     if (!state.table) state.error = failure_from_current_exception(kTableContext).message;

@@ -3,19 +3,22 @@
 
 #include "hip_backend/hiprtc/backend_lock.h"
 #include "hip_backend/hiprtc/hiprtc_internal.h"
+#include "hip_backend/rocm_paths.h"
 #include "support/no_destructor.h"
 
 namespace hipacm::backend {
 
 namespace {
 
-// ROCm 6+ ships hipRTC as its own library; ROCm 5.x keeps it inside libamdhip64.
+// ROCm 6+ ships hipRTC as its own library; ROCm 5.x keeps it inside libamdhip64 (whose 6 and 7
+// releases no longer carry it, so they are not candidates). Newest release first; the unversioned
+// names are -dev symlinks that runtime-only installs lack.
 LibrarySearch hiprtc_search() {
   return {
       .name = "hipRTC",
       .override_variable = "HIPACM_HIPRTC_LIBRARY",
-      .defaults = {"libhiprtc.so", "libhiprtc.so.7", "libhiprtc.so.6", "libhiprtc.so.5",
-                   "libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5"},
+      .defaults = rocm_library_candidates({"libhiprtc.so.7", "libhiprtc.so.6", "libhiprtc.so.5",
+                                           "libhiprtc.so", "libamdhip64.so.5", "libamdhip64.so"}),
       .prefer_loaded = true};
 }
 

@@ -31,8 +31,9 @@ struct HiprtcApi {
 };
 
 /// Loads hipRTC once per process (thread-safe). Tries $HIPACM_HIPRTC_LIBRARY
-/// alone when set; otherwise libhiprtc.so (unsuffixed and versioned), then
-/// libamdhip64.so(.5/.6), stopping at the first library that opens.
+/// alone when set; otherwise libhiprtc.so.7, .6, .5, libhiprtc.so, then ROCm 5's
+/// libamdhip64.so.5, each in $ROCM_PATH/$HIP_PATH, the linker's path and
+/// /opt/rocm* (rocm_paths.h), stopping at the first library that opens.
 /// Returns nullptr and sets *error (distinct messages for "no library" and
 /// "missing symbol", each with dlerror()) when it cannot.
 const HiprtcApi* load_hiprtc(std::string* error);
