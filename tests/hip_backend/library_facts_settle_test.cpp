@@ -18,6 +18,7 @@
 #include "hip_backend/hiprtc/hiprtc_internal.h"
 #include "hip_backend/library_facts.h"
 #include "support/dynamic_library.h"
+#include "tests/hip_backend/rocm_facts.h"
 #include "tests/hip_backend/test_support.h"
 
 namespace hipacm::backend {
@@ -48,11 +49,8 @@ class CountingMemo final : public LibraryFactMemo {
   std::mutex mutex_;
 };
 
-bool comgr_loaded() {
-  for (const char* name : {"libamd_comgr.so.2", "libamd_comgr.so"})
-    if (DynamicLibrary::open_if_loaded(name, nullptr)) return true;
-  return false;
-}
+// Any comgr: ROCm 5 maps libamd_comgr.so.2, ROCm 6 and 7 libamd_comgr.so.3.
+bool comgr_loaded() { return rocm_facts::comgr_mapped(); }
 
 bool hiprtc_loaded() {
   for (const std::string& name : hiprtc_library_candidates())

@@ -1,8 +1,11 @@
 // hit_test.cpp - cache hits through the C ABI: identical code, from_cache set, no compile run.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "hip_backend/dispatch/compiler_identity.h"
 #include "plugin/cache/cache_admin.h"
+#include "tests/hip_backend/rocm_facts.h"
 #include "tests/plugin/cache/cache_test_support.h"
 
 namespace hipacm::cache_test {
@@ -13,7 +16,14 @@ class CacheHit : public CacheEnvironment {};
 TEST_F(CacheHit, CompilerIdentityNamesTheCompilerOfEachPlatform) {
   const auto amd = backend::compiler_identity(kArch);
   EXPECT_EQ(amd.backend, "hiprtc");
-  EXPECT_NE(amd.version.find("libamdhip64.so"), std::string::npos) << amd.version;
+  // hipRTC's version and the file it loaded from (libamdhip64.so.5.2.21153 in ROCm 5,
+  // libhiprtc.so.6.4.43484 in ROCm 6.4), whose name carries the release.
+  const rocm_facts::HiprtcFacts hiprtc = rocm_facts::mapped_hiprtc();
+  ASSERT_FALSE(hiprtc.file.empty()) << "the identity is read from a loaded hipRTC";
+  EXPECT_EQ(amd.version.rfind(hiprtc.version + " ", 0), 0u) << amd.version;
+  EXPECT_NE(amd.version.find(std::filesystem::path(hiprtc.file).filename().string()),
+            std::string::npos)
+      << amd.version;
   const auto nvidia = backend::compiler_identity("sm_90");
   EXPECT_EQ(nvidia.backend, "nvrtc");
   // Empty only when NVRTC cannot be loaded here; then nothing for sm_ is cached.
