@@ -3,6 +3,7 @@
 
 #include "hip_backend/dispatch/compiler_identity.h"
 #include "hip_backend/hiprtc/comgr_isa.h"
+#include "hip_backend/hiprtc/hiprtc_release.h"
 #include "hip_backend/nvrtc/nvrtc_compiler.h"
 #include "hip_backend/target_arch.h"
 
@@ -10,14 +11,17 @@ namespace hipacm::backend {
 
 hipacm_status validate_arch(const std::string& arch, std::string* error, LibraryFactMemo* memo) {
   if (is_nvidia_arch(arch)) return validate_nvidia_arch(arch, error);
-  if (!validate_amdgpu_arch(arch, error, memo)) {
+  // Which hipRTC would compile decides some answers (generic targets) and is named in refusals;
+  // its identity carries the library's file name, from the memo when it has it.
+  const CompilerIdentity compiler = compiler_identity(arch, memo);
+  const HiprtcFacts hiprtc = hiprtc_facts_from(compiler.version);
+  if (!validate_amdgpu_arch(arch, error, memo, &hiprtc)) {
     // comgr missing means no compiler at all, not a bad argument.
     std::string ignored;
     return supported_amdgpu_processors(&ignored, memo).empty() ? HIPACM_ERROR_BACKEND_UNAVAILABLE
                                                                : HIPACM_ERROR_INVALID_ARGUMENT;
   }
   // A valid arch with no hipRTC to compile it would fail every compile alike.
-  const CompilerIdentity compiler = compiler_identity(arch, memo);
   if (compiler.version.empty()) {
     *error = "arch '" + arch + "' needs hipRTC: " + compiler.error;
     return HIPACM_ERROR_BACKEND_UNAVAILABLE;

@@ -11,9 +11,11 @@ namespace hipacm::backend {
 class LibraryFactMemo;
 
 /// Routes by prefix: NVIDIA archs to validate_nvidia_arch (nvrtc_compiler.h),
-/// everything else to comgr's target list, and then requires hipRTC for them
-/// (BACKEND_UNAVAILABLE when comgr or hipRTC is missing). `memo` lets both
-/// facts come from an earlier process instead of loading the libraries
+/// everything else to comgr's target list together with what hipRTC's identity
+/// says of its release (validate_amdgpu_arch; see docs/ARCHS.md), and then
+/// requires hipRTC for them. INVALID_ARGUMENT for a refused arch,
+/// BACKEND_UNAVAILABLE when comgr or hipRTC is missing. `memo` lets both facts
+/// come from an earlier process instead of loading the libraries
 /// (library_facts.h).
 hipacm_status validate_arch(const std::string& arch, std::string* error,
                             LibraryFactMemo* memo = nullptr);

@@ -4,10 +4,10 @@
 #include <boost/thread/lock_guard.hpp>
 
 #include <algorithm>
-#include <cstdio>
 #include <sstream>
 #include <string_view>
 
+#include "hip_backend/hiprtc/amdgpu_arch_check.h"
 #include "hip_backend/hiprtc/backend_lock.h"
 #include "hip_backend/hiprtc/comgr_isa_internal.h"
 #include "hip_backend/hiprtc/rocm_toolchain.h"
@@ -21,7 +21,6 @@ namespace hipacm::backend {
 namespace {
 
 constexpr std::string_view kIsaPrefix = "amdgcn-amd-amdhsa--";
-constexpr std::size_t kMaxArchLength = 64;
 
 // Pinned (the default): comgr carries LLVM, whose static state does not survive an unload.
 // Only used when hipRTC itself cannot be loaded: otherwise the comgr hipRTC loads is read.
@@ -195,46 +194,6 @@ const TableState& settled_table(LibraryFactMemo* memo) {
   return state;
 }
 
-// Arch strings come from hosts and environment variables; show them safely.
-std::string printable(const std::string& text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size() && i < kMaxArchLength; ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x7f) {
-      out += static_cast<char>(c);
-    } else {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
-      out += escaped;
-    }
-  }
-  if (text.size() > kMaxArchLength) out += "...";
-  return out;
-}
-
-std::string supported_list(const AmdgpuIsaTable& table) {
-  std::string list;
-  for (const std::string& name : table.processors) list += (list.empty() ? "" : ", ") + name;
-  return list;
-}
-
-bool fail(std::string* error, const AmdgpuIsaTable& table, const std::string& arch,
-          const std::string& problem) {
-  if (error != nullptr) {
-    *error = "invalid AMDGPU arch '" + printable(arch) + "': " + problem +
-             "; supported processors: " + supported_list(table) +
-             " (features: xnack+/-, sramecc+/- where the processor has them)";
-  }
-  return false;
-}
-
-const AmdgpuProcessor* find_processor(const AmdgpuIsaTable& table, std::string_view name) {
-  for (const AmdgpuProcessor& processor : table.details) {
-    if (processor.name == name) return &processor;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 std::vector<std::string> comgr_library_candidates() { return kComgr.candidates(); }
@@ -264,7 +223,7 @@ std::optional<AmdgpuIsaTable> parse_amdgpu_isa_table_payload(const std::string& 
   AmdgpuProcessor p;
   int xnack = 0, sramecc = 0;
   while (in >> p.name >> xnack >> sramecc) {
-    if (p.name.rfind("gfx", 0) != 0 || p.name.size() > kMaxArchLength) return std::nullopt;
+    if (p.name.rfind("gfx", 0) != 0 || p.name.size() > kMaxAmdgpuArchLength) return std::nullopt;
     p.xnack = xnack != 0;
     p.sramecc = sramecc != 0;
     add_processor(&table, p);
@@ -283,69 +242,6 @@ std::optional<AmdgpuIsaTable> load_amdgpu_isa_table_from(const std::vector<std::
   return read_table(comgr->api, error);
 }
 
-bool validate_amdgpu_arch_with(const AmdgpuIsaTable& table, const std::string& arch,
-                               std::string* error) {
-  if (arch.empty()) return fail(error, table, arch, "the arch is empty");
-  if (arch.size() > kMaxArchLength) return fail(error, table, arch, "the arch is too long");
-  for (char c : arch) {
-    const auto byte = static_cast<unsigned char>(c);
-    const bool allowed = (byte >= '0' && byte <= '9') || (byte >= 'a' && byte <= 'z') ||
-                         (byte >= 'A' && byte <= 'Z') || c == ':' || c == '+' || c == '-' ||
-                         c == '_';
-    if (!allowed) return fail(error, table, arch, "it contains whitespace or other characters");
-  }
-  const std::string_view text(arch);
-  const std::size_t colon = text.find(':');
-  const std::string_view name = text.substr(0, colon);
-  const AmdgpuProcessor* processor = find_processor(table, name);
-  if (processor == nullptr) {
-    return fail(error, table, arch,
-                "unknown processor '" + std::string(name) + "' (this hipRTC would abort on it)");
-  }
-  bool seen_xnack = false;
-  bool seen_sramecc = false;
-  std::string_view rest = colon == std::string_view::npos ? "" : text.substr(colon + 1);
-  if (colon != std::string_view::npos && rest.empty()) {
-    return fail(error, table, arch, "an empty feature after ':'");
-  }
-  while (!rest.empty()) {
-    const std::size_t next = rest.find(':');
-    const std::string_view feature = rest.substr(0, next);
-    rest = next == std::string_view::npos ? "" : rest.substr(next + 1);
-    if (next != std::string_view::npos && rest.empty()) {
-      return fail(error, table, arch, "an empty feature after ':'");
-    }
-    if (feature.size() < 2 || (feature.back() != '+' && feature.back() != '-')) {
-      return fail(error, table, arch,
-                  "feature '" + std::string(feature) + "' needs a trailing + or -");
-    }
-    const std::string_view feature_name = feature.substr(0, feature.size() - 1);
-    bool* seen = feature_name == "xnack"     ? &seen_xnack
-                 : feature_name == "sramecc" ? &seen_sramecc
-                                             : nullptr;
-    if (seen == nullptr) {
-      return fail(error, table, arch,
-                  "unknown feature '" + std::string(feature_name) + "' (only xnack and sramecc)");
-    }
-    if (*seen) {
-      return fail(error, table, arch,
-                  "feature '" + std::string(feature_name) + "' is given more than once");
-    }
-    *seen = true;
-    if (!table.features_known) {
-      return fail(error, table, arch,
-                  "this comgr cannot tell which processors take features, so none are accepted");
-    }
-    const bool supported = feature_name == "xnack" ? processor->xnack : processor->sramecc;
-    if (!supported) {
-      return fail(error, table, arch,
-                  std::string(name) + " has no " + std::string(feature_name) +
-                      " feature (this hipRTC would abort on it)");
-    }
-  }
-  return true;
-}
-
 const std::vector<std::string>& supported_amdgpu_processors(std::string* error,
                                                             LibraryFactMemo* memo) {
   const TableState& cached = settled_table(memo);
@@ -354,15 +250,17 @@ const std::vector<std::string>& supported_amdgpu_processors(std::string* error,
   return cached.no_processors;
 }
 
-bool validate_amdgpu_arch(const std::string& arch, std::string* error, LibraryFactMemo* memo) {
+bool validate_amdgpu_arch(const std::string& arch, std::string* error, LibraryFactMemo* memo,
+                          const HiprtcFacts* hiprtc) {
   const TableState& cached = settled_table(memo);
   if (!cached.table) {
     if (error != nullptr) {
-      *error = "cannot check arch '" + printable(arch) + "': " + cached.error;
+      *error = "cannot check arch '" + printable_arch(arch) + "': " + cached.error;
     }
     return false;
   }
-  return validate_amdgpu_arch_with(*cached.table, arch, error);
+  return validate_amdgpu_arch_with(*cached.table, hiprtc != nullptr ? *hiprtc : HiprtcFacts{}, arch,
+                                   error);
 }
 
 }  // namespace hipacm::backend

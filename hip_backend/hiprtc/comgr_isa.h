@@ -7,6 +7,7 @@
 namespace hipacm::backend {
 
 class LibraryFactMemo;
+struct HiprtcFacts;
 
 /// Processor names that comgr supports, e.g. {"gfx600", ..., "gfx90a", "gfx1030"},
 /// read once from libamd_comgr.so.2 (dlopen'd; $HIPACM_COMGR_LIBRARY overrides).
@@ -18,11 +19,15 @@ const std::vector<std::string>& supported_amdgpu_processors(std::string* error,
                                                             LibraryFactMemo* memo = nullptr);
 
 /// Checks an arch string of the form "gfxNNN[:feature(+|-)]..." before hipRTC
-/// ever sees it: an unknown arch aborts the process inside hipRTC 5.2.3.
+/// ever sees it: an unknown arch aborts the process inside hipRTC 5.2.3 and 6.4.3.
 /// Features allowed: xnack and sramecc, each at most once, each with + or -.
-/// Returns true when valid; otherwise false with *error naming the problem and
-/// listing the supported processors. `memo` as for supported_amdgpu_processors.
+/// With `hiprtc` (what is known of the hipRTC that would compile), generic
+/// targets are refused where that hipRTC cannot compile them, amdgcnspirv is
+/// accepted where it emits SPIR-V, and a processor missing from this comgr gets
+/// the releases known to list it (amdgpu_arch_check.h). Returns true when valid;
+/// otherwise false with *error naming the problem and listing the supported
+/// processors. `memo` as for supported_amdgpu_processors.
 bool validate_amdgpu_arch(const std::string& arch, std::string* error,
-                          LibraryFactMemo* memo = nullptr);
+                          LibraryFactMemo* memo = nullptr, const HiprtcFacts* hiprtc = nullptr);
 
 }  // namespace hipacm::backend
