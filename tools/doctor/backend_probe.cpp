@@ -5,7 +5,10 @@
 #include <hipacm/hipacm.h>
 
 #include "hip_backend/hiprtc/comgr_isa_internal.h"
+#include "hip_backend/hiprtc/rocm_toolchain.h"
+#include "hip_backend/rocm_paths.h"
 #include "support/dynamic_library.h"
+#include "support/environment.h"
 
 namespace hipacm::cli {
 namespace {
@@ -43,10 +46,29 @@ LibraryProbe probe_hiprtc() {
   return probe;
 }
 
+ToolchainProbe probe_toolchain() {
+  ToolchainProbe probe;
+  probe.install_trees = backend::rocm_install_trees();
+  const backend::RocmToolchain* toolchain = backend::rocm_toolchain(nullptr);
+  if (toolchain == nullptr) return probe;
+  probe.found = true;
+  probe.release = toolchain->release;
+  probe.identity = backend::toolchain_identity(*toolchain);
+  probe.comgr_path = toolchain->comgr_path;
+  probe.components = toolchain->components;
+  probe.mixed = backend::mixed_rocm_problem(*toolchain);
+  return probe;
+}
+
 LibraryProbe probe_comgr(std::vector<std::string>* processors) {
   LibraryProbe probe;
-  const auto table =
-      backend::load_amdgpu_isa_table_from(backend::comgr_library_candidates(), &probe.error);
+  const ToolchainProbe toolchain = probe_toolchain();
+  const bool follow_hiprtc =
+      !backend::environment_value("HIPACM_COMGR_LIBRARY") && !toolchain.comgr_path.empty();
+  const auto table = backend::load_amdgpu_isa_table_from(
+      follow_hiprtc ? std::vector<std::string>{toolchain.comgr_path}
+                    : backend::comgr_library_candidates(),
+      &probe.error);
   if (!table) return probe;
   probe.found = true;
   probe.path = table->library_path;

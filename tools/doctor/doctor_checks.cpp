@@ -11,6 +11,7 @@
 
 #include "hip_backend/hiprtc/comgr_isa.h"
 #include "hip_backend/worker/worker_locator.h"
+#include "support/dynamic_library.h"
 #include "support/environment.h"
 #include "tools/doctor/backend_probe.h"
 #include "tools/doctor/cache_location.h"
@@ -67,24 +68,47 @@ Check library_check(const char* name, const LibraryProbe& probe, nlohmann::order
   return check;
 }
 
-Check hiprtc_check() {
-  const LibraryProbe hiprtc = probe_hiprtc();
-  return library_check("hiprtc", hiprtc, nlohmann::ordered_json::object(),
-                       fmt::format("hipRTC {} at {}", hiprtc.version, hiprtc.path),
-                       "hipRTC not found",
-                       "install libamdhip64-dev (Debian/Ubuntu: apt install libamdhip64-dev "
-                       "libhiprtc-builtins5), or set HIPACM_HIPRTC_LIBRARY to the library's path");
+// Package names differ by ROCm generation; a runtime-only install has no -dev symlinks, which
+// hipacm does not need.
+constexpr const char* kHiprtcHint =
+    "install hipRTC: Debian 13+/Ubuntu 25.04+: apt install libhiprtc6 (ROCm 6.4) or libhiprtc7 "
+    "(ROCm 7); Debian 12: apt install libamdhip64-5 libhiprtc-builtins5 (ROCm 5.2); AMD's packages "
+    "install under /opt/rocm. Or set ROCM_PATH to a ROCm install, or HIPACM_HIPRTC_LIBRARY to the "
+    "library's path";
+
+std::string where(const ToolchainProbe& toolchain) {
+  return toolchain.release.empty() ? "" : " (" + toolchain.release + ")";
 }
 
-Check comgr_check() {
+Check hiprtc_check(const ToolchainProbe& toolchain) {
+  const LibraryProbe hiprtc = probe_hiprtc();
+  Check check =
+      library_check("hiprtc", hiprtc,
+                    {{"release", toolchain.release},
+                     {"identity", toolchain.identity},
+                     {"toolchain", toolchain.components},
+                     {"rocm_install_trees", toolchain.install_trees}},
+                    fmt::format("hipRTC {}{} at {}", hiprtc.version, where(toolchain), hiprtc.path),
+                    "hipRTC not found", kHiprtcHint);
+  if (hiprtc.found && !toolchain.mixed.empty())
+    flag(check, CheckLevel::kError, toolchain.mixed,
+         "use one ROCm install: its hipRTC loads its own comgr", toolchain.mixed);
+  return check;
+}
+
+Check comgr_check(const ToolchainProbe& toolchain) {
   std::vector<std::string> processors;
   const LibraryProbe comgr = probe_comgr(&processors);
+  const bool hiprtc_loads_it =
+      !toolchain.comgr_path.empty() &&
+      backend::real_file_path(toolchain.comgr_path) == backend::real_file_path(comgr.path);
   return library_check(
-      "comgr", comgr, {{"processors", processors}},
-      fmt::format("comgr {} at {} ({} archs known)", comgr.version, comgr.path, processors.size()),
+      "comgr", comgr, {{"processors", processors}, {"loaded_by_hiprtc", hiprtc_loads_it}},
+      fmt::format("comgr {} at {} ({}{} archs known)", comgr.version, comgr.path,
+                  hiprtc_loads_it ? "the one hipRTC loads; " : "", processors.size()),
       "comgr not found (archs cannot be validated)",
-      "install libamd-comgr2 (apt install libamd-comgr2), or set HIPACM_COMGR_LIBRARY to "
-      "libamd_comgr.so's path");
+      "comgr comes with hipRTC's ROCm: libamd-comgr3 (ROCm 6.4+) or libamd-comgr2 (ROCm 5); or "
+      "set HIPACM_COMGR_LIBRARY to the path of the comgr that hipRTC uses");
 }
 
 Check worker_check() {
@@ -193,8 +217,10 @@ Check devices_check() {
 }  // namespace
 
 std::vector<Check> run_doctor_checks() {
-  return {plugin_check(), hiprtc_check(), comgr_check(),  worker_check(),
-          cache_check(),  arch_check(),   devices_check()};
+  const ToolchainProbe toolchain = probe_toolchain();
+  return {plugin_check(), hiprtc_check(toolchain), comgr_check(toolchain),
+          worker_check(), cache_check(),           arch_check(),
+          devices_check()};
 }
 
 bool usable(const std::vector<Check>& checks) {
