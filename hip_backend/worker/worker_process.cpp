@@ -20,6 +20,7 @@
 #include <limits>
 #include <utility>
 
+#include "hip_backend/worker/comgr_cache_policy.h"
 #include "hip_backend/worker/worker_fd_registry.h"
 #include "hip_backend/worker/worker_protocol.h"
 #include "support/environment.h"
@@ -171,7 +172,8 @@ std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const std::string& path, std
     if (error) *error = "cannot start hipacm-worker '" + path + "': " + temp_error;
     return nullptr;
   }
-  const std::vector<std::string> env_strings = worker_environment(temp_dir->path());
+  std::vector<std::string> env_strings = worker_environment(temp_dir->path());
+  apply_comgr_cache_policy(&env_strings, comgr_cache_chosen_by_user());
   std::vector<char*> envp;
   envp.reserve(env_strings.size() + 1);
   for (const std::string& entry : env_strings) envp.push_back(const_cast<char*>(entry.c_str()));

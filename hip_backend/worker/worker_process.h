@@ -35,7 +35,8 @@ class WorkerProcess {
   /// its own process group (a terminal's Ctrl-C meant for the host does not
   /// kill compiles), and the host's environment with TMPDIR set to a private
   /// directory (PrivateTempDir::kWorkerPrefix, mode 0700) that this object
-  /// removes once the worker has exited, however it ended. Returns null with
+  /// removes once the worker has exited, however it ended, and with comgr's
+  /// own cache off unless the user chose it (comgr_cache_policy.h). Returns null with
   /// *error when it cannot start.
   static std::unique_ptr<WorkerProcess> spawn(const std::string& path, std::string* error);
 
