@@ -36,7 +36,7 @@ AmdgpuIsaTable rocm64_comgr() {
                                         {"gfx11-generic", false, false}});
 }
 
-const HiprtcFacts kHiprtc52 = hiprtc_facts_from("libamdhip64.so.5.2.50203");
+const HiprtcFacts kHiprtc52 = hiprtc_facts_from("libamdhip64.so.5.2.21153");
 const HiprtcFacts kHiprtc64 = hiprtc_facts_from("libhiprtc.so.6.4.43484");
 const HiprtcFacts kHiprtc72 = hiprtc_facts_from("/usr/lib/x86_64-linux-gnu/libhiprtc.so.7.2.53211");
 const HiprtcFacts kHiprtc80 = hiprtc_facts_from("libhiprtc.so.8.0.10000");
@@ -82,7 +82,7 @@ TEST(HiprtcRelease, ParsesTheReleaseThatRocmPathsName) {
 }
 
 TEST(HiprtcRelease, FactsComeFromTheWordThatNamesHiprtc) {
-  EXPECT_EQ(kHiprtc52.library, "libamdhip64.so.5.2.50203");
+  EXPECT_EQ(kHiprtc52.library, "libamdhip64.so.5.2.21153");
   EXPECT_EQ(kHiprtc52.release, (RocmRelease{5, 2}));
   EXPECT_EQ(kHiprtc72.library, "libhiprtc.so.7.2.53211");
   EXPECT_EQ(kHiprtc72.release, (RocmRelease{7, 2}));
@@ -103,7 +103,7 @@ TEST(AmdgpuArchCheck, UnknownProcessorNamesTheFirstReleaseThatKnowsIt) {
   const std::string gfx942 = refusal(rocm52_comgr(), kHiprtc52, "gfx942");
   EXPECT_TRUE(contains(gfx942,
                        "gfx942 (Instinct MI300X, MI300A) is not known to this ROCm (hipRTC "
-                       "libamdhip64.so.5.2.50203, comgr libamd_comgr.so.2); of the releases "
+                       "libamdhip64.so.5.2.21153, comgr libamd_comgr.so.2); of the releases "
                        "checked (ROCm 5.2.3, 6.4.3, 7.2.4), ROCm 6.4 is the first whose comgr "
                        "lists it"))
       << gfx942;
