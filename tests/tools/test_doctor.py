@@ -1,6 +1,8 @@
 # test_doctor.py - hipacm doctor: checks, hints, exit status, JSON schema.
 import pytest
 
+import rocm_facts
+
 NAMES = ["plugin", "hiprtc", "comgr", "worker", "cache", "arch", "devices"]
 LEVELS = {"ok", "info", "warning", "error"}
 
@@ -75,11 +77,14 @@ def test_doctor_hints_at_hipacm_arch_when_there_is_no_default(run):
 
 
 def test_doctor_fails_without_hiprtc_and_says_what_to_install(run, tmp_path):
+    hiprtc = checks_by_name(run("doctor", "--json").json())["hiprtc"]["details"]["path"]
     env = {"HIPACM_HIPRTC_LIBRARY": str(tmp_path / "libmissing.so")}
     r = run("doctor", env=env)
     assert r.rc == 1
     assert "[error  ] hiprtc" in r.out
-    assert "hint: install libamdhip64-dev" in r.out
+    assert "hint: install hipRTC" in r.out
+    if hiprtc:  # the package of this machine's own hipRTC (libamdhip64-5, libhiprtc6, ...)
+        assert rocm_facts.hiprtc_package(hiprtc) in r.out
     doc = run("doctor", "--json", env=env).json()
     assert doc["usable"] is False
     assert checks_by_name(doc)["hiprtc"]["level"] == "error"
