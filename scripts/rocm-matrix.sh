@@ -197,7 +197,7 @@ root_ctest() {
 # a whole run (exit 2) for one arch hipacm will not compile: those are counted as refused, with
 # the reason in their log, and only an accepted arch that then fails to compile is a failure.
 root_archs() {
-  local root=$1 archs counts compiled listed refused failed_archs refused_archs
+  local root=$1 archs counts compiled listed refused failed_archs refused_archs start=$SECONDS
   local dir=$out/$root/archs
   mkdir -p "$dir"
   in_root "$root" HIPACM_CACHE=off "$build/hipacm" doctor --json >"$out/$root/doctor.json" \
@@ -214,7 +214,7 @@ root_archs() {
   counts=$(report archs "$dir" "$archs")
   read -r compiled listed refused failed_archs refused_archs <<<"$counts"
   echo "$compiled $listed $refused" >"$out/$root/archs.counts"
-  echo "rocm-matrix: $root: $compiled of $listed archs compiled saxpy.hip; refused: $refused_archs"
+  echo "rocm-matrix: $root: $compiled of $listed archs compiled saxpy.hip in $((SECONDS - start)) s; refused: $refused_archs"
   echo "$refused_archs" >"$out/$root/archs-refused.txt"
   if [ "$failed_archs" != - ]; then problems+=("$root: archs that did not compile: $failed_archs (logs in $dir)"); fi
   # A refusal that is not about the arch (a missing file, a broken CLI) would refuse them all.
@@ -225,13 +225,14 @@ root_archs() {
 
 # The same cache directory, filled under ROCm 6.4, must miss under 7.2 and then hit.
 cross_rocm_cache() {
-  local dir=$out/cross-rocm-cache run root result
+  local dir=$out/cross-rocm-cache run root result start=$SECONDS
   mkdir -p "$dir/cache"
   for run in rocm-6.4:first rocm-7.2:second rocm-7.2:third; do
     root=${run%%:*}
     in_root "$root" "$build/hipacm" warmup "$repo/examples/kernels" --arch gfx90a \
       --cache-dir "$dir/cache" -q --json "$dir/${run#*:}.json" >"$dir/${run#*:}.log" 2>&1 || true
   done
+  echo "rocm-matrix: the three warmups took $((SECONDS - start)) s"
   if result=$(report cache "$dir/first.json" "$dir/second.json" "$dir/third.json" 2>&1); then
     echo "ok: $result" >"$dir/result.txt"
   else
