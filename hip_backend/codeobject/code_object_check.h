@@ -8,22 +8,24 @@
 
 namespace hipacm::backend {
 
-/// A code object counts as compiled only if it is an ELF with
-/// e_machine == EM_AMDGPU, its processor matches `arch` (the part before any
-/// ':'), and every name in `expected_kernels` is a kernel (a "<name>.kd"
+/// A code object counts as compiled only if it is an ELF with e_machine == EM_AMDGPU and
+/// EI_OSABI ELFOSABI_AMDGPU_HSA, of a code-object version hipacm reads (amdgpu_target.h), its
+/// processor is the one `arch` names, the xnack/sramecc settings of `arch` ("gfx90a:xnack+")
+/// are the object's, and every name in `expected_kernels` is a kernel (a "<name>.kd"
 /// descriptor) or a data symbol (a lowered "&var" name expression).
 /// Returns true or false with *error saying what is missing.
 bool check_amdgpu_code_object(const std::vector<std::uint8_t>& code, const std::string& arch,
                               const std::vector<std::string>& expected_kernels, std::string* error);
 
-/// The one success criterion: the AMDGPU or the CUDA check (check_cuda_code_object in
-/// cuda_code_object.h), chosen by arch.
+/// The one success criterion: the AMDGPU, the SPIR-V (check_spirv_code_object in
+/// spirv_code_object.h) or the CUDA check (check_cuda_code_object in cuda_code_object.h),
+/// chosen by arch.
 bool check_code_object(const std::vector<std::uint8_t>& code, const std::string& arch,
                        const std::vector<std::string>& expected_kernels, std::string* error);
 
 /// Every kernel in a code object for `arch`, sorted by name: AMDGPU kernels
-/// with descriptors, CUBIN entry functions, or PTX `.entry` names. Empty
-/// when the code object cannot be read.
+/// with descriptors, SPIR-V Kernel entry points, CUBIN entry functions, or PTX `.entry` names.
+/// Empty when the code object cannot be read.
 std::vector<std::string> code_object_kernels(const std::vector<std::uint8_t>& code,
                                              const std::string& arch);
 

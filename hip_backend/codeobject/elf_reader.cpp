@@ -85,6 +85,8 @@ class Parser {
     out_->type = bytes_.le<std::uint16_t>(16);
     out_->machine = bytes_.le<std::uint16_t>(18);
     out_->flags = bytes_.le<std::uint32_t>(48);
+    out_->osabi = bytes_.le<std::uint8_t>(7);
+    out_->abi_version = bytes_.le<std::uint8_t>(8);
     shoff_ = bytes_.le<std::uint64_t>(40);
     shentsize_ = bytes_.le<std::uint16_t>(58);
     shnum_ = bytes_.le<std::uint16_t>(60);
@@ -243,36 +245,6 @@ class Parser {
   std::set<std::string_view> cuda_entries_;
 };
 
-// EF_AMDGPU_MACH values (LLVM's BinaryFormat/ELF.h and AMDGPUUsage); R600
-// processors are left out because hipRTC never targets them.
-struct MachName {
-  std::uint8_t mach;
-  const char* name;
-};
-constexpr std::array<MachName, 63> kAmdgpuMachNames = {{
-    {0x20, "gfx600"},          {0x21, "gfx601"},          {0x22, "gfx700"},
-    {0x23, "gfx701"},          {0x24, "gfx702"},          {0x25, "gfx703"},
-    {0x26, "gfx704"},          {0x28, "gfx801"},          {0x29, "gfx802"},
-    {0x2a, "gfx803"},          {0x2b, "gfx810"},          {0x2c, "gfx900"},
-    {0x2d, "gfx902"},          {0x2e, "gfx904"},          {0x2f, "gfx906"},
-    {0x30, "gfx908"},          {0x31, "gfx909"},          {0x32, "gfx90c"},
-    {0x33, "gfx1010"},         {0x34, "gfx1011"},         {0x35, "gfx1012"},
-    {0x36, "gfx1030"},         {0x37, "gfx1031"},         {0x38, "gfx1032"},
-    {0x39, "gfx1033"},         {0x3a, "gfx602"},          {0x3b, "gfx705"},
-    {0x3c, "gfx805"},          {0x3d, "gfx1035"},         {0x3e, "gfx1034"},
-    {0x3f, "gfx90a"},          {0x40, "gfx940"},          {0x41, "gfx1100"},
-    {0x42, "gfx1013"},         {0x43, "gfx1150"},         {0x44, "gfx1103"},
-    {0x45, "gfx1036"},         {0x46, "gfx1101"},         {0x47, "gfx1102"},
-    {0x48, "gfx1200"},         {0x49, "gfx1250"},         {0x4a, "gfx1151"},
-    {0x4b, "gfx941"},          {0x4c, "gfx942"},          {0x4e, "gfx1201"},
-    {0x4f, "gfx950"},          {0x50, "gfx1310"},         {0x51, "gfx9-generic"},
-    {0x52, "gfx10-1-generic"}, {0x53, "gfx10-3-generic"}, {0x54, "gfx11-generic"},
-    {0x55, "gfx1152"},         {0x57, "gfx1154"},         {0x58, "gfx1153"},
-    {0x59, "gfx12-generic"},   {0x5a, "gfx1251"},         {0x5b, "gfx12-5-generic"},
-    {0x5c, "gfx1172"},         {0x5d, "gfx1170"},         {0x5e, "gfx1171"},
-    {0x5f, "gfx9-4-generic"},  {0x62, "gfx11-7-generic"}, {0x63, "gfx13-generic"},
-}};
-
 }  // namespace
 
 bool read_code_object(const void* data, std::size_t size, CodeObjectInfo* out, std::string* error) {
@@ -291,14 +263,6 @@ bool read_code_object(const void* data, std::size_t size, CodeObjectInfo* out, s
   if (parser.run()) return true;
   *out = CodeObjectInfo{};
   return false;
-}
-
-std::string amdgpu_processor_from_flags(std::uint32_t e_flags) {
-  const auto mach = static_cast<std::uint8_t>(e_flags & 0xff);
-  for (const MachName& entry : kAmdgpuMachNames) {
-    if (entry.mach == mach) return entry.name;
-  }
-  return "";
 }
 
 }  // namespace hipacm::backend

@@ -25,6 +25,8 @@ struct CodeObjectInfo {
   std::uint16_t machine = 0;       ///< e_machine
   std::uint16_t type = 0;          ///< e_type (3 = DYN)
   std::uint32_t flags = 0;         ///< e_flags (the AMDGPU processor lives here)
+  std::uint8_t osabi = 0;          ///< e_ident[EI_OSABI] (64 = ELFOSABI_AMDGPU_HSA)
+  std::uint8_t abi_version = 0;    ///< e_ident[EI_ABIVERSION] (AMDGPU HSA: code-object version - 2)
   std::vector<ElfSymbol> symbols;  ///< from .symtab and .dynsym, deduplicated by name
   /// Names X with both a FUNC symbol X and an OBJECT symbol "X.kd" (AMDGPU
   /// kernel descriptors), sorted.
@@ -37,7 +39,8 @@ struct CodeObjectInfo {
 /// truncated or inconsistent header/section/string table is an error.
 bool read_code_object(const void* data, std::size_t size, CodeObjectInfo* out, std::string* error);
 
-/// The AMDGPU processor name ("gfx90a") that e_flags encodes, or "" if unknown.
+/// The AMDGPU processor name ("gfx90a") that EF_AMDGPU_MACH (e_flags' low byte) selects, or ""
+/// if unknown; amdgpu_target.h decodes the rest of an AMDGPU header.
 std::string amdgpu_processor_from_flags(std::uint32_t e_flags);
 
 }  // namespace hipacm::backend

@@ -1,13 +1,17 @@
-// fuzz_code_object.cpp - fuzz target: the ELF reader and the code-object checks of every platform.
+// fuzz_code_object.cpp - fuzz target: the ELF, SPIR-V and offload-bundle readers and the
+// code-object checks of every platform.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "hip_backend/codeobject/amdgpu_target.h"
 #include "hip_backend/codeobject/code_object_check.h"
 #include "hip_backend/codeobject/compile_result_check.h"
 #include "hip_backend/codeobject/cuda_code_object.h"
 #include "hip_backend/codeobject/elf_reader.h"
+#include "hip_backend/codeobject/offload_bundle.h"
+#include "hip_backend/codeobject/spirv_module.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace {
@@ -15,8 +19,10 @@ namespace {
 namespace be = hipacm::backend;
 using hipacm::fuzz::invariant_broken;
 
-// AMD processors (with and without target features), a CUBIN arch, a PTX arch.
-constexpr const char* kArchs[] = {"gfx90a", "gfx1030", "gfx90a:sramecc+:xnack-", "sm_80",
+// AMD processors (with and without target features), a generic target, SPIR-V, a CUBIN arch,
+// a PTX arch.
+constexpr const char* kArchs[] = {"gfx90a",        "gfx1030",     "gfx90a:sramecc+:xnack-",
+                                  "gfx11-generic", "amdgcnspirv", "sm_80",
                                   "compute_80"};
 
 }  // namespace
@@ -32,6 +38,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     invariant_broken("an unreadable code object was refused without a reason");
   }
   (void)be::ptx_entry_names(code);
+  (void)be::code_object_version(code);
+  be::SpirvModule spirv;
+  if (!be::read_spirv_module(data, size, &spirv, &error) && error.empty())
+    invariant_broken("a SPIR-V module was refused without a reason");
+  std::vector<be::OffloadBundleEntry> entries;
+  error.clear();
+  if (be::read_offload_bundle(data, size, &entries, &error)) {
+    for (const be::OffloadBundleEntry& entry : entries)
+      if (entry.offset > size || entry.size > size - entry.offset)
+        invariant_broken("an offload bundle entry leaves the image");
+  } else if (error.empty()) {
+    invariant_broken("an offload bundle was refused without a reason");
+  }
   for (const char* arch : kArchs) {
     const std::vector<std::string> kernels = be::code_object_kernels(code, arch);
     std::string why;

@@ -12,6 +12,7 @@
 #include "plugin/cache/integrity.h"
 #include "tests/fuzz/cache_row.h"
 #include "tests/fuzz/fuzz_input.h"
+#include "tests/hip_backend/codeobject/synthetic_code_objects.h"
 
 namespace {
 
@@ -118,6 +119,17 @@ int main(int argc, char** argv) {
   write(dir / "worker_result" / "compile_error", result_frame(1, failed));
 
   write(dir / "code_object" / "tiny.gfx90a.co", elf);
+  // What no local hipRTC writes: SPIR-V for amdgcnspirv, bare and in an offload bundle, and a
+  // code object v6 for a generic processor.
+  namespace synthetic = hipacm::backend::testing;
+  const std::vector<std::uint8_t> spirv =
+      synthetic::kernel_module({"add_one", lowered}, "table").bytes();
+  write(dir / "code_object" / "add_one.amdgcnspirv.spv", spirv);
+  write(dir / "code_object" / "add_one.amdgcnspirv.hipfb",
+        synthetic::make_offload_bundle({{"host-x86_64-unknown-linux-gnu-", {}},
+                                        {"hip-spirv64-amd-amdhsa--amdgcnspirv", spirv}}));
+  write(dir / "code_object" / "add_one.gfx11-generic.v6.co",
+        synthetic::make_amdgpu_elf(6, 0x1000054, {"add_one", lowered}));
   write(dir / "code_object" / "add_one.ptx",
         text(".version 7.0\n.target sm_80\n.address_size 64\n\n.visible .entry add_one(\n"
              "\t.param .u64 add_one_param_0\n)\n{\n\tret;\n}\n"));

@@ -8,22 +8,18 @@
 #include <cstring>
 #include <random>
 
+#include "tests/hip_backend/codeobject/synthetic_code_objects.h"
 #include "tests/hip_backend/test_support.h"
 
 namespace hipacm::backend {
 namespace {
 
-using Bytes = std::vector<std::uint8_t>;
+using testing::Bytes;
+using testing::make_elf;
+using testing::put16;
+using testing::put32;
+using testing::put64;
 
-void put16(Bytes& b, std::size_t at, std::uint16_t v) {
-  for (int i = 0; i < 2; ++i) b[at + i] = static_cast<std::uint8_t>(v >> (8 * i));
-}
-void put32(Bytes& b, std::size_t at, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) b[at + i] = static_cast<std::uint8_t>(v >> (8 * i));
-}
-void put64(Bytes& b, std::size_t at, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) b[at + i] = static_cast<std::uint8_t>(v >> (8 * i));
-}
 std::uint16_t get16(const Bytes& b, std::size_t at) {
   return static_cast<std::uint16_t>(b[at] | (b[at + 1] << 8));
 }
@@ -31,67 +27,6 @@ std::uint64_t get64(const Bytes& b, std::size_t at) {
   std::uint64_t v = 0;
   for (int i = 7; i >= 0; --i) v = (v << 8) | b[at + i];
   return v;
-}
-
-// push_back rather than insert: GCC 12 reports a false -Warray-bounds on
-// vector<uint8_t>::insert from a string range.
-template <typename Range>
-void append(Bytes& out, const Range& range) {
-  for (auto c : range) out.push_back(static_cast<std::uint8_t>(c));
-}
-
-struct Sym {
-  std::string name;
-  std::uint8_t type;  // STT_*
-};
-
-// A minimal ELF64 LE: [0] null, [1] .strtab, [2] .symtab, [3] .shstrtab.
-Bytes make_elf(const std::vector<Sym>& symbols, std::uint32_t flags = 0x3f) {
-  std::string strtab(1, '\0');
-  Bytes symtab(24, 0);  // the null symbol
-  for (const Sym& s : symbols) {
-    Bytes entry(24, 0);
-    put32(entry, 0, static_cast<std::uint32_t>(strtab.size()));
-    entry[4] = static_cast<std::uint8_t>((1 << 4) | s.type);  // GLOBAL
-    append(symtab, entry);
-    strtab += s.name + '\0';
-  }
-  const std::string shstrtab = std::string("\0.strtab\0.symtab\0.shstrtab\0", 27);
-  Bytes image(64, 0);
-  const std::size_t strtab_at = image.size();
-  append(image, strtab);
-  const std::size_t symtab_at = image.size();
-  append(image, symtab);
-  const std::size_t shstrtab_at = image.size();
-  append(image, shstrtab);
-  while (image.size() % 8 != 0) image.push_back(0);
-  const std::size_t shoff = image.size();
-  image.resize(shoff + 4 * 64, 0);
-  const unsigned char ident[] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
-  std::memcpy(image.data(), ident, sizeof ident);
-  put16(image, 16, 3);    // ET_DYN
-  put16(image, 18, 224);  // EM_AMDGPU
-  put32(image, 20, 1);
-  put64(image, 40, shoff);
-  put32(image, 48, flags);
-  put16(image, 52, 64);
-  put16(image, 58, 64);
-  put16(image, 60, 4);
-  put16(image, 62, 3);
-  auto section = [&](int index, std::uint32_t name, std::uint32_t type, std::size_t offset,
-                     std::size_t size, std::uint32_t link, std::uint64_t entsize) {
-    const std::size_t at = shoff + index * 64;
-    put32(image, at, name);
-    put32(image, at + 4, type);
-    put64(image, at + 24, offset);
-    put64(image, at + 32, size);
-    put32(image, at + 40, link);
-    put64(image, at + 56, entsize);
-  };
-  section(1, 1, 3, strtab_at, strtab.size(), 0, 0);
-  section(2, 9, 2, symtab_at, symtab.size(), 1, 24);
-  section(3, 17, 3, shstrtab_at, shstrtab.size(), 0, 0);
-  return image;
 }
 
 std::size_t section_header(const Bytes& image, int index) {
