@@ -1,12 +1,15 @@
-// code_object_summary.cpp - summarises a code object through the backend's bounds-checked ELF
-// reader.
+// code_object_summary.cpp - summarises a code object through the backend's bounds-checked ELF,
+// SPIR-V and offload-bundle readers.
 #include "tools/common/code_object_summary.h"
 
 #include <fmt/core.h>
 
 #include <algorithm>
 
+#include "hip_backend/codeobject/amdgpu_target.h"
 #include "hip_backend/codeobject/elf_reader.h"
+#include "hip_backend/codeobject/offload_bundle.h"
+#include "hip_backend/codeobject/spirv_code_object.h"
 
 namespace hipacm::cli {
 namespace {
@@ -52,10 +55,43 @@ std::vector<std::string> global_functions(const backend::CodeObjectInfo& info) {
   return names;
 }
 
+bool summarize_spirv(const std::vector<std::uint8_t>& bytes, CodeObjectSummary* out,
+                     std::string* error) {
+  backend::SpirvCodeObject spirv;
+  if (!backend::read_spirv_code_object(bytes, &spirv, error)) return false;
+  out->format = spirv.bundled ? "offload bundle (SPIR-V)" : "SPIR-V";
+  out->size = bytes.size();
+  out->machine_name =
+      fmt::format("SPIR-V {}.{}", spirv.module.version_major, spirv.module.version_minor);
+  out->arch = backend::kSpirvArch;
+  out->kernels = spirv.module.kernels;
+  out->symbol_count = spirv.module.kernels.size() + spirv.module.exported.size();
+  out->note = "SPIR-V (finalized by the HIP runtime at load)";
+  return true;
+}
+
+void summarize_amdgpu(const backend::CodeObjectInfo& info, const std::vector<std::uint8_t>& bytes,
+                      CodeObjectSummary* out) {
+  out->arch = backend::amdgpu_processor_from_flags(info.flags);
+  out->kernels = info.amdgpu_kernels;
+  out->code_object_version = backend::code_object_version(bytes).value_or(0);
+  backend::AmdgpuTarget target;
+  std::string refused;
+  if (!backend::decode_amdgpu_target(info, &target, &refused)) {
+    out->note = "hipacm's check refuses this header: " + refused;
+    return;
+  }
+  out->generic_version = target.generic_version;
+  out->target_id = backend::target_id(target);
+}
+
 }  // namespace
 
 bool summarize_code_object(const std::vector<std::uint8_t>& bytes, CodeObjectSummary* out,
                            std::string* error) {
+  if (backend::looks_like_spirv(bytes.data(), bytes.size()) ||
+      backend::looks_like_offload_bundle(bytes.data(), bytes.size()))
+    return summarize_spirv(bytes, out, error);
   backend::CodeObjectInfo info;
   if (!backend::read_code_object(bytes.data(), bytes.size(), &info, error)) return false;
   out->size = bytes.size();
@@ -65,8 +101,7 @@ bool summarize_code_object(const std::vector<std::uint8_t>& bytes, CodeObjectSum
   out->flags = info.flags;
   out->symbol_count = info.symbols.size();
   if (info.machine == backend::kElfMachineAmdgpu) {
-    out->arch = backend::amdgpu_processor_from_flags(info.flags);
-    out->kernels = info.amdgpu_kernels;
+    summarize_amdgpu(info, bytes, out);
   } else {
     if (info.machine == backend::kElfMachineCuda)
       out->arch = fmt::format("sm_{}", cuda_sm_from_flags(info.flags));
@@ -83,7 +118,12 @@ nlohmann::ordered_json to_json(const CodeObjectSummary& summary) {
           {"flags", summary.flags},
           {"arch", summary.arch},
           {"kernels", summary.kernels},
-          {"symbol_count", summary.symbol_count}};
+          {"symbol_count", summary.symbol_count},
+          {"format", summary.format},
+          {"code_object_version", summary.code_object_version},
+          {"generic_version", summary.generic_version},
+          {"target_id", summary.target_id},
+          {"note", summary.note}};
 }
 
 }  // namespace hipacm::cli

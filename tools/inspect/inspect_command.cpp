@@ -1,4 +1,5 @@
-// inspect_command.cpp - `hipacm inspect FILE`: machine, arch and kernels of a code object.
+// inspect_command.cpp - `hipacm inspect FILE`: format, machine, arch, code-object version and
+// kernels of a code object.
 #include <fmt/core.h>
 
 #include <filesystem>
@@ -23,13 +24,30 @@ struct InspectOptions {
   bool json = false;
 };
 
+// "AMDGPU code object v6 (generic version 1)", for the format line.
+std::string version_text(const CodeObjectSummary& summary) {
+  if (summary.code_object_version == 0) return "";
+  std::string text = fmt::format(", code object v{}", summary.code_object_version);
+  if (summary.generic_version != 0)
+    text += fmt::format(" (generic version {})", summary.generic_version);
+  return text;
+}
+
 // The file name, the arch and every symbol name come from the file: each is escaped.
 void print_summary(const std::string& source, const CodeObjectSummary& summary) {
   fmt::print("{}\n", printable(source));
-  fmt::print("  machine  {} (e_machine {})\n", summary.machine_name, summary.machine);
+  fmt::print("  format   {}{}\n", summary.format, version_text(summary));
+  if (summary.format == "ELF")
+    fmt::print("  machine  {} (e_machine {})\n", summary.machine_name, summary.machine);
+  else
+    fmt::print("  machine  {}\n", summary.machine_name);
   fmt::print("  arch     {}\n", summary.arch.empty() ? "unknown" : printable(summary.arch));
-  fmt::print("  type     {}, e_flags 0x{:x}\n", summary.elf_type, summary.flags);
+  if (!summary.target_id.empty() && summary.target_id != summary.arch)
+    fmt::print("  target   {}\n", printable(summary.target_id));
+  if (summary.format == "ELF")
+    fmt::print("  type     {}, e_flags 0x{:x}\n", summary.elf_type, summary.flags);
   fmt::print("  size     {} bytes, {} symbols\n", summary.size, summary.symbol_count);
+  if (!summary.note.empty()) fmt::print("  note     {}\n", printable(summary.note));
   fmt::print("  kernels  {}\n", summary.kernels.size());
   for (const std::string& kernel : summary.kernels) fmt::print("    {}\n", printable(kernel));
 }
@@ -86,10 +104,12 @@ int run(const InspectOptions& options) {
 void add_inspect_command(CLI::App& app, AppContext& context) {
   auto options = std::make_shared<InspectOptions>();
   CLI::App* inspect =
-      app.add_subcommand("inspect", "List the kernels, arch and machine of a code object (ELF)");
+      app.add_subcommand("inspect",
+                         "List the kernels, arch, machine and code-object version of a "
+                         "code object (ELF, SPIR-V or an offload bundle of SPIR-V)");
   add_non_empty_option(inspect, "file", options->file,
-                       "A code object file (AMDGPU ELF or NVIDIA CUBIN), or a cache key or key "
-                       "prefix as 'hipacm cache list' shows it")
+                       "A code object file (AMDGPU ELF, amdgcnspirv SPIR-V or NVIDIA CUBIN), or a "
+                       "cache key or key prefix as 'hipacm cache list' shows it")
       ->required();
   add_non_empty_option(inspect, "--db", options->db, "The cache database to look keys up in");
   inspect->add_flag("--json", options->json, "Print a JSON document instead of text");
@@ -98,7 +118,7 @@ void add_inspect_command(CLI::App& app, AppContext& context) {
       {"hipacm inspect saxpy.gfx90a.co",
        "hipacm inspect saxpy.gfx90a.co --json | jq -r '.kernels[]'",
        "hipacm inspect 0421f6cf072c9f36      # a cache entry, by key prefix"},
-      "0 read, 2 missing file or not an ELF code object.");
+      "0 read, 2 missing file or not a code object.");
 }
 
 }  // namespace hipacm::cli
