@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "hip_backend/codeobject/amdgpu_target.h"
 #include "plugin/cache/integrity.h"
 #include "plugin/cache/store/location.h"
 
@@ -126,7 +127,17 @@ std::size_t CacheAdmin::prune(std::int64_t max_bytes) { return store_->evict_to(
 
 std::size_t CacheAdmin::clear() { return store_->clear(); }
 
+std::size_t ExportReport::left_out() const {
+  std::size_t total = 0;
+  for (const auto& [version, count] : left_out_by_version) total += count;
+  return total;
+}
+
 std::size_t CacheAdmin::export_to(const std::string& file, const std::string& arch) {
+  return export_entries(file, {arch, 0}).exported;
+}
+
+ExportReport CacheAdmin::export_entries(const std::string& file, const ExportOptions& options) {
   // lstat, not stat: a symlink, even a dangling one, is refused rather than
   // followed to wherever it points.
   struct stat st {};
@@ -137,7 +148,7 @@ std::size_t CacheAdmin::export_to(const std::string& file, const std::string& ar
   // Written beside the target and linked into place once complete: a failed
   // export leaves nothing, and nobody sees a half-written file.
   TempFileBeside temp(file);
-  std::size_t exported = 0;
+  ExportReport report;
   {
     // A rollback journal, not WAL: the export is one self-contained file that
     // can be copied, shipped, and opened read-only (e.g. as a system cache).
@@ -145,13 +156,21 @@ std::size_t CacheAdmin::export_to(const std::string& file, const std::string& ar
         CacheStore::open(temp.path(), CacheStore::Access::kReadWrite, /*network_fs=*/true);
     store_->for_each(
         [&](CacheEntry&& entry) {
+          // The stored code object's own header says which runtimes can load it; no column
+          // records it, and a row could not be trusted to.
+          const int version = backend::code_object_version(entry.code).value_or(0);
+          if (options.max_code_object_version > 0 && version > options.max_code_object_version) {
+            ++report.left_out_by_version[version];
+            return;
+          }
           target->put(entry);
-          ++exported;
+          ++report.exported;
+          ++report.exported_by_version[version];
         },
-        arch);
+        options.arch);
   }  // closed: no journal is left beside the file
   temp.place_as(file);
-  return exported;
+  return report;
 }
 
 ImportReport CacheAdmin::import_from(const std::string& file) {

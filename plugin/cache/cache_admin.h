@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,6 +40,21 @@ struct ImportReport {
   std::int64_t accepted = 0;    ///< new or replaced entries
   std::int64_t duplicates = 0;  ///< already present with the same checksum
   std::vector<RejectedEntry> rejected;
+};
+
+/// Which entries an export writes.
+struct ExportOptions {
+  std::string arch;                 ///< only entries for this arch; "" = every arch
+  int max_code_object_version = 0;  ///< leave out AMDGPU code objects above it; 0 = no limit
+};
+
+/// What an export wrote and left out. Versions are read from each stored code object's header
+/// (code_object_version in amdgpu_target.h); 0 stands for code with none (SPIR-V, CUBIN, PTX).
+struct ExportReport {
+  std::size_t exported = 0;
+  std::map<int, std::size_t> exported_by_version;
+  std::map<int, std::size_t> left_out_by_version;
+  std::size_t left_out() const;
 };
 
 /// One cache database, opened read-write for maintenance. Methods throw
@@ -78,6 +94,8 @@ class CacheAdmin {
   /// Writes every entry (or one arch's) to a new SQLite file of the same
   /// schema at `file` (refused if it exists). Returns the entry count.
   std::size_t export_to(const std::string& file, const std::string& arch = "");
+  /// export_to with a code-object version limit, reporting what it left out and why.
+  ExportReport export_entries(const std::string& file, const ExportOptions& options);
   /// Merges an exported file; every entry is validated first and rejected
   /// entries are reported, never stored.
   ImportReport import_from(const std::string& file);

@@ -4,9 +4,12 @@
 #include <ctime>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "hip_backend/codeobject/amdgpu_target.h"
 #include "plugin/cache/cache_admin.h"
 #include "tools/common/commands.h"
 #include "tools/common/exit_codes.h"
@@ -24,6 +27,7 @@ struct CacheOptions {
   std::string file;
   std::int64_t max_bytes = -1;
   bool remove_bad = false;
+  int max_code_object_version = 0;  ///< export: 0 = no limit
 };
 
 cache::CacheAdmin open_cache(const CacheOptions& options) {
@@ -175,14 +179,65 @@ int run_clear(const CacheOptions& options) {
   return kExitOk;
 }
 
+// Why entries of code-object version `version` were left out, or what to know about exporting
+// them.
+std::string version_reason(int version, int limit) {
+  const std::string note = backend::code_object_runtime_note(version);
+  const std::string above = fmt::format("above --max-code-object-version {}", limit);
+  return note.empty() ? above : above + "; " + note;
+}
+
+nlohmann::ordered_json version_counts(const std::map<int, std::size_t>& counts) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& [version, count] : counts)
+    out[version == 0 ? std::string("none") : std::to_string(version)] = count;
+  return out;
+}
+
+// Without a limit, entries that older runtimes cannot load are exported with a warning.
+std::vector<std::string> export_warnings(const cache::ExportReport& result, int limit) {
+  std::vector<std::string> warnings;
+  if (limit > 0) return warnings;
+  for (const auto& [version, count] : result.exported_by_version) {
+    const std::string note = backend::code_object_runtime_note(version);
+    if (note.empty()) continue;
+    warnings.push_back(fmt::format(
+        "{} exported entries hold code object v{}: {}; pass --max-code-object-version {} to "
+        "leave them out",
+        count, version, note, version - 1));
+  }
+  return warnings;
+}
+
 int run_export(const CacheOptions& options) {
   cache::CacheAdmin admin = open_cache(options);
-  const std::size_t exported = admin.export_to(options.file, options.arch);
+  const cache::ExportReport result =
+      admin.export_entries(options.file, {options.arch, options.max_code_object_version});
+  const std::vector<std::string> warnings =
+      export_warnings(result, options.max_code_object_version);
+  for (const std::string& warning : warnings) fmt::print(stderr, "warning: {}\n", warning);
+  nlohmann::ordered_json left_out = nlohmann::ordered_json::array();
+  for (const auto& [version, count] : result.left_out_by_version)
+    left_out.push_back({{"code_object_version", version},
+                        {"entries", count},
+                        {"reason", version_reason(version, options.max_code_object_version)}});
   report(options, "export", admin.path(),
-         {{"file", options.file}, {"arch", options.arch}, {"exported", exported}}, [&] {
-           fmt::print("exported {} entries{} to {}\n", exported,
+         {{"file", options.file},
+          {"arch", options.arch},
+          {"exported", result.exported},
+          {"max_code_object_version", options.max_code_object_version},
+          {"code_object_versions", version_counts(result.exported_by_version)},
+          {"left_out", left_out},
+          {"warnings", warnings}},
+         [&] {
+           fmt::print("exported {} entries{} to {}\n", result.exported,
                       options.arch.empty() ? "" : fmt::format(" for {}", options.arch),
                       options.file);
+           if (result.left_out() == 0) return;
+           fmt::print("left out {} entries:\n", result.left_out());
+           for (const auto& [version, count] : result.left_out_by_version)
+             fmt::print("  {} with code object v{}: {}\n", count, version,
+                        version_reason(version, options.max_code_object_version));
          });
   return kExitOk;
 }
@@ -262,6 +317,10 @@ void add_cache_command(CLI::App& app, AppContext& context) {
                       "hipacm cache export kernels.hipacm --arch gfx90a", run_export);
   exp->add_option("file", options->file, "The file to create (must not exist)")->required();
   exp->add_option("--arch", options->arch, "Only entries for this arch");
+  exp->add_option("--max-code-object-version", options->max_code_object_version,
+                  "Leave out AMDGPU code objects above this version (v6 needs ROCm 6.3's runtime "
+                  "or newer)")
+      ->check(CLI::Range(backend::kMinCodeObjectVersion, backend::kMaxCodeObjectVersion));
   add("import", "Merge an exported file; every entry is validated first",
       "hipacm cache import kernels.hipacm", run_import)
       ->add_option("file", options->file, "A file written by 'hipacm cache export'")
