@@ -18,6 +18,21 @@ constexpr std::string_view kRelocatableDeviceCode = "-fgpu-rdc";
 
 std::string_view processor_of(std::string_view arch) { return arch.substr(0, arch.find(':')); }
 
+// The features after the processor, sorted: "gfx90a:xnack-:sramecc+" and "gfx90a:sramecc+:xnack-"
+// name one target.
+std::vector<std::string_view> features_of(std::string_view arch) {
+  std::vector<std::string_view> features;
+  std::size_t colon = arch.find(':');
+  while (colon != std::string_view::npos) {
+    const std::size_t next = arch.find(':', colon + 1);
+    features.push_back(
+        arch.substr(colon + 1, next == std::string_view::npos ? next : next - colon - 1));
+    colon = next;
+  }
+  std::sort(features.begin(), features.end());
+  return features;
+}
+
 void refuse(const std::string& message) { fail_compile(HIPACM_ERROR_INVALID_ARGUMENT, message); }
 
 // Whether the caller's options name the arch; each one they name is checked.
@@ -35,9 +50,15 @@ bool options_name_arch(const CompileRequest& request, const ArchValidator& valid
       if (!option.starts_with(prefix)) continue;
       const std::string value = option.substr(prefix.size());
       if (!validate(value, &error)) refuse("option '" + option + "': " + error);
+      // The result is checked and cached as the request's arch: an option that names other
+      // features would yield code for a target the request does not name.
       if (processor_of(value) != processor_of(request.arch)) {
         refuse("option '" + option + "' conflicts with the arch '" + request.arch +
                "' of the request");
+      }
+      if (features_of(value) != features_of(request.arch)) {
+        refuse("option '" + option + "' conflicts with the arch '" + request.arch +
+               "' of the request: its features differ (give them in the arch)");
       }
       has_arch = true;
     }

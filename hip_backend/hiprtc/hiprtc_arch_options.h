@@ -15,11 +15,11 @@ using ArchValidator = std::function<bool(const std::string& arch, std::string* e
 
 /// The arch option hipRTC needs for `request`, after every arch in it passed `validate`: the
 /// request's own and any the caller put in "--gpu-architecture=" or "--offload-arch=" options,
-/// which must name the same processor. hipRTC aborts the process on an unknown arch, so none may
-/// slip through. Returns {"--gpu-architecture=<arch>"}, or {} when the options already name it;
-/// for amdgcnspirv {"--offload-arch=amdgcnspirv"}, and name expressions and -fgpu-rdc are refused
-/// (hipRTC lowers no names in SPIR-V and emits none for separate device code). Throws
-/// (fail_compile) INVALID_ARGUMENT.
+/// which must name the same target (processor and features, in any order). hipRTC aborts the
+/// process on an unknown arch, so none may slip through. Returns {"--gpu-architecture=<arch>"}, or
+/// {} when the options already name it; for amdgcnspirv {"--offload-arch=amdgcnspirv"}, and name
+/// expressions and -fgpu-rdc are refused (hipRTC lowers no names in SPIR-V and emits none for
+/// separate device code). Throws (fail_compile) INVALID_ARGUMENT.
 std::vector<std::string> hiprtc_arch_options(const CompileRequest& request,
                                              const ArchValidator& validate);
 

@@ -166,9 +166,9 @@ TEST_F(FakeHiprtc, PrependsTheArchOnlyWhenTheOptionsLackOne) {
   ASSERT_EQ(run(request).status, HIPACM_SUCCESS);
   EXPECT_EQ(script().options,
             (std::vector<std::string>{"--gpu-architecture=gfx90a:xnack-", "-O3"}));
-  request.options = {"-O3", "--offload-arch=gfx90a"};
+  request.options = {"-O3", "--offload-arch=gfx90a:xnack-"};
   ASSERT_EQ(run(request).status, HIPACM_SUCCESS);
-  EXPECT_EQ(script().options, (std::vector<std::string>{"-O3", "--offload-arch=gfx90a"}));
+  EXPECT_EQ(script().options, (std::vector<std::string>{"-O3", "--offload-arch=gfx90a:xnack-"}));
 }
 
 TEST_F(FakeHiprtc, MapsResultsAndAlwaysDestroysTheProgram) {

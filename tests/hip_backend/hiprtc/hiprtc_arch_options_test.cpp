@@ -42,9 +42,29 @@ TEST(HiprtcArchOptions, NamesTheProcessorWithGpuArchitecture) {
 }
 
 TEST(HiprtcArchOptions, AddsNothingWhenTheCallerNamesTheArch) {
-  for (const char* option : {"--gpu-architecture=gfx90a", "--offload-arch=gfx90a:xnack-"}) {
-    EXPECT_TRUE(hiprtc_arch_options(request_for("gfx90a", {"-O3", option}), spirv_capable).empty())
-        << option;
+  EXPECT_TRUE(hiprtc_arch_options(request_for("gfx90a", {"-O3", "--gpu-architecture=gfx90a"}),
+                                  spirv_capable)
+                  .empty());
+  EXPECT_TRUE(hiprtc_arch_options(request_for("gfx90a:xnack-", {"--offload-arch=gfx90a:xnack-"}),
+                                  spirv_capable)
+                  .empty());
+  // The same features in another order name the same target.
+  EXPECT_TRUE(hiprtc_arch_options(
+                  request_for("gfx90a:sramecc+:xnack-", {"--offload-arch=gfx90a:xnack-:sramecc+"}),
+                  spirv_capable)
+                  .empty());
+}
+
+TEST(HiprtcArchOptions, RefusesOptionsWithOtherFeatures) {
+  // The result is checked and cached as the request's arch, so it must be what hipRTC builds.
+  for (const auto& [arch, option] : {std::pair{"gfx90a", "--gpu-architecture=gfx90a:xnack-"},
+                                     std::pair{"gfx90a:xnack-", "--offload-arch=gfx90a"},
+                                     std::pair{"gfx90a:xnack-", "--offload-arch=gfx90a:xnack+"}}) {
+    const std::string error = refusal(request_for(arch, {option}));
+    EXPECT_NE(error.find("conflicts with the arch '" + std::string(arch) +
+                         "' of the request: its features differ"),
+              std::string::npos)
+        << error;
   }
 }
 

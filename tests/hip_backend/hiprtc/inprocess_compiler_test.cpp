@@ -69,13 +69,18 @@ TEST(InProcessCompiler, PassesTargetFeatures) {
 }
 
 TEST(InProcessCompiler, KeepsTheCallersArchOption) {
-  CompileRequest request = sample_request("gfx90a");
+  CompileRequest request = sample_request("gfx90a:xnack-");
   request.options = {"-O3", "--gpu-architecture=gfx90a:xnack-"};
   const CompileResult result = compile_with_hiprtc(request);
   ASSERT_EQ(result.status, HIPACM_SUCCESS) << result.error_message << "\n" << result.log;
-  // Had "--gpu-architecture=gfx90a" been prepended too, hipRTC would reject
-  // the mix of featured and featureless targets.
   EXPECT_EQ(xnack_bits(parse(result)), 0x200u);
+  // An option for other features would build code that the request's arch, under which the
+  // result is checked and cached, does not describe.
+  request.arch = "gfx90a";
+  const CompileResult other = compile_with_hiprtc(request);
+  EXPECT_EQ(other.status, HIPACM_ERROR_INVALID_ARGUMENT) << other.error_message;
+  EXPECT_NE(other.error_message.find("its features differ"), std::string::npos)
+      << other.error_message;
 }
 
 TEST(InProcessCompiler, StaticAssertIsACompilationErrorWithLog) {
