@@ -30,7 +30,8 @@ CompilerIdentity hiprtc_identity_from_library(LibraryFactMemo* memo,
   if (std::string mixed = mixed_rocm_problem(*toolchain); !mixed.empty())
     return {"hiprtc", "", std::move(mixed)};
   CompilerIdentity identity{"hiprtc", toolchain_identity(*toolchain), ""};
-  remember_library_fact(memo, kHiprtcIdentityFact, candidates, toolchain->files, identity.version);
+  remember_library_fact(memo, kHiprtcIdentityFact, candidates, toolchain_memo_files(*toolchain),
+                        identity.version);
   return identity;
 }
 

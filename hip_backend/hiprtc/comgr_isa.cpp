@@ -15,6 +15,7 @@
 #include "hip_backend/rocm_paths.h"
 #include "support/environment.h"
 #include "support/no_destructor.h"
+#include "support/status_error.h"
 
 namespace hipacm::backend {
 
@@ -161,7 +162,19 @@ std::optional<AmdgpuIsaTable> recalled_table(LibraryFactMemo* memo,
 // path: a leftover comgr of an older ROCm would refuse archs that hipRTC compiles. The search
 // list is read only when hipRTC cannot be loaded, so that doctor can still list archs.
 std::vector<std::string> table_sources(std::vector<std::string>* toolchain_files) {
-  if (environment_value("HIPACM_COMGR_LIBRARY")) return comgr_library_candidates();
+  if (const auto named = environment_value("HIPACM_COMGR_LIBRARY")) {
+    // Mapping a second comgr next to one hipRTC already loaded registers LLVM's options twice,
+    // and LLVM aborts the process. The same library (a copy: same build ID) is read where it is
+    // mapped; another one is a mixed pair, refused without loading it.
+    toolchain_files->push_back(*named);
+    const std::string mapped = mapped_comgr_path();
+    if (mapped.empty()) return comgr_library_candidates();
+    if (same_library(mapped, *named)) return {mapped};
+    throw StatusError(HIPACM_ERROR_BACKEND_UNAVAILABLE,
+                      "mixed ROCm libraries: comgr " + mapped +
+                          " is already loaded, but HIPACM_COMGR_LIBRARY names another comgr (" +
+                          *named + "); unset HIPACM_COMGR_LIBRARY");
+  }
   const RocmToolchain* toolchain = rocm_toolchain(nullptr);
   if (toolchain == nullptr || toolchain->comgr_path.empty()) return comgr_library_candidates();
   *toolchain_files = toolchain->files;

@@ -165,16 +165,27 @@ const RocmToolchain* rocm_toolchain(std::string* error) {
   return nullptr;
 }
 
+std::string mapped_comgr_path() {
+  for (const LoadedObject& object : loaded_objects())
+    if (is_comgr(object)) return object.path;
+  return {};
+}
+
+bool same_library(const std::string& a, const std::string& b) {
+  const std::string a_file = real_or_given(a);
+  const std::string b_file = real_or_given(b);
+  const std::string a_id = file_build_id(a_file);
+  const std::string b_id = file_build_id(b_file);
+  return !a_id.empty() && !b_id.empty() ? a_id == b_id : a_file == b_file;
+}
+
 std::string mixed_rocm_problem(const RocmToolchain& toolchain) {
   if (toolchain.comgr_path.empty()) return {};
   const std::string comgr_file = real_or_given(toolchain.comgr_path);
   const std::string hiprtc_file = real_or_given(toolchain.hiprtc_path);
   if (const auto named = environment_value("HIPACM_COMGR_LIBRARY")) {
     const std::string named_file = real_or_given(*named);
-    const std::string named_id = file_build_id(named_file);
-    const std::string used_id = file_build_id(comgr_file);
-    const bool same =
-        !named_id.empty() && !used_id.empty() ? named_id == used_id : named_file == comgr_file;
+    const bool same = same_library(named_file, comgr_file);
     if (!same)
       return "mixed ROCm libraries: hipRTC " + hiprtc_file + " compiles with comgr " + comgr_file +
              ", but HIPACM_COMGR_LIBRARY names another comgr (" + named_file +
@@ -197,6 +208,13 @@ std::vector<std::string> toolchain_memo_candidates() {
   std::vector<std::string> candidates = hiprtc_library_candidates();
   for (std::string& comgr : comgr_library_candidates()) candidates.push_back(std::move(comgr));
   return candidates;
+}
+
+std::vector<std::string> toolchain_memo_files(const RocmToolchain& toolchain) {
+  std::vector<std::string> files = toolchain.files;
+  if (const auto named = environment_value("HIPACM_COMGR_LIBRARY"))
+    if (std::find(files.begin(), files.end(), *named) == files.end()) files.push_back(*named);
+  return files;
 }
 
 std::string toolchain_identity(const RocmToolchain& toolchain) {

@@ -37,6 +37,17 @@ const RocmToolchain* rocm_toolchain(std::string* error);
 ///    /opt/rocm-7.0.0, or one of them and the system's libraries).
 std::string mixed_rocm_problem(const RocmToolchain& toolchain);
 
+/// The first comgr mapped into this process (by hipRTC, or by an arch check); "" when none is.
+std::string mapped_comgr_path();
+
+/// Whether the two files are one library: the same GNU build ID, or, when either lacks one, the
+/// same real file.
+bool same_library(const std::string& a, const std::string& b);
+
+/// The files a remembered fact about `toolchain` depends on: its `files`, and the comgr that
+/// $HIPACM_COMGR_LIBRARY names when set (read where hipRTC mapped it, but still an input).
+std::vector<std::string> toolchain_memo_files(const RocmToolchain& toolchain);
+
 /// What decides which toolchain this process would load, for the library-fact memo's key:
 /// hipRTC's candidates, then comgr's (which include $HIPACM_COMGR_LIBRARY when set).
 std::vector<std::string> toolchain_memo_candidates();

@@ -16,6 +16,7 @@
 #include "hip_backend/hiprtc/comgr_isa.h"
 #include "hip_backend/hiprtc/comgr_isa_internal.h"
 #include "hip_backend/hiprtc/hiprtc_internal.h"
+#include "hip_backend/hiprtc/rocm_toolchain.h"
 #include "hip_backend/library_facts.h"
 #include "support/dynamic_library.h"
 #include "tests/hip_backend/rocm_facts.h"
@@ -89,7 +90,7 @@ TEST(LibraryFactsSettle, ComgrTableComesFromTheMemoWithoutLoadingComgr) {
   table.processors = {"gfx90a", "gfx999"};
   table.details = {{"gfx90a", true, true}, {"gfx999", false, false}};
   CountingMemo memo;
-  remember_library_fact(&memo, "comgr-isa-table 1", comgr_library_candidates(), comgr.path(),
+  remember_library_fact(&memo, "comgr-isa-table 2", toolchain_memo_candidates(), comgr.path(),
                         amdgpu_isa_table_payload(table));
 
   std::string error;
@@ -107,7 +108,7 @@ TEST(LibraryFactsSettle, HiprtcIdentityComesFromTheMemoWithoutLoadingHiprtc) {
   StandIn hiprtc("libhiprtc.so");
   ScopedEnv env("HIPACM_HIPRTC_LIBRARY", hiprtc.path());
   CountingMemo memo;
-  remember_library_fact(&memo, "hiprtc-identity 1", {hiprtc.path()}, hiprtc.path(),
+  remember_library_fact(&memo, "hiprtc-identity 2", toolchain_memo_candidates(), hiprtc.path(),
                         "9.9 libhiprtc.so.9.9.99999");
   const CompilerIdentity identity = compiler_identity("gfx90a", &memo);
   EXPECT_EQ(identity.backend, "hiprtc");
@@ -152,7 +153,10 @@ TEST(LibraryFactsConcurrency, FirstUseFromManyThreadsReadsAndRecordsOnce) {
   for (auto& t : threads) t.join();
   EXPECT_EQ(valid.load(), kThreads);
   EXPECT_EQ(identified.load(), kThreads);
-  EXPECT_EQ(memo.recalls, 2);    // one per fact, whatever the number of threads
+  // At most one recall per fact, whatever the number of threads (none for hipRTC's identity when
+  // reading comgr's table already loaded hipRTC: dlopen would return the loaded one).
+  EXPECT_GE(memo.recalls, 1);
+  EXPECT_LE(memo.recalls, 2);
   EXPECT_EQ(memo.remembers, 2);  // comgr's table and hipRTC's identity
   EXPECT_EQ(memo.values.size(), 2u);
 }

@@ -82,10 +82,18 @@ TEST(HiprtcLoader, EnvironmentOverrideReplacesTheDefaults) {
     EXPECT_EQ(hiprtc_library_candidates(), std::vector<std::string>{"/opt/custom/libhiprtc.so"});
   }
   ScopedEnv env("HIPACM_HIPRTC_LIBRARY", std::string(""));
+  ScopedEnv rocm("ROCM_PATH", std::nullopt);
+  ScopedEnv hip("HIP_PATH", std::nullopt);
   const auto defaults = hiprtc_library_candidates();
-  EXPECT_GT(defaults.size(), 2u);
-  EXPECT_EQ(defaults.front(), "libhiprtc.so");
-  EXPECT_NE(std::find(defaults.begin(), defaults.end(), "libamdhip64.so.5"), defaults.end());
+  // Newest release first, then ROCm 5's hipRTC inside the HIP runtime; never libamdhip64.so.6 or
+  // .7, which open but carry no hipRTC and would end the search. Install-tree paths (/opt/rocm*)
+  // follow the bare names when this machine has such trees.
+  const std::vector<std::string> bare = {"libhiprtc.so.7", "libhiprtc.so.6",   "libhiprtc.so.5",
+                                         "libhiprtc.so",   "libamdhip64.so.5", "libamdhip64.so"};
+  ASSERT_GE(defaults.size(), bare.size());
+  EXPECT_EQ(std::vector<std::string>(defaults.begin(), defaults.begin() + bare.size()), bare);
+  for (const char* absent : {"libamdhip64.so.6", "libamdhip64.so.7"})
+    EXPECT_EQ(std::find(defaults.begin(), defaults.end(), absent), defaults.end()) << absent;
 }
 
 TEST(HiprtcLoader, NamesResultsWithoutTheLibrary) {
