@@ -75,7 +75,7 @@ CompilerIdentity compiler_identity(const std::string& arch, LibraryFactMemo* mem
       return {"nvrtc", "", failure_from_current_exception("cannot read NVRTC's version").message};
     }
   }
-  if (arch.rfind("gfx", 0) != 0) return {"unknown", "", "no compiler serves arch " + arch};
+  if (!is_amdgpu_arch(arch)) return {"unknown", "", "no compiler serves arch " + arch};
   try {
     // The library cannot change under a running process: resolve it once.
     return hiprtc_identity(memo);

@@ -171,9 +171,18 @@ std::string mapped_comgr_path() {
   return {};
 }
 
+// A bare soname ("libamd_comgr.so.3") names whatever the dynamic linker would give: the object
+// already mapped under that soname, if any. Paths are resolved to their real file.
+std::string library_file(const std::string& name) {
+  if (name.find('/') == std::string::npos)
+    if (const auto mapped = DynamicLibrary::open_if_loaded(name, nullptr))
+      return real_or_given(mapped->path());
+  return real_or_given(name);
+}
+
 bool same_library(const std::string& a, const std::string& b) {
-  const std::string a_file = real_or_given(a);
-  const std::string b_file = real_or_given(b);
+  const std::string a_file = library_file(a);
+  const std::string b_file = library_file(b);
   const std::string a_id = file_build_id(a_file);
   const std::string b_id = file_build_id(b_file);
   return !a_id.empty() && !b_id.empty() ? a_id == b_id : a_file == b_file;
@@ -184,7 +193,7 @@ std::string mixed_rocm_problem(const RocmToolchain& toolchain) {
   const std::string comgr_file = real_or_given(toolchain.comgr_path);
   const std::string hiprtc_file = real_or_given(toolchain.hiprtc_path);
   if (const auto named = environment_value("HIPACM_COMGR_LIBRARY")) {
-    const std::string named_file = real_or_given(*named);
+    const std::string named_file = library_file(*named);
     const bool same = same_library(named_file, comgr_file);
     if (!same)
       return "mixed ROCm libraries: hipRTC " + hiprtc_file + " compiles with comgr " + comgr_file +

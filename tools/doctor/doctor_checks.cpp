@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "hip_backend/hiprtc/comgr_isa.h"
+#include "hip_backend/hiprtc/hiprtc_release.h"
 #include "hip_backend/worker/worker_locator.h"
 #include "support/dynamic_library.h"
 #include "support/environment.h"
@@ -182,7 +183,9 @@ Check arch_check() {
     return check;
   }
   std::string error;
-  if (!backend::validate_amdgpu_arch(arch, &error)) {
+  // The hipRTC that would compile decides too: generic targets, amdgcnspirv, release names.
+  const backend::HiprtcFacts hiprtc = backend::loaded_hiprtc_facts();
+  if (!backend::validate_amdgpu_arch(arch, &error, nullptr, &hiprtc)) {
     flag(check, CheckLevel::kWarning,
          fmt::format("default arch '{}' is not usable: {}", arch, error),
          "set HIPACM_ARCH to one of comgr's archs (hipacm doctor --json lists them)", error);

@@ -85,6 +85,11 @@ TEST(RocmToolchain, AComgrOverrideThatIsNotHiprtcsIsAMix) {
     EXPECT_NE(problem.find("HIPACM_COMGR_LIBRARY"), std::string::npos) << problem;
     EXPECT_NE(problem.find(real_file_path(toolchain.comgr_path)), std::string::npos) << problem;
   }
+  {
+    // Its bare soname names the comgr the dynamic linker already mapped: the same one.
+    ScopedEnv comgr("HIPACM_COMGR_LIBRARY", file_base_name(toolchain.comgr_path));
+    EXPECT_EQ(mixed_rocm_problem(toolchain), "");
+  }
   // A copy of the very comgr hipRTC uses is the same comgr.
   const std::string copy = ::testing::TempDir() + "/libamd_comgr-copy.so";
   std::filesystem::copy_file(real_file_path(toolchain.comgr_path), copy,

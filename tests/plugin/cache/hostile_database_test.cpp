@@ -130,7 +130,19 @@ TEST_F(Trust07_HostileDatabase, ADamagedImportFailsQuickCheckBeforeAnyEntryIsRea
     f.write("\xff\xff\xff\xff\xff\xff\xff\xff", 8);
   }
   auto admin = cache::CacheAdmin::open(target.db());
-  expect_refused([&] { admin.import_from(file); }, "quick_check", "the import of a damaged file");
+  // Which check notices depends on what the damaged page holds in this SQLite's layout: the
+  // quick_check that runs before any entry is read (SQLite 3.40), or the very first read of the
+  // schema (SQLite 3.53, as a bundled build on a newer system uses). Either way nothing is
+  // imported.
+  try {
+    admin.import_from(file);
+    ADD_FAILURE() << "the import of a damaged file was not refused";
+  } catch (const std::runtime_error& e) {
+    const std::string message = e.what();
+    EXPECT_TRUE(message.find("quick_check") != std::string::npos ||
+                message.find("malformed") != std::string::npos)
+        << message;
+  }
   EXPECT_EQ(admin.stats().entries, 0);
 }
 
