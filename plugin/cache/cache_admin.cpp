@@ -183,6 +183,10 @@ ImportReport CacheAdmin::import_from(const std::string& file) {
   try {
     source = CacheStore::open(file, CacheStore::Access::kReadOnly);
     source->quick_check();
+  } catch (const SqliteError& e) {
+    // Opening reads the schema and a table or two, so damage there shows before quick_check does.
+    throw std::runtime_error("cannot import " + file + ": " +
+                             (e.is_corruption() ? "the file is damaged: " : "") + e.what());
   } catch (const std::exception& e) {
     throw std::runtime_error("cannot import " + file + ": " + e.what());
   }

@@ -501,12 +501,18 @@ void CacheStore::for_each(const std::function<void(CacheEntry&&)>& fn, const std
 
 void CacheStore::quick_check() {
   locked([&] {
-    Statement s = db_->prepare("PRAGMA quick_check");
     std::string problems;
-    while (s.step()) {
-      const std::string line = s.text(0);
-      if (line == "ok") continue;
-      if (problems.size() < 512) problems += (problems.empty() ? "" : "; ") + line;
+    try {
+      Statement s = db_->prepare("PRAGMA quick_check");
+      while (s.step()) {
+        const std::string line = s.text(0);
+        if (line == "ok") continue;
+        if (problems.size() < 512) problems += (problems.empty() ? "" : "; ") + line;
+      }
+    } catch (const SqliteError& e) {
+      // A damaged root page stops the check itself before it can list anything.
+      if (!e.is_corruption()) throw;
+      problems = e.what();
     }
     if (!problems.empty())
       throw SqliteError(SQLITE_CORRUPT, path_ + " fails SQLite's quick_check: " + problems);
