@@ -15,7 +15,7 @@
 #  2. the whole warm-up, for two archs, with nothing set must leave no comgr directory and no
 #     llvmcache-* file anywhere under the scratch HOME, XDG_CACHE_HOME or TMPDIR.
 set -uo pipefail
-cd "$(dirname "$0")/../../.."
+cd "$(dirname "$0")/../../.." || exit 1
 hipacm=$(realpath "${1:-build/release/hipacm}")
 kernels=$(realpath "${2:-examples/kernels}")
 [[ -x $hipacm ]] || { echo "comgr_cache_check: no $hipacm (build the hipacm-cli target)" >&2; exit 1; }
