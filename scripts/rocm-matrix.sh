@@ -241,14 +241,47 @@ cross_rocm_cache() {
   fi
 }
 
+# comgr 7.x's own cache stays off in hipacm's workers: tests/hip_backend/worker/comgr_cache_check.sh.
+root_comgr_cache() {
+  local root=$1 rc=0
+  in_root "$root" bash "$repo/tests/hip_backend/worker/comgr_cache_check.sh" "$build/hipacm" \
+    "$repo/examples/kernels" >"$out/$root/comgr-cache.log" 2>&1 || rc=$?
+  case $rc in
+    0) echo "ok" >"$out/$root/comgr-cache.txt" ;;
+    77) echo "skipped: this comgr keeps no cache" >"$out/$root/comgr-cache.txt" ;;
+    *)
+      echo "FAILED" >"$out/$root/comgr-cache.txt"
+      problems+=("$root: comgr's own cache was left on in the workers (log: $out/$root/comgr-cache.log)")
+      ;;
+  esac
+}
+
+# hipRTC 7.2 with ROCm 6.4's comgr named by HIPACM_COMGR_LIBRARY: refused, exit 3, saying why.
+mixed_pair() {
+  local dir=$out/mixed-pair rc=0
+  mkdir -p "$dir"
+  cp -L "$ROCM_ROOTS_DIR/rocm-6.4/usr/lib/x86_64-linux-gnu/libamd_comgr.so.3" "$dir/libamd_comgr.so.3"
+  in_root rocm-7.2 HIPACM_COMGR_LIBRARY="$dir/libamd_comgr.so.3" "$build/hipacm" warmup \
+    "$repo/examples/kernels/saxpy.hip" --arch gfx90a --no-cache -q >"$dir/warmup.log" 2>&1 || rc=$?
+  if [ "$rc" = 3 ] && grep -q "mixed ROCm libraries" "$dir/warmup.log"; then
+    echo "ok: refused (exit 3, mixed ROCm libraries)" >"$dir/result.txt"
+  else
+    echo "FAILED: exit $rc" >"$dir/result.txt"
+    problems+=("mixed pair: hipRTC 7.2 with ROCm 6.4's comgr was not refused (exit $rc; log: $dir/warmup.log)")
+  fi
+}
+
 for root in "${roots[@]}"; do
   mkdir -p "$out/$root"
   bundle "$root"
   root_ctest "$root"
   root_archs "$root"
+  root_comgr_cache "$root"
 done
 echo "=== rocm-matrix: one cache from ROCm 6.4 to 7.2 ==="
 cross_rocm_cache
+echo "=== rocm-matrix: a mixed pair (hipRTC 7.2, comgr of 6.4) ==="
+mixed_pair
 
 {
   printf '%-9s %-14s %-20s %7s %7s %8s %6s %8s\n' ROCm hipRTC comgr passed failed "ctest s" archs refused
@@ -261,6 +294,10 @@ cross_rocm_cache
       "$passed" "$failed" "$seconds" "$archs_ok/$archs_total" "$archs_refused"
   done
   echo "cross-ROCm cache: $(cat "$out/cross-rocm-cache/result.txt")"
+  echo "mixed pair: $(cat "$out/mixed-pair/result.txt")"
+  for root in "${roots[@]}"; do
+    echo "comgr's own cache in $root's workers: $(cat "$out/$root/comgr-cache.txt")"
+  done
   for root in "${roots[@]}"; do
     echo "archs hipacm refused in $root: $(cat "$out/$root/archs-refused.txt" 2>/dev/null)"
   done

@@ -163,17 +163,23 @@ std::optional<AmdgpuIsaTable> recalled_table(LibraryFactMemo* memo,
 // list is read only when hipRTC cannot be loaded, so that doctor can still list archs.
 std::vector<std::string> table_sources(std::vector<std::string>* toolchain_files) {
   if (const auto named = environment_value("HIPACM_COMGR_LIBRARY")) {
-    // Mapping a second comgr next to one hipRTC already loaded registers LLVM's options twice,
-    // and LLVM aborts the process. The same library (a copy: same build ID) is read where it is
-    // mapped; another one is a mixed pair, refused without loading it.
     toolchain_files->push_back(*named);
-    const std::string mapped = mapped_comgr_path();
+    // hipRTC loads its own comgr first, so that the named one is compared with what hipRTC
+    // picks by itself: loaded first, the named one would be reused under its soname and hide a
+    // mix. Mapping a second comgr next to hipRTC's registers LLVM's options twice, and LLVM
+    // aborts the process; so the same library (a copy: same build ID) is read where it is
+    // mapped, and another one is a mixed pair, refused without loading it.
+    const RocmToolchain* toolchain = rocm_toolchain(nullptr);
+    const std::string mapped = toolchain != nullptr && !toolchain->comgr_path.empty()
+                                   ? toolchain->comgr_path
+                                   : mapped_comgr_path();
     if (mapped.empty()) return comgr_library_candidates();
     if (same_library(mapped, *named)) return {mapped};
     throw StatusError(HIPACM_ERROR_BACKEND_UNAVAILABLE,
-                      "mixed ROCm libraries: comgr " + mapped +
-                          " is already loaded, but HIPACM_COMGR_LIBRARY names another comgr (" +
-                          *named + "); unset HIPACM_COMGR_LIBRARY");
+                      "mixed ROCm libraries: hipRTC loads comgr " + mapped +
+                          ", but HIPACM_COMGR_LIBRARY names another comgr (" + *named +
+                          "); unset HIPACM_COMGR_LIBRARY, or point it at the comgr of hipRTC's "
+                          "own ROCm");
   }
   const RocmToolchain* toolchain = rocm_toolchain(nullptr);
   if (toolchain == nullptr || toolchain->comgr_path.empty()) return comgr_library_candidates();

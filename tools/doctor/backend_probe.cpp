@@ -63,8 +63,14 @@ ToolchainProbe probe_toolchain() {
 LibraryProbe probe_comgr(std::vector<std::string>* processors) {
   LibraryProbe probe;
   const ToolchainProbe toolchain = probe_toolchain();
-  const bool follow_hiprtc =
-      !backend::environment_value("HIPACM_COMGR_LIBRARY") && !toolchain.comgr_path.empty();
+  const auto named = backend::environment_value("HIPACM_COMGR_LIBRARY");
+  if (named && !toolchain.comgr_path.empty() &&
+      !backend::same_library(toolchain.comgr_path, *named)) {
+    // Loading it next to hipRTC's comgr could abort the process (LLVM's options twice).
+    probe.error = toolchain.mixed;
+    return probe;
+  }
+  const bool follow_hiprtc = !toolchain.comgr_path.empty();
   const auto table = backend::load_amdgpu_isa_table_from(
       follow_hiprtc ? std::vector<std::string>{toolchain.comgr_path}
                     : backend::comgr_library_candidates(),
