@@ -45,7 +45,6 @@ constexpr std::array<MachName, 63> kAmdgpuMachNames = {{
 
 constexpr std::size_t kEhdrSize = 64;
 constexpr std::size_t kMachineOffset = 18;
-constexpr std::size_t kFlagsOffset = 48;
 constexpr std::uint32_t kMachMask = 0xff;
 // Code object v4 and later: two-bit selections.
 constexpr std::uint32_t kXnackMask = 0x300;
