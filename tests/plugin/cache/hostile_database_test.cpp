@@ -111,24 +111,32 @@ TEST_F(Trust07_HostileDatabase, AsTheSystemCacheASubmitStillCompiles) {
   }
 }
 
-TEST_F(Trust07_HostileDatabase, ADamagedImportFailsQuickCheckBeforeAnyEntryIsRead) {
-  TempDir source, files, target;
+// Fills `source` with three compiled kernels and exports them to `file`.
+void export_three_kernels(const TempDir& source, const std::string& file) {
   for (const char* name : {"a", "b", "c"}) {
     CompileSpec spec;
     spec.source = kernel_source(name);
     ASSERT_EQ(compile_in_mode(source.path(), spec).status, HIPACM_SUCCESS);
   }
-  const std::string file = files.path() + "/damaged.sqlite3";
   ASSERT_EQ(cache::CacheAdmin::open(source.db()).export_to(file), 3u);
+}
+
+// Scribbles over the first eight bytes at `offset`.
+void damage_at(const std::string& file, std::uintmax_t offset) {
+  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(static_cast<std::streamoff>(offset));
+  f.write("\xff\xff\xff\xff\xff\xff\xff\xff", 8);
+}
+
+TEST_F(Trust07_HostileDatabase, ADamagedImportFailsQuickCheckBeforeAnyEntryIsRead) {
+  TempDir source, files, target;
+  const std::string file = files.path() + "/damaged.sqlite3";
+  export_three_kernels(source, file);
+  if (HasFatalFailure()) return;
   // Scribble over the first bytes of a page in the middle of the file (a
   // code object's overflow page, or a b-tree page): the schema still reads,
   // only a walk over the b-trees notices.
-  {
-    const auto page = std::filesystem::file_size(file) / 2 / 4096 * 4096;
-    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekp(static_cast<std::streamoff>(page));
-    f.write("\xff\xff\xff\xff\xff\xff\xff\xff", 8);
-  }
+  damage_at(file, std::filesystem::file_size(file) / 2 / 4096 * 4096);
   auto admin = cache::CacheAdmin::open(target.db());
   // Whatever page the damage lands on (a table's root page stops the check itself), it is the
   // quick_check that refuses the file, before any entry is read.
@@ -138,13 +146,9 @@ TEST_F(Trust07_HostileDatabase, ADamagedImportFailsQuickCheckBeforeAnyEntryIsRea
 
 TEST_F(Trust07_HostileDatabase, DamageOnAnyPageIsRefusedAsDamagedOrImportsNothingWrong) {
   TempDir source, files;
-  for (const char* name : {"a", "b", "c"}) {
-    CompileSpec spec;
-    spec.source = kernel_source(name);
-    ASSERT_EQ(compile_in_mode(source.path(), spec).status, HIPACM_SUCCESS);
-  }
   const std::string clean = files.path() + "/clean.sqlite3";
-  ASSERT_EQ(cache::CacheAdmin::open(source.db()).export_to(clean), 3u);
+  export_three_kernels(source, clean);
+  if (HasFatalFailure()) return;
   const auto pages = std::filesystem::file_size(clean) / 4096;
   ASSERT_GE(pages, 3u);
   int refused = 0;
@@ -153,11 +157,7 @@ TEST_F(Trust07_HostileDatabase, DamageOnAnyPageIsRefusedAsDamagedOrImportsNothin
   for (std::uintmax_t page = 1; page < pages; ++page) {
     const std::string file = files.path() + "/damaged-" + std::to_string(page) + ".sqlite3";
     std::filesystem::copy_file(clean, file);
-    {
-      std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
-      f.seekp(static_cast<std::streamoff>(page * 4096));
-      f.write("\xff\xff\xff\xff\xff\xff\xff\xff", 8);
-    }
+    damage_at(file, page * 4096);
     TempDir target;
     auto admin = cache::CacheAdmin::open(target.db());
     try {
