@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cache_bench.cpp - a cold compile against persistent-cache hits, through hipacm.hpp as a C++
 // host would use it.
 #include <hipacm/hipacm.hpp>

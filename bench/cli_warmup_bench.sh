@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # cli_warmup_bench.sh - times `hipacm warmup` on N distinct kernels: cold (empty cache), then warm.
 #
 # Usage: bench/cli_warmup_bench.sh [BUILD_DIR]      (default build/release)

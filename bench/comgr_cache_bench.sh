@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # comgr_cache_bench.sh - what comgr's own cache does to `hipacm warmup --no-cache`: time and disk.
 #
 # Usage: bench/comgr_cache_bench.sh [BUILD_DIR]      (default build/release)

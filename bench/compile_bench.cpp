@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // compile_bench.cpp - wall time of one kernel set compiled four ways: serial hipRTC, hipcc, hipacm
 // in-process, hipacm workers.
 #include <hipacm/hipacm.hpp>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # rocm_compare.sh - the same hipacm-compile-bench run on each ROCm, summed up in one table.
 #
 # Usage: bench/rocm_compare.sh [LABEL[=ROOT]]...

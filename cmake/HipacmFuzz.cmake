@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # HIPACM_FUZZ=ON (clang only): libFuzzer and ASan+UBSan instrumentation everywhere, for tests/fuzz.
 option(HIPACM_FUZZ "Build the libFuzzer targets of tests/fuzz instead of the test suite (clang)" OFF)
 if(HIPACM_FUZZ)

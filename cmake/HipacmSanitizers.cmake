@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # HIPACM_SANITIZE=address turns on ASan+UBSan (no recovery); =thread turns on TSan.
 if(HIPACM_SANITIZE STREQUAL "address")
   add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)

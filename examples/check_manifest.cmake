@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # check_manifest.cmake - checks kernels/manifest.json against the *.hip files and their directives.
 #
 # Usage: cmake -DKERNELS_DIR=<examples/kernels> -P check_manifest.cmake

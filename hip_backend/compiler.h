@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // compiler.h - the one-method compile interface and its request/result types.
 #pragma once
 

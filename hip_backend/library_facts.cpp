@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // library_facts.cpp - remembers facts read from shared libraries, keyed by dlopen's search inputs
 // and validated against the library file's identity.
 #include "hip_backend/library_facts.h"

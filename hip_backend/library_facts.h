@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // library_facts.h - facts read from a shared library (a version, a target list), remembered
 // across processes while nothing that decides which library file dlopen picks has changed.
 #pragma once

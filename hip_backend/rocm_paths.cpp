@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // rocm_paths.cpp - ROCm install trees and the candidate lists built from them.
 #include "hip_backend/rocm_paths.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // rocm_paths.h - where ROCm's libraries are looked for: the dynamic linker's own search, the
 // install trees that ROCM_PATH and HIP_PATH name, and AMD's /opt/rocm layout.
 #pragma once

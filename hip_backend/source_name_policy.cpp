@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // source_name_policy.cpp - which source and header names may reach the compiler's file system.
 #include "hip_backend/source_name_policy.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // target_arch.cpp - which platform an arch names, from its prefix alone.
 #include "hip_backend/target_arch.h"
 

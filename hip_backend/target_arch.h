@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // target_arch.h - which platform an arch names: gfx* and amdgcnspirv AMD, sm_/compute_ NVIDIA.
 #pragma once
 

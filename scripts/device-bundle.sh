@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # device-bundle.sh - builds the NVIDIA device suite (Release) and packs it, with the shared
 # libraries a bare CUDA image may lack, into .device-bundle/ for tests/device/run.sh.
 set -uo pipefail

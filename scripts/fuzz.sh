@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds the libFuzzer targets (build/fuzz, clang-14) and fuzzes each over a copy of its corpus for a
 # bounded time; fails, naming the reproducer, if any target crashes, leaks, times out or runs out of memory.
 #

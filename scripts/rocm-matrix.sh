@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs a Debian 12 build of hipacm against ROCm 6.4 and ROCm 7.2 in Debian sid roots: the release ctest, every arch comgr lists, and one cache carried from ROCm 6.4 to 7.2.
 #
 # Usage: scripts/rocm-matrix.sh BUILD_DIR   (as root; docs/ROCM.md explains each step)

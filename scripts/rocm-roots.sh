@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Makes, or reuses from its cache, the Debian sid minbase roots that carry ROCm 6.4 and ROCm 7.2.
 #
 # Usage: scripts/rocm-roots.sh [NAME...]

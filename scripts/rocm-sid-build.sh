@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds hipacm with Debian sid's compiler and libraries in a copy of the ROCm 6.4 root, then runs its release ctest there.
 #
 # Usage: scripts/rocm-sid-build.sh [BUILD_DIR]   (as root; BUILD_DIR defaults to build/rocm-sid)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds hipacm and runs every test: a release build, the bindings, the ROCm 6.4/7.2 matrix,
 # libFuzzer targets for a bounded time, then ASan+UBSan, then TSan.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The main job: builds hipacm, then warms every example kernel through the hipacm tool twice:
 # the first run compiles what the persistent cache lacks, the second is served from the cache.
 set -euo pipefail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // byte_reader.h - bounded little-endian reads of untrusted bytes: no offset, length or count can
 // reach past the end.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // dynamic_library.cpp - dlopen/dlsym/dlclose behind an RAII handle.
 #include "support/dynamic_library.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // dynamic_library.h - an owning dlopen handle: move-only, dlclose'd when it goes away.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // environment.cpp - the one way hipacm reads environment variables: secure_getenv, empty as unset.
 #include "support/environment.h"
 

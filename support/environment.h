@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // environment.h - the one way hipacm reads environment variables: secure_getenv, empty as unset.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // failure.cpp - turns the exception in flight into a status and message, written once.
 #include "support/failure.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // failure.h - one error path: a status with its message, the exception in flight turned into one,
 // and Expected<T> for results that are a value or a failure.
 #pragma once

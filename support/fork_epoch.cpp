@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fork_epoch.cpp - one pthread_atfork registration that runs every participant in rank order.
 #include "support/fork_epoch.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fork_epoch.h - the process's one set of fork() handlers, the order they take locks in, and the
 // count of forks that tells a child's objects from its parent's.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // lazy_library.cpp - finds a library among its candidates and binds it, with one wording for
 // every failure.
 #include "support/lazy_library.h"

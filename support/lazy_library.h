@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // lazy_library.h - the one way a library is loaded at run time: candidates with an environment
 // override, entry points bound by name, at most one load per process.
 #pragma once

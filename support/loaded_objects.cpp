@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // loaded_objects.cpp - walks the dynamic linker's list of mapped objects and reads each one's
 // build ID and dependencies from its mapped program headers.
 #include "support/loaded_objects.h"

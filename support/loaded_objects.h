@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // loaded_objects.h - what the dynamic linker has mapped into this process: each object's file,
 // GNU build ID and DT_NEEDED names, read from memory without opening any file.
 #pragma once

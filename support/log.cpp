@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // log.cpp - hipacm's only path to the host's stderr: leveled, prefixed, and quiet on request.
 #include "support/log.h"
 #include "support/environment.h"
@@ -8,8 +9,11 @@
 #include <boost/thread/lock_guard.hpp>
 #include <boost/thread/mutex.hpp>
 
+#include <atomic>
 #include <cstdlib>
+#include <mutex>
 #include <set>
+#include <shared_mutex>
 #include <string>
 
 namespace hipacm::backend {
@@ -42,12 +46,53 @@ const char* level_name(LogLevel level) {
   return "log";
 }
 
+// The host's sink. Calls hold the lock shared, so set_log_sink (exclusive)
+// returns only after every running call of the old sink has finished.
+struct SinkState {
+  std::shared_mutex mutex;
+  LogSink sink = nullptr;
+  void* user_data = nullptr;
+  LogLevel max_level = LogLevel::kOff;
+};
+
+SinkState& sink_state() {
+  static NoDestructor<SinkState> state;
+  return *state;
+}
+
+// Whether a sink is installed, readable without the lock: most lines are
+// filtered out before anything is locked or formatted.
+constinit std::atomic<bool> sink_installed{false};
+
+// Delivers to the host's sink; false when none is installed.
+bool deliver_to_sink(LogLevel level, std::string_view message) {
+  if (!sink_installed.load(std::memory_order_acquire)) return false;
+  SinkState& state = sink_state();
+  std::shared_lock lock(state.mutex);
+  if (state.sink == nullptr) return false;
+  if (static_cast<int>(level) <= static_cast<int>(state.max_level)) {
+    const std::string text(message);
+    state.sink(state.user_data, static_cast<std::int32_t>(level), text.c_str());
+  }
+  return true;
+}
+
 }  // namespace
+
+void set_log_sink(LogSink sink, void* user_data, LogLevel max_level) noexcept {
+  SinkState& state = sink_state();
+  std::unique_lock lock(state.mutex);
+  state.sink = sink;
+  state.user_data = user_data;
+  state.max_level = max_level;
+  sink_installed.store(sink != nullptr, std::memory_order_release);
+}
 
 void log(LogLevel level, std::string_view message) noexcept {
   try {
-    if (level == LogLevel::kOff || static_cast<int>(level) > static_cast<int>(configured_level()))
-      return;
+    if (level == LogLevel::kOff) return;
+    if (deliver_to_sink(level, message)) return;
+    if (static_cast<int>(level) > static_cast<int>(configured_level())) return;
     std::string line = std::string("hipacm: ") + level_name(level) + ": ";
     line.append(message);
     line.push_back('\n');

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // no_destructor.h - storage for a process-lifetime object whose destructor never runs.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // sha256.cpp - incremental SHA-256 through OpenSSL's EVP interface, with injective field encoding.
 #include "support/sha256.h"
 

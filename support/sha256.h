@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // sha256.h - incremental SHA-256 through OpenSSL's EVP interface, with injective field encoding.
 #pragma once
 

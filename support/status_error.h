@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // status_error.h - the exception that carries a hipacm_status up to where it becomes a result.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // unique_fd.h - an owning file descriptor: closed exactly once, movable, never copied.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // main.cpp - the hipacm command-line tool: global options, --version, and subcommand dispatch.
 #include <fmt/core.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // bench_args.h - walks a benchmark's "--option [value]" arguments one at a time.
 #pragma once
 

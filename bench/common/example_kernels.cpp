@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // example_kernels.cpp - reads the example kernels from their directives or a manifest.
 #include "bench/common/example_kernels.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // example_kernels.h - the example kernels as compile requests, read from their "// hipacm:"
 // directives or from a manifest, for the benchmarks and the device checks alike.
 #pragma once

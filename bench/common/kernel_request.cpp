@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kernel_request.cpp - builds hipacm requests from KernelSources.
 #include "bench/common/kernel_request.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kernel_request.h - a KernelSource as the hipacm::Request that submits it.
 #pragma once
 

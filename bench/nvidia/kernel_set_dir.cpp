@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kernel_set_dir.cpp - writes and reads the NVIDIA benchmark's generated kernel directory.
 #include "kernel_set_dir.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kernel_set_dir.h - the NVIDIA benchmark's kernel set: generated once into a directory with a
 // manifest, then read by every variant (C++ and Python) so all of them compile the same sources.
 #pragma once

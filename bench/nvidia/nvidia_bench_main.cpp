@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // nvidia_bench_main.cpp - hipacm-nvidia-bench: one generated kernel set compiled for an NVIDIA
 // arch by a serial NVRTC loop, by hipacm in-process and by hipacm worker pools of several sizes,
 // each measurement in a fresh child process, variants alternating across rounds.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // nvrtc_library.cpp - binds the handful of NVRTC entry points the serial baseline calls.
 #include "nvrtc_library.h"
 

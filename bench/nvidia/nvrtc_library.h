@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // nvrtc_library.h - plain NVRTC, loaded with dlopen: the serial baseline every variant is
 // compared against.
 #pragma once

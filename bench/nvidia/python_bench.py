@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """python_bench.py - the Python side of the NVIDIA compile benchmark, on the same generated kernel
 set as hipacm-nvidia-bench:
 

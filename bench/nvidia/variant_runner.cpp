@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // variant_runner.cpp - the variants themselves: a plain NVRTC loop and hipacm modes.
 #include "variant_runner.h"
 

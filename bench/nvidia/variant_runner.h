@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // variant_runner.h - runs one benchmark variant in the current process and measures it.
 #pragma once
 

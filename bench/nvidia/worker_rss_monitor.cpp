@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // worker_rss_monitor.cpp - reads Name, PPid, VmRSS and VmHWM of child processes from /proc.
 #include "worker_rss_monitor.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // worker_rss_monitor.h - samples the peak resident set (VmHWM) of this process's hipacm-worker
 // children while a benchmark variant runs.
 #pragma once

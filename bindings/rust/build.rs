@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 //! Links the crate against libhipacm.
 //!
 //! The library directory comes from `HIPACM_LIB_DIR`; without it, from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* warm_examples.c - a C99 walk-through of the hipacm C ABI: load it, compile files in one mode. */
 #define _POSIX_C_SOURCE 200809L
 

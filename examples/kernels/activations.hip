@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // relu_f32 / gelu_f32: out[i] = act(in[i]); grid ceil(n/256), block 256; args (in, out, n)
 // hipacm: option=-O3
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // out[r][c] = gelu(in[r][c]+bias[c]); grid ceil(rows*cols/256), block 256; (in,bias,out,rows,cols)
 // hipacm: option=-O3
 // hipacm: header=include/hipacm_example_math.h

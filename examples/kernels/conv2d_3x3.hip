@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // 3x3 filter, clamped edges; grid (ceil(W/16), ceil(H/16)), block (16,16); (in,out,filter,W,H)
 // hipacm: option=-O3
 //

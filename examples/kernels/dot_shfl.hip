@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // *result += dot(x, y) via warp shuffles; grid G, block 256; args (x, y, result, n)
 // hipacm: option=-O3
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // C = A*B, MxK * KxN floats; grid (ceil(N/16), ceil(M/16)), block (16,16); args (A,B,C,M,N,K)
 // hipacm: option=-O3
 //

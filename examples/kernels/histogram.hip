@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // 256-bin byte histogram, atomics; grid G, block 256; args (data, int n, unsigned* hist)
 //
 // Per-block histogram in shared memory with atomicAdd, merged into the global histogram with one

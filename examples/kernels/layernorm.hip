@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // row-wise layer norm (float); grid rows, block 256; args (in,out,gamma,beta,rows,cols,eps)
 // hipacm: option=-O3
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // y = A * x, A row-major rows x cols; grid ceil(rows/256), block 256; args (A, x, y, rows, cols)
 // hipacm: option=-O3
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // inclusive int scan (n <= 65536): grid ceil(n/256), block 256; 3 launches and args listed below
 // hipacm: option=-O3
 //

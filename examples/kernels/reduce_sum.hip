@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // block_sums[b] = partial sums of in (float); grid G, block 256; args (in, block_sums, int n)
 // hipacm: option=-O3
 // hipacm: option=-DBLOCK_SIZE=256

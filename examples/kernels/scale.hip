@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // data[i] *= factor, T float/double; grid ceil(n/256), block 256; args (T* data, T factor, n)
 // hipacm: name_expression=scale<float>
 // hipacm: name_expression=scale<double>

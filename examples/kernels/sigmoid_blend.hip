@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // out[i] = lerp(a[i], b[i], sigmoid(t[i])); grid ceil(n/256), block 256; args (a, b, t, out, n)
 // hipacm: header=include/hipacm_example_math.h
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // out[r][:] = softmax(in[r][:]) (float); grid rows, block 256; args (in, out, rows, cols)
 // hipacm: option=-O3
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // out = in^T, in rows x cols; grid (ceil(cols/32), ceil(rows/32)), block (32,8); (in,out,rows,cols)
 // hipacm: option=-O3
 //

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """demo.py - the same failing compile inside Triton's AsyncCompileMode and inside hipacm's.
 
 Triton 3.6.0 (triton/runtime/_async_compile.py): AsyncCompileMode.__exit__ first waits for every

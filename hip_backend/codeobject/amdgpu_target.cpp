@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // amdgpu_target.cpp - decodes an AMDGPU ELF header's code-object version, processor, target
 // features and generic version, and compares them with a requested target id.
 #include "hip_backend/codeobject/amdgpu_target.h"

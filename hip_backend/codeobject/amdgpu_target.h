@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // amdgpu_target.h - what an AMDGPU ELF header says about its target: code-object version,
 // processor, xnack/sramecc settings and generic version, and whether that answers a requested arch.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // code_object_check.cpp - decides whether a compiled code object is usable: AMDGPU HSA of an
 // accepted code-object version, the requested processor and features, all kernels.
 #include "hip_backend/codeobject/code_object_check.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // code_object_check.h - the success criterion for a compiled code object.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // compile_result_check.h - the one acceptance test for a code object claimed to answer a request.
 #pragma once
 

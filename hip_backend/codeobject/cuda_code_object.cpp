@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cuda_code_object.cpp - decides whether an NVIDIA code object (CUBIN or PTX) is usable.
 #include "hip_backend/codeobject/cuda_code_object.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cuda_code_object.h - the check of an NVIDIA code object (CUBIN or PTX) and its PTX entry names.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // definite_kernels.cpp - extern "C" kernels every compile of a request must produce, by a lexical
 // scan that gives up wherever the preprocessor could change the answer.
 #include "hip_backend/codeobject/definite_kernels.h"

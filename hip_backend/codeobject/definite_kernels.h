@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // definite_kernels.h - extern "C" kernels every compile of a request must produce.
 #pragma once
 

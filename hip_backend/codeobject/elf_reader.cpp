@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // elf_reader.cpp - a bounds-checked ELF64 little-endian reader: header, section table, symbols.
 #include "hip_backend/codeobject/elf_reader.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // elf_reader.h - a small bounds-checked ELF64 reader for GPU code objects.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // offload_bundle.cpp - lists the entries of an uncompressed clang offload bundle without trusting
 // its counts, lengths or offsets.
 #include "hip_backend/codeobject/offload_bundle.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // offload_bundle.h - a bounds-checked reader of uncompressed clang offload bundles (the HIP fat
 // binary format): the entries' ids and where their bytes lie.
 #pragma once

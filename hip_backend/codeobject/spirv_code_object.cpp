@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // spirv_code_object.cpp - decides whether an amdgcnspirv answer is usable: a well-formed SPIR-V
 // module, bare or bundled, holding every required name.
 #include "hip_backend/codeobject/spirv_code_object.h"

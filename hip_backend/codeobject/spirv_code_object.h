@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // spirv_code_object.h - the check of an "amdgcnspirv" answer: a SPIR-V module, bare or in the one
 // SPIR-V entry of an offload bundle, and the kernels it confirms.
 #pragma once

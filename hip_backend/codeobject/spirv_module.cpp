@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // spirv_module.cpp - reads a SPIR-V binary module word by word, trusting no count or length in it.
 #include "hip_backend/codeobject/spirv_module.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // spirv_module.h - a bounds-checked reader of SPIR-V binary modules: header, memory model, kernel
 // entry points and exported names.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // symbol_check.cpp - what the AMDGPU and NVIDIA code-object checks share, written once.
 #include "hip_backend/codeobject/symbol_check.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // symbol_check.h - what the AMDGPU and NVIDIA code-object checks share: reading an object for one
 // machine, finding the required names it lacks, and listing names in a message.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cuda_driver_api.cpp - finds, binds and initializes the CUDA driver at run time, once per process.
 #include "hip_backend/device/cuda_driver_api.h"
 

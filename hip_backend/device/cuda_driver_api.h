@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cuda_driver_api.h - the CUDA driver entry points for module loading, dlopen'd from libcuda.so.1.
 #pragma once
 

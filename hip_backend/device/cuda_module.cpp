@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cuda_module.cpp - a code object loaded into a device's primary CUDA context, unloaded with it
 // pushed.
 #include "hip_backend/device/cuda_driver_api.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // device_arch.cpp - the current GPU's arch through a dlopen'd HIP runtime, and the default arch.
 #include "hip_backend/device/device_arch.h"
 

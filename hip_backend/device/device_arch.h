@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // device_arch.h - finds the arch of the current GPU, and the default arch.
 #pragma once
 

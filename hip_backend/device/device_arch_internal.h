@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // device_arch_internal.h - backend-private: the HIP runtime query behind current_device_arch.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hip_module.cpp - a code object loaded through the HIP runtime (hipModuleLoadData), unloaded with
 // it.
 #include "hip_backend/device/hip_runtime.h"

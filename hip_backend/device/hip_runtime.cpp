@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hip_runtime.cpp - finds and binds the HIP runtime at run time, once per process.
 #include "hip_backend/device/hip_runtime.h"
 

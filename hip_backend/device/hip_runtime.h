@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hip_runtime.h - the HIP runtime (libamdhip64), found once per process for module loading and
 // device queries alike.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // module_loader.cpp - load_module: picks the CUDA or HIP loader by arch, keeps exceptions inside,
 // and words the outcomes of both.
 #include "hip_backend/device/module_loader.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // module_loader.h - loads a code object into a device (CUDA primary context or HIP) and resolves
 // its kernels.
 #pragma once

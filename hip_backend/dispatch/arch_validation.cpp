@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // arch_validation.cpp - whether an arch can be compiled here, asked of the compiler that serves it.
 #include "hip_backend/dispatch/arch_validation.h"
 

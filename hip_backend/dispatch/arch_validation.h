@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // arch_validation.h - whether an arch can be compiled here: checked against NVRTC or comgr and
 // hipRTC.
 #pragma once

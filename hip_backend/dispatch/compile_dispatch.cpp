@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // compile_dispatch.cpp - the in-process compile step for any arch: NVRTC or hipRTC by prefix.
 #include "hip_backend/dispatch/compile_dispatch.h"
 

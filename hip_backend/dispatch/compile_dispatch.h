@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // compile_dispatch.h - the in-process compile step for any arch: NVRTC or hipRTC by its prefix.
 #pragma once
 

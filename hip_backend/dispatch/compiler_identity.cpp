@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // compiler_identity.cpp - the compiler's backend name and exact version string for an arch.
 #include "hip_backend/dispatch/compiler_identity.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // compiler_identity.h - which compiler (backend and exact version) produces code for an arch.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // compiler_inventory.cpp - describes hipRTC and NVRTC as this process finds them.
 #include "hip_backend/dispatch/compiler_inventory.h"
 

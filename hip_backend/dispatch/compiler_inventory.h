@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // compiler_inventory.h - every compiler hipacm can use here (hipRTC, NVRTC), for tools and backend
 // info.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // amdgpu_arch_check.cpp - arch strings checked before hipRTC sees them, with messages that say
 // what would work instead.
 #include "hip_backend/hiprtc/amdgpu_arch_check.h"

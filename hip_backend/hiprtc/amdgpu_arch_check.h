@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // amdgpu_arch_check.h - backend-private: an arch string checked against comgr's target table and
 // what is known of the hipRTC that would compile it.
 #pragma once

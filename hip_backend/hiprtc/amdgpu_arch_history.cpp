@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // amdgpu_arch_history.cpp - the table of newer AMDGPU processors and the releases that know them.
 #include "hip_backend/hiprtc/amdgpu_arch_history.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // amdgpu_arch_history.h - which checked ROCm releases know the newer AMDGPU processors, for
 // messages about processors this comgr does not list.
 #pragma once

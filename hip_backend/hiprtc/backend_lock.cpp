@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // backend_lock.cpp - the ROCm lock's storage, created on first use and never destroyed.
 #include "hip_backend/hiprtc/backend_lock.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // backend_lock.h - the one lock around ROCm's process-wide state: hipRTC, comgr and the HIP
 // runtime.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // comgr_isa.cpp - reads comgr's ISA list (dlopen'd) and validates arch strings against it.
 #include "hip_backend/hiprtc/comgr_isa.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // comgr_isa.h - the list of AMDGPU targets that this machine's comgr knows, and arch validation.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // comgr_isa_internal.h - backend-private: the uncached comgr ISA loader and table-driven arch
 // validation.
 #pragma once

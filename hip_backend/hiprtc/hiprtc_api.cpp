@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hiprtc_api.cpp - finds and binds hipRTC at run time, once per process.
 #include "hip_backend/hiprtc/hiprtc_api.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hiprtc_api.h - the hipRTC entry points, loaded at run time with dlopen/dlsym.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hiprtc_arch_options.cpp - the request's archs checked and hipRTC's target option chosen.
 #include "hip_backend/hiprtc/hiprtc_arch_options.h"
 

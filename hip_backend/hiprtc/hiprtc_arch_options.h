@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hiprtc_arch_options.h - backend-private: every arch in a request checked, and the option that
 // tells hipRTC which target to compile for.
 #pragma once

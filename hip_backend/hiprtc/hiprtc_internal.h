@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hiprtc_internal.h - backend-private hipRTC pieces: the uncached loader, result codes and names.
 #pragma once
 

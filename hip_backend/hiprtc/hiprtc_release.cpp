@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hiprtc_release.cpp - the ROCm release of a hipRTC library, from its name or its install tree.
 #include "hip_backend/hiprtc/hiprtc_release.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hiprtc_release.h - what arch validation knows of the hipRTC that would compile: its library and
 // the ROCm release that library comes from.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // inprocess_compiler.cpp - one hipRTC compile under the process-wide lock, checked before success.
 #include "hip_backend/hiprtc/inprocess_compiler.h"
 

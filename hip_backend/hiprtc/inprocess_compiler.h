@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // inprocess_compiler.h - one hipRTC compile in this process, serialized by the process-wide lock.
 #pragma once
 

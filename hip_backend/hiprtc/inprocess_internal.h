@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // inprocess_internal.h - backend-private: the in-process compile with an explicit hipRTC table.
 #pragma once
 

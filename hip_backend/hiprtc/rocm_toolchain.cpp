@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // rocm_toolchain.cpp - reads hipRTC's whole compile chain from the process's mapped objects.
 #include "hip_backend/hiprtc/rocm_toolchain.h"
 

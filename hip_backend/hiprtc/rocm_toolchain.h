@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // rocm_toolchain.h - the compiler that a gfx compile really runs: the hipRTC that loads, the
 // comgr that this hipRTC loads in turn, the LLVM under it, and one fingerprint of them all.
 #pragma once

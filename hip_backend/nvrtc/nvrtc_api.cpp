@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // nvrtc_api.cpp - finds and binds NVRTC at run time, once per process.
 #include "hip_backend/nvrtc/nvrtc_api.h"
 

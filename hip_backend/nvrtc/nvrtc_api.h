@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // nvrtc_api.h - the NVRTC entry points, loaded at run time with dlopen/dlsym.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // nvrtc_compiler.cpp - one NVRTC compile of a HIP source: options, prelude, code object, check.
 #include "hip_backend/nvrtc/nvrtc_compiler.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // nvrtc_compiler.h - one HIP source compiled for an NVIDIA arch with NVRTC, checked before success.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // nvrtc_prelude.cpp - the text of the HIP-on-NVIDIA device prelude.
 #include "hip_backend/nvrtc/nvrtc_prelude.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // nvrtc_prelude.h - the device-side HIP prelude that NVRTC compiles pre-include as
 // hip/hip_runtime.h.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // rtc_shared.h - what hipRTC and NVRTC share: hipRTC copies NVRTC's C API, its entry points,
 // result codes and their names.
 #pragma once

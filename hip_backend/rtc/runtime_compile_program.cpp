@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // runtime_compile_program.cpp - the request checks, result mapping and error path that the hipRTC
 // and NVRTC compiles share.
 #include "hip_backend/rtc/runtime_compile_program.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // runtime_compile_program.h - one program template for hipRTC and NVRTC, with the request checks,
 // result mapping and error path that both compiles share.
 #pragma once

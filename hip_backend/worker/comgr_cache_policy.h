@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // comgr_cache_policy.h - comgr's own on-disk cache is off in hipacm-worker unless the user chose
 // it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // private_temp_dir.h - a mode-0700 directory from mkdtemp, removed with all it holds, links
 // unfollowed.
 #pragma once

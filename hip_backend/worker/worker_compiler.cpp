@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // worker_compiler.cpp - one compile: check out a worker, run the request, give the worker back.
 #include "hip_backend/worker/worker_compiler.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // worker_compiler.h - the Compiler that runs each compile in a pooled hipacm-worker process.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // worker_faults.cpp - parses and matches hipacm-worker's test-only fault specs.
 #include "hip_backend/worker/worker_faults.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // worker_faults.h - test-only fault injection for hipacm-worker, off unless explicitly enabled.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // worker_fd_registry.cpp - records worker descriptors and closes them in a fork()ed child.
 #include "hip_backend/worker/worker_fd_registry.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // worker_fd_registry.h - the host's worker descriptors, closed in a fork()ed child.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // worker_locator.cpp - finds hipacm-worker from $HIPACM_WORKER or beside the loaded plugin.
 #include "hip_backend/worker/worker_locator.h"
 

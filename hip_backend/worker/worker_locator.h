@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // worker_locator.h - finds the hipacm-worker executable for this build or installation.
 #pragma once
 

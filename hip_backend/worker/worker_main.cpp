@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // worker_main.cpp - hipacm-worker: serves compile requests over an inherited socket until EOF.
 //
 // Usage: hipacm-worker --fd N --parent-pid P [--temp-dir DIR]

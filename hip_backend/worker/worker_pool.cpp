@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // worker_pool.cpp - checks hipacm-worker processes out and in, retires idle ones, survives fork().
 #include "hip_backend/worker/worker_pool.h"
 

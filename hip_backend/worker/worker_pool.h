@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // worker_pool.h - the process-wide pool of warm hipacm-worker processes, shared by every mode.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // worker_process.cpp - spawns, talks to, times out and reaps one hipacm-worker process.
 #include "hip_backend/worker/worker_process.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // worker_process.h - one hipacm-worker child process: spawn, compile with a deadline, reap.
 #pragma once
 

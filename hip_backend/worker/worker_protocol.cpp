@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // worker_protocol.cpp - encodes, decodes and transports host<->worker frames with hard limits.
 #include "hip_backend/worker/worker_protocol.h"
 

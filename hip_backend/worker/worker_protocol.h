@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // worker_protocol.h - the binary, length-prefixed, versioned wire format between host and
 // hipacm-worker.
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hipacm.h - the public C ABI of the hipacm asynchronous kernel-compile plugin. */
 #ifndef HIPACM_HIPACM_H
 #define HIPACM_HIPACM_H
@@ -42,7 +43,7 @@ extern "C" {
  * encoding, which version the plugin granted. All are integer constant
  * expressions, usable in #if. */
 #define HIPACM_ABI_VERSION_MAJOR 1
-#define HIPACM_ABI_VERSION_MINOR 3
+#define HIPACM_ABI_VERSION_MINOR 4
 #define HIPACM_ABI_VERSION_ENCODE(major, minor) (((major) << 16) | (minor))
 #define HIPACM_ABI_VERSION_MAJOR_OF(version) ((version) >> 16)
 #define HIPACM_ABI_VERSION_MINOR_OF(version) ((version)&0xFFFF)
@@ -136,6 +137,15 @@ typedef struct hipacm_mode_config {
    * HIPACM_LOAD_NONE (-1, the default) compiles only. */
   int32_t load_device;
   /* ---- end of version 3 (ABI 1.2) ---- */
+  /* Negative cache (ABI 1.4). Nonzero: a compile that fails with
+   * HIPACM_ERROR_COMPILATION is stored in the persistent cache, keyed exactly
+   * like a success, and a later request with the same key fails at once with
+   * the stored log and message instead of compiling again. Crashes, timeouts
+   * and cancellations are never stored. Storing needs HIPACM_CACHE_READWRITE;
+   * stored failures are served only while this field is nonzero. Default 0. */
+  int32_t cache_failures;
+  int32_t reserved_1_4; /* set to 0 by hipacm_mode_config_init; ignored */
+  /* ---- end of version 4 (ABI 1.4) ---- */
 } hipacm_mode_config;
 
 /* One compile request. Every pointer is borrowed for the duration of the call
@@ -294,6 +304,55 @@ HIPACM_API const char* hipacm_last_error_message(void);
  * BACKEND_UNAVAILABLE (with *out still filled) when hipRTC cannot be loaded. */
 HIPACM_API hipacm_status hipacm_get_backend_info(hipacm_backend_info* out);
 
+/* Log levels for hipacm_set_log_callback (ABI 1.4). $HIPACM_LOG names them
+ * off, error, warning (the default), info and debug. */
+#define HIPACM_LOG_OFF 0
+#define HIPACM_LOG_ERROR 1
+#define HIPACM_LOG_WARNING 2
+#define HIPACM_LOG_INFO 3
+#define HIPACM_LOG_DEBUG 4
+
+/* Receives one log event: `level` is a HIPACM_LOG_* value and `message` a
+ * NUL-terminated line without the "hipacm: " prefix or a newline, borrowed for
+ * the duration of the call. It may run on any thread, the plugin's own pool
+ * threads included, and concurrently; it must not block for long, and it must
+ * not call hipacm_set_log_callback. (ABI 1.4) */
+typedef void (*hipacm_log_fn)(void* user_data, int32_t level, const char* message);
+
+/* Sends the plugin's log events to `fn` instead of stderr: every event at or
+ * below `max_level` (HIPACM_LOG_ERROR ... HIPACM_LOG_DEBUG; HIPACM_LOG_OFF
+ * drops them all). fn NULL restores the default: lines on stderr, filtered by
+ * $HIPACM_LOG. When the call returns, the callback it replaced is no longer
+ * running and is never called again, so its user_data may be freed.
+ * Returns SUCCESS, or INVALID_ARGUMENT for a level outside 0..4 (nothing is
+ * changed then). (ABI 1.4) */
+HIPACM_API hipacm_status hipacm_set_log_callback(hipacm_log_fn fn, void* user_data,
+                                                 int32_t max_level);
+
+/* Process-wide counters since the plugin was loaded (ABI 1.4). Each is
+ * monotonic; read them twice and subtract to measure an interval. */
+typedef struct hipacm_stats {
+  size_t struct_size;        /* caller sets sizeof(hipacm_stats) */
+  uint64_t compiles;         /* compiler runs started (in-process or in a worker) */
+  uint64_t compile_failures; /* compiler runs that ended HIPACM_ERROR_COMPILATION */
+  uint64_t cache_hits;       /* requests served from the persistent cache */
+  uint64_t cache_misses;     /* cache lookups that found nothing usable */
+  uint64_t cache_stores;     /* code objects written to the cache */
+  uint64_t bytes_stored;     /* code object bytes written to the cache */
+  uint64_t cache_evictions;  /* entries removed to keep the cache in its bound */
+  uint64_t bytes_evicted;    /* code object bytes those entries held */
+  uint64_t worker_spawns;    /* hipacm-worker processes started */
+  uint64_t worker_crashes;   /* workers that died during a compile */
+  uint64_t timeouts;         /* compiles killed at compile_timeout_ms */
+  uint64_t cached_failures;  /* requests failed at once from a stored failure */
+  /* ---- end of version 1 (ABI 1.4) ---- */
+} hipacm_stats;
+
+/* Fills the first out->struct_size bytes of *out. Returns SUCCESS;
+ * INVALID_ARGUMENT for NULL; ABI_MISMATCH for a struct_size below version 1.
+ * (ABI 1.4) */
+HIPACM_API hipacm_status hipacm_get_stats(hipacm_stats* out);
+
 /* The function table: one dlsym gives a host everything. */
 typedef struct hipacm_provider {
   size_t struct_size;
@@ -323,6 +382,9 @@ typedef struct hipacm_provider {
   /* ---- end of version 1 (ABI 1.0) ---- */
   void (*mode_config_init_sized)(hipacm_mode_config*, size_t); /* ABI 1.1 */
   /* ---- end of version 2 (ABI 1.1) ---- */
+  hipacm_status (*set_log_callback)(hipacm_log_fn, void*, int32_t); /* ABI 1.4 */
+  hipacm_status (*get_stats)(hipacm_stats*);                        /* ABI 1.4 */
+  /* ---- end of version 3 (ABI 1.4) ---- */
 } hipacm_provider;
 
 /* Returns the function table for the requested ABI version, or NULL if this

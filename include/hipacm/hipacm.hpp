@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hipacm.hpp - a header-only C++17 RAII layer over the hipacm C ABI (hipacm.h).
 #ifndef HIPACM_HIPACM_HPP
 #define HIPACM_HIPACM_HPP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // backend_info.cpp - hipacm_get_backend_info: what compiler was found, where, and the default arch.
 #include <hipacm/hipacm.h>
 

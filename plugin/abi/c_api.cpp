@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // c_api.cpp - the exported hipacm_* entry points: argument checks and exception fencing.
 #include <hipacm/hipacm.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // entry_guard.h - the try/catch wrapper that every C entry point runs its body in.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // last_error.cpp - the thread-local message behind hipacm_last_error_message().
 #include "plugin/abi/last_error.h"
 

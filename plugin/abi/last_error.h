@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // last_error.h - the thread-local message behind hipacm_last_error_message().
 #pragma once
 

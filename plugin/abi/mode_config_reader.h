@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mode_config_reader.h - reads a caller's hipacm_mode_config into the mode's plain ModeConfig.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // provider.cpp - hipacm_get_provider: the one symbol a host needs to dlsym, and its version tables.
 #include <hipacm/hipacm.h>
 
@@ -43,6 +44,8 @@ constexpr hipacm_provider make_provider(std::uint32_t granted,
       &hipacm_last_error_message,
       &hipacm_get_backend_info,
       &hipacm_mode_config_init_sized,
+      &hipacm_set_log_callback,
+      &hipacm_get_stats,
   };
 }
 
@@ -62,6 +65,7 @@ constexpr hipacm_provider kProviderByMinor[] = {
     make_provider(HIPACM_ABI_VERSION_ENCODE(1, 1), &init_mode_config<hipacm::kModeConfigV2Size>),
     make_provider(HIPACM_ABI_VERSION_ENCODE(1, 2), &init_mode_config<hipacm::kModeConfigV3Size>),
     make_provider(HIPACM_ABI_VERSION_ENCODE(1, 3), &init_mode_config<hipacm::kModeConfigV3Size>),
+    make_provider(HIPACM_ABI_VERSION_ENCODE(1, 4), &init_mode_config<hipacm::kModeConfigV4Size>),
 };
 constexpr std::uint32_t kNewestMinor = std::size(kProviderByMinor) - 1;
 static_assert(kNewestMinor == HIPACM_ABI_VERSION_MINOR,

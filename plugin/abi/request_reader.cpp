@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // request_reader.cpp - validates a caller's hipacm_request and copies it into owned C++ form.
 #include "plugin/abi/request_reader.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // request_reader.h - validates a caller's hipacm_request and copies it into owned C++ form.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // status_strings.cpp - the fixed names of hipacm_status values.
 #include <hipacm/hipacm.h>
 

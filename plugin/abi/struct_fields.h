@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // struct_fields.h - reads caller-filled ABI structs whose struct_size may be older or newer.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // struct_versions.h - the sizes of the versions of each caller-filled ABI struct.
 #pragma once
 
@@ -19,14 +20,23 @@ inline constexpr std::size_t kModeConfigV2Size =
     offsetof(hipacm_mode_config, compile_timeout_ms) + sizeof(std::uint32_t);
 inline constexpr std::size_t kModeConfigV3Size =
     offsetof(hipacm_mode_config, load_device) + sizeof(std::int32_t);
+// Version 4 (ABI 1.4): cache_failures, and a reserved field that keeps the
+// struct free of tail padding.
+inline constexpr std::size_t kModeConfigV4Size =
+    offsetof(hipacm_mode_config, reserved_1_4) + sizeof(std::int32_t);
 static_assert(kModeConfigV1Size % alignof(hipacm_mode_config) == 0 &&
                   kModeConfigV2Size % alignof(hipacm_mode_config) == 0 &&
-                  kModeConfigV3Size % alignof(hipacm_mode_config) == 0,
+                  kModeConfigV3Size % alignof(hipacm_mode_config) == 0 &&
+                  kModeConfigV4Size % alignof(hipacm_mode_config) == 0,
               "each version ends where that header's sizeof ends (no tail padding)");
-static_assert(kModeConfigV3Size == sizeof(hipacm_mode_config),
+static_assert(kModeConfigV4Size == sizeof(hipacm_mode_config),
               "a field appended to hipacm_mode_config needs a version size here and a "
               "provider table in provider.cpp");
 inline constexpr std::size_t kRequestV1Size = offsetof(hipacm_request, user_data) + sizeof(void*);
+inline constexpr std::size_t kStatsV1Size =
+    offsetof(hipacm_stats, cached_failures) + sizeof(std::uint64_t);
+static_assert(kStatsV1Size == sizeof(hipacm_stats),
+              "a field appended to hipacm_stats needs a version size here");
 inline constexpr std::size_t kBackendInfoV1Size =
     offsetof(hipacm_backend_info, default_arch) + sizeof(const char*);
 

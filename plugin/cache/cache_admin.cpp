@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cache_admin.cpp - the maintenance API for tools: stats, listing, verify, prune, clear, export,
 // import.
 #include "plugin/cache/cache_admin.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cache_admin.h - the maintenance API for tools: stats, listing, verify, prune, clear, export,
 // import.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // caching_compiler.cpp - a compile step that serves code objects from the persistent cache.
 #include "plugin/cache/caching_compiler.h"
 

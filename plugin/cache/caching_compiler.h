@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // caching_compiler.h - a compile step that serves code objects from the persistent cache.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // integrity.cpp - the checks a cached entry must pass before it is served or imported.
 #include "plugin/cache/integrity.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // integrity.h - the checks a cached entry must pass before it is served or imported.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // library_fact_memo.cpp - the user cache database as the backend's LibraryFactMemo.
 #include "plugin/cache/library_fact_memo.h"
 

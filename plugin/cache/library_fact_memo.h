@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // library_fact_memo.h - keeps the backend's remembered compiler-library facts in the user cache.
 #pragma once
 

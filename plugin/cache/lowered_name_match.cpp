@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // lowered_name_match.cpp - whether stored lowered names plausibly answer a request's name
 // expressions.
 #include "plugin/cache/lowered_name_match.h"

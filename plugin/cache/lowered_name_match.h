@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // lowered_name_match.h - whether stored lowered names plausibly answer a request's name
 // expressions.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // registry.cpp - the process-wide, lazily opened cache databases, one per path and access.
 #include "plugin/cache/registry.h"
 

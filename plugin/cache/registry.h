@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // registry.h - the process-wide, lazily opened cache databases, one per path and access.
 #pragma once
 

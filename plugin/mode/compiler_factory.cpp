@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // compiler_factory.cpp - picks the compile step (in-process or worker processes) for a mode.
 #include "plugin/mode/compiler_factory.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // compiler_factory.h - picks the compile step (in-process or worker processes) for a mode.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // device_loading.cpp - after a compile: list the code object's kernels and, with load_device, load
 // it.
 #include "plugin/mode/device_loading.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // device_loading.h - after a compile: list the code object's kernels and, with load_device, load
 // it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // future.cpp - one compile's outcome: reference counted, with exactly-once callbacks.
 #include "plugin/mode/future.h"
 

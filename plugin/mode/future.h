@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // future.h - one compile's outcome: reference counted, with exactly-once callbacks.
 #pragma once
 

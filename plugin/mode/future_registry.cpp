@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // future_registry.cpp - the live hipacm_future handles, their reference counts and ownership.
 #include "plugin/mode/future_registry.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // future_registry.h - the live hipacm_future handles, their reference counts and ownership.
 #pragma once
 

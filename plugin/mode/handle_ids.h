@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // handle_ids.h - host handles as never-reused ids (a counter and a kind tag), never addresses.
 #pragma once
 

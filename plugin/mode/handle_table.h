@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // handle_table.h - the live objects behind one kind of host handle, under never-reused ids.
 #pragma once
 

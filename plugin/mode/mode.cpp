@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mode.cpp - one async compile mode: dedup map, pool, and exactly-once collection at exit.
 #include "plugin/mode/mode.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mode_registry.cpp - the process-wide mode slot and the table of live mode handles.
 #include "plugin/mode/mode_registry.h"
 

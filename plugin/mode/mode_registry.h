@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mode_registry.h - the process-wide mode slot and the table of live mode handles.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mode_settings.h - a mode's resolved configuration: what the host asked for, completed from the
 // environment and validated.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // submission.h - one compile as the mode receives it: owned request, dedup key and host callbacks.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // thread_pool.cpp - a Boost.Thread pool whose queued (not started) tasks can be cancelled.
 #include "plugin/mode/thread_pool.h"
 

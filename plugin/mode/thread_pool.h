@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // thread_pool.h - a Boost.Thread pool whose queued (not started) tasks can be cancelled.
 #pragma once
 

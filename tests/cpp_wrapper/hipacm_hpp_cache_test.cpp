@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hipacm_hpp_cache_test.cpp - Config's cache and load-device settings; the ABI 1.2 kernel readers.
 #include <hipacm/hipacm.hpp>
 

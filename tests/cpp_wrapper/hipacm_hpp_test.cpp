@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hipacm_hpp_test.cpp - the C++17 RAII layer (hipacm.hpp) against the real plugin and hipRTC.
 #include <hipacm/hipacm.hpp>
 

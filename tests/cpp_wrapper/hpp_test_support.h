@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hpp_test_support.h - the kernels, config, ELF check and fixture the C++ wrapper tests share.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cuda_driver.cpp - loads libcuda.so.1 with dlopen and wraps the driver calls the checks use.
 #include "cuda_driver.h"
 

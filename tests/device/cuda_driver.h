@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cuda_driver.h - the few CUDA driver API calls the device checks need, loaded from libcuda.so.1.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // device_buffer.h - a device allocation that frees itself, with typed upload and download.
 #pragma once
 

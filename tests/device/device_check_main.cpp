@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // device_check_main.cpp - warms every example kernel through hipacm for an NVIDIA arch, launches
 // each through the CUDA driver and compares it with a CPU reference.
 #include <hipacm/hipacm.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kernel_checks.cpp - launches each example kernel on fixed inputs and compares with a CPU result.
 #include "kernel_checks.h"
 

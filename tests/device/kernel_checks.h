@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kernel_checks.h - one GPU-versus-CPU-reference check per example kernel.
 #pragma once
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # run.sh - the whole NVIDIA device suite in one command on a GPU machine: environment report,
 # example-kernel GPU checks, C++ and Python compile benchmarks, and the Triton slot-bug demo.
 # Needs .device-bundle/ (made by scripts/device-bundle.sh on the build machine). Every stage runs

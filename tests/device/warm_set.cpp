@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // warm_set.cpp - submits every example kernel to one hipacm mode and collects the outcomes.
 #include "warm_set.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // warm_set.h - compiles every example through one hipacm mode and keeps the futures' kernels.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // warm_examples_check.cpp - every example kernel compiles through hipacm.hpp, each callback once.
 #include <hipacm/hipacm.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cache_checks.cpp - what the cache fuzz targets do with a database file once it exists.
 #include "tests/fuzz/cache_checks.h"
 

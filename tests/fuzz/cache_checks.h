@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cache_checks.h - what the cache fuzz targets do with a database file once it exists.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cache_row.cpp - one row of the cache's entries table, read from fuzz bytes and written to a file.
 #include "tests/fuzz/cache_row.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cache_row.h - one row of the cache's entries table, as raw column values a file may hold.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fuzz_cache_entry.cpp - fuzz target: one hostile row of a cache database, served, verified,
 // imported.
 #include <cstddef>

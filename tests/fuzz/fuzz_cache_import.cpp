@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fuzz_cache_import.cpp - fuzz target: a whole cache database file, imported and opened as a cache.
 #include <cstddef>
 #include <cstdint>

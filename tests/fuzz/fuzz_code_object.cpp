@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fuzz_code_object.cpp - fuzz target: the ELF, SPIR-V and offload-bundle readers and the
 // code-object checks of every platform.
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fuzz_findings_test.cpp - unit tests for the decoder fixes that fuzzing led to, pinning their
 // behaviour.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fuzz_input.h - reads the fields of a structured value (numbers, strings, a tail) from fuzz bytes.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fuzz_manifest.cpp - fuzz target: the hipacm CLI's JSON manifest reader.
 #include <cstddef>
 #include <cstdint>

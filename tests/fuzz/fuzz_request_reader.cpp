@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fuzz_request_reader.cpp - fuzz target: the C ABI's validation of a caller's hipacm_request.
 #include <hipacm/hipacm.h>
 

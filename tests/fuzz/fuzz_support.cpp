@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fuzz_support.cpp - what every fuzz target shares: reporting a broken invariant, a private temp
 // dir.
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fuzz_worker_request.cpp - fuzz target: hipacm-worker reading and decoding the host's request
 // frames.
 #include <sys/mman.h>

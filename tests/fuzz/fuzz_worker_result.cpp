@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fuzz_worker_result.cpp - fuzz target: the host decoding a worker's reply frame and checking its
 // code.
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // replay_main.cpp - runs a fuzz target once over every file of its corpora (no libFuzzer needed).
 #include <algorithm>
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // scratch_dir.h - a private temporary directory for targets that decode files, removed at exit.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // write_seeds.cpp - writes the structured seed inputs of the fuzz corpora with hipacm's own
 // encoders.
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // example_kernels_test.cpp - every example kernel compiles for gfx90a, gfx1030 and sm_90, with all
 // its kernels.
 #include <gtest/gtest.h>

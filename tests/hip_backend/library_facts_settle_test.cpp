@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // library_facts_settle_test.cpp - comgr's table and hipRTC's identity settle from a memo without
 // loading the library, and a concurrent first use reads and records them once. Each test needs a
 // process of its own (ctest runs one per test): the settled facts last for the process.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // library_facts_test.cpp - remembered library facts: recalled only while the library file provably
 // is the same, and comgr's table survives the trip through the memo.
 #include "hip_backend/library_facts.h"

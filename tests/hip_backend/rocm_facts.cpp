@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // rocm_facts.cpp - reads comgr's target list and hipRTC's identity straight from the libraries.
 #include "tests/hip_backend/rocm_facts.h"
 

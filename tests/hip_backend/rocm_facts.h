@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // rocm_facts.h - what the ROCm under test says about itself, read without hipacm's own loaders.
 #pragma once
 

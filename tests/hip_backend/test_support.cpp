@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // test_support.cpp - shared fixtures for the backend tests.
 #include "tests/hip_backend/test_support.h"
 

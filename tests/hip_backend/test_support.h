@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // test_support.h - shared fixtures for the backend tests: sample sources, a real code object, env
 // guards.
 #pragma once

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs the build into a temporary prefix, builds a find_package(hipacm) consumer, and runs it.
 set -euo pipefail
 build_dir=$1

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // plugin_test_support.h - kernel sources, a C request and callback counters for the plugin tests.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // byte_reader_test.cpp - ByteView and ByteReader never reach past the end, whatever the offset,
 // length or count.
 #include "support/byte_reader.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // dynamic_library_test.cpp - DynamicLibrary: open, symbols, errors, move, and that handles are
 // closed.
 #include "support/dynamic_library.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cli_input_test.cpp - the CLI's input readers and printing on bytes: manifests, variants, escapes.
 #include <gtest/gtest.h>
 

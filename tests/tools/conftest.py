@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # conftest.py - runs the real hipacm binary for the CLI tests; paths come from CTest's environment.
 import json
 import os

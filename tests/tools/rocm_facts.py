@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # rocm_facts.py - what the ROCm under test (and NVRTC) say about themselves, read from the libraries.
 """The CLI suites run against whichever ROCm the machine has. ROCm 5.2 lists no gfx942 and keeps
 hipRTC inside libamdhip64; ROCm 6.4 and 7.2 list gfx942, drop gfx940 and ship libhiprtc. Tests take

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # test_basics.py - hipacm --version, --help on every subcommand, usage errors, inspect's errors.
 import pytest
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # test_cache.py - the persistent cache through the real tool: warm twice, then every `cache`
 # subcommand, tampering, export/import and two warmups racing on one cache.
 import json

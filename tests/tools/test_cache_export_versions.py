@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # test_cache_export_versions.py - `cache export` reads each entry's code-object version from its
 # code object, warns about v5 and v6, and `--max-code-object-version` leaves newer ones out.
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # test_doctor.py - hipacm doctor: checks, hints, exit status, JSON schema.
 import pytest
 

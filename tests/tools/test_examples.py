@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # test_examples.py - warms the whole examples directory and part of its manifest for two archs,
 # and inspects the code objects it wrote.
 import json

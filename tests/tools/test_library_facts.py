@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # test_library_facts.py - a fully cached warm-up loads neither comgr nor hipRTC, and anything that
 # could change which library dlopen picks makes the next run load it again.
 import json

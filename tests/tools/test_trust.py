@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # test_trust.py - hipacm's inputs are untrusted: variants are kept, bad input exits 2, names are
 # escaped, and a hung compile ends with a timeout.
 import json

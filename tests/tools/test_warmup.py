@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # test_warmup.py - hipacm warmup: exit codes, the JSON report's schema, progress on a pipe, options.
 import json
 import os

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cache_command.cpp - `hipacm cache stats|list|verify|prune|clear|export|import`: the user cache.
 #include <fmt/core.h>
 

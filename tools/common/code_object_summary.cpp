@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // code_object_summary.cpp - summarises a code object through the backend's bounds-checked ELF,
 // SPIR-V and offload-bundle readers.
 #include "tools/common/code_object_summary.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // code_object_summary.h - what a code object holds (format, machine, arch, code-object version,
 // kernels), from bytes of any source.
 #pragma once

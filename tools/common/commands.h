@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // commands.h - the hipacm subcommands: each lives in its own folder and registers itself here.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // exit_codes.h - the documented exit statuses of the hipacm tool and the error that maps to 2.
 #pragma once
 

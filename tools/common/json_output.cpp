@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // json_output.cpp - writes a JSON document to a file or stdout.
 #include "tools/common/json_output.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // json_output.h - writes a JSON document to a file or, for "-", to stdout.
 #pragma once
 

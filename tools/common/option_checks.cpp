@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // option_checks.cpp - strict parsing of --timeout and --arch, and the non-empty check.
 #include "tools/common/option_checks.h"
 

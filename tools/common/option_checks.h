@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // option_checks.h - checks of option values that CLI11 alone would let through (empty, nan, ",").
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // terminal_text.cpp - escapes control characters, invalid UTF-8 and bidi controls for printing.
 #include "tools/common/terminal_text.h"
 

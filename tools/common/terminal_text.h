@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // terminal_text.h - makes text from files, caches and compiler logs safe to print on a terminal.
 #pragma once
 

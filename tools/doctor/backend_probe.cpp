@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // backend_probe.cpp - asks the plugin (C ABI) and the backend loaders what was found and where.
 #include "tools/doctor/backend_probe.h"
 

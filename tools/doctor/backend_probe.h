@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // backend_probe.h - what the plugin and its compiler backend are: versions and library paths.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cache_location.cpp - resolves the cache directory and whether this user can write it.
 #include "tools/doctor/cache_location.h"
 

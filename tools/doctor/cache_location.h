@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cache_location.h - where the persistent cache lives, by the documented resolution order.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // doctor_checks.cpp - inspects the plugin, hipRTC, comgr, the worker, the cache, archs and devices.
 #include "tools/doctor/doctor_checks.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // doctor_checks.h - the facts `hipacm doctor` reports, each with a verdict and a hint.
 #pragma once
 

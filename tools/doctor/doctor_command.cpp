@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // doctor_command.cpp - `hipacm doctor`: reports what hipacm found here and what to fix.
 #include <fmt/core.h>
 

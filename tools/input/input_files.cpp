@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // input_files.cpp - opens input files without blocking, refuses non-regular files, bounds reads.
 #include "tools/input/input_files.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // input_files.h - bounded reads of the files the CLI is given: regular files only, with size
 // limits.
 #pragma once

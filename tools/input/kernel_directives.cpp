@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kernel_directives.cpp - parses the leading "// hipacm: key=value" block of a .hip file.
 #include "tools/input/kernel_directives.h"
 

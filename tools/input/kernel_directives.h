@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kernel_directives.h - the "// hipacm: key=value" lines at the top of an example .hip file.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kernel_input.cpp - expands warmup PATHS (files, directories, manifests) into kernel inputs.
 #include "tools/input/kernel_input.h"
 

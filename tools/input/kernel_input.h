@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kernel_input.h - one kernel to warm, in owned form, and how PATHS become a list of them.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // manifest_reader.cpp - turns a hipacm-examples-manifest-1 JSON file into kernel inputs.
 #include "tools/input/manifest_reader.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // manifest_reader.h - kernels listed in a JSON manifest (schema hipacm-examples-manifest-1).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // inspect_command.cpp - `hipacm inspect FILE`: format, machine, arch, code-object version and
 // kernels of a code object.
 #include <fmt/core.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // code_object_files.cpp - saves warmed code objects under predictable file names.
 #include "tools/warmup/code_object_files.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // code_object_files.h - writes warmed code objects to a directory as <stem>.<arch>.co files.
 #pragma once
 

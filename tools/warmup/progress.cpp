@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // progress.cpp - draws warmup progress: count, rate and ETA, as a bar or as plain lines.
 #include "tools/warmup/progress.h"
 

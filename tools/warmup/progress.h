@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // progress.h - warmup progress on stderr: a redrawn bar on a terminal, periodic lines otherwise.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // warmup_command.cpp - `hipacm warmup`: compiles .hip files, directories or a manifest for archs.
 #include <fmt/core.h>
 #include <hipacm/hipacm.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // warmup_report.cpp - formats warmup outcomes: summary table, failures, JSON report.
 #include "tools/warmup/warmup_report.h"
 

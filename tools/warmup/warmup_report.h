@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // warmup_report.h - the warmup summary table, failure logs, and the versioned JSON report.
 #pragma once
 

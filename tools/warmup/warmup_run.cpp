@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // warmup_run.cpp - submits every kernel to one mode per arch, tracks progress, collects outcomes.
 #include "tools/warmup/warmup_run.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // warmup_run.h - compiles kernel inputs for each arch through hipacm modes (via hipacm.hpp).
 #pragma once
 

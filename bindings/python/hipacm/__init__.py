@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Python bindings for hipacm, the asynchronous HIP kernel-compile plugin.
 
 The API mirrors Triton's ``triton.runtime._async_compile``::

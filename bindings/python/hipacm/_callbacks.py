@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The callback registry, collection frames, exception ownership and the C trampolines."""
 
 # Why the plugin never touches freed Python memory through a callback:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The loaded plugin's function table, the Kernel copy, and the calls that need no mode."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Status codes and the exception hierarchy of the hipacm bindings."""
 
 from __future__ import annotations

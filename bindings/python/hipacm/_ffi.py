@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """ctypes mirror of ``include/hipacm/hipacm.h`` and the loader for ``libhipacm.so.1``.
 
 Everything in this module is private. The structs below mirror the C header

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """FutureKernel: one submitted compile, holding one reference to its ``hipacm_future``."""
 
 from __future__ import annotations

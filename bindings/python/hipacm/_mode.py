@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """AsyncCompileMode, the process-wide active mode, and what a forked child keeps of it."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Checking the caller's arguments and building the C ``hipacm_request`` from them."""
 
 # Every hipacm_request buffer (strings, arrays) is a local of the call that

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Shared fixtures and kernels for the hipacm Python binding tests.
 
 Run against a fresh build with, from the repository root:

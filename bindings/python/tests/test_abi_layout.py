@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The ctypes structs mirror include/hipacm/hipacm.h byte for byte (checked with a C compiler)."""
 
 import ctypes

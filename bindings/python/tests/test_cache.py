@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """cache=: a directory or a policy for the persistent kernel cache, and Kernel.from_cache."""
 
 import pytest

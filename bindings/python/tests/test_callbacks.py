@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Exceptions: the body's wins, callback exceptions reach their collector."""
 
 import threading

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Name expressions, isolation, the synchronous compile, backend info, statuses, arguments."""
 
 import pytest

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Dedup under contention, digests, and threads racing the exit."""
 
 import sys

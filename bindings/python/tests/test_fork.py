@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """After fork() the child has no active mode; the parent's mode is closed there."""
 
 import os

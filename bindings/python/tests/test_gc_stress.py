@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Many submits with lambda callbacks and collections in between: the plugin
 must only ever call callbacks that are alive, each exactly once, and every
 registry entry must be released once its callbacks can no longer run."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The interpreter may exit while a mode is still active (e.g. in a daemon thread)."""
 
 import os

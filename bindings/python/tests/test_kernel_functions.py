@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """load_device=, and the kernel's function_names, module and functions (ABI 1.2)."""
 
 import copy

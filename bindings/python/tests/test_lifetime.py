@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Each FutureKernel owns exactly one plugin reference, released once."""
 
 import gc

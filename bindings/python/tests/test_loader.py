@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Finding and validating libhipacm.so.1 (each case imports hipacm in a fresh interpreter)."""
 
 import os

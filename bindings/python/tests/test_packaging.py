@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The package installs offline with pip and the setuptools backend alone."""
 
 import importlib.util

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The README's usage example, run in CI so the README cannot rot."""
 
 

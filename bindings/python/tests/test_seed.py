@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Triton's seed test (triton-lang/triton#9491), translated: a failing compile
 raises from __exit__ yet leaves no mode active, and the next mode compiles."""
 

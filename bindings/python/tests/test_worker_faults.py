@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Isolation and timeout reach the plugin: hipacm-worker's test-only fault
 hooks hang or crash process-isolated compiles, which in-process compiles never
 see. Runs in a fresh interpreter so that new workers inherit the hooks."""

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 //! Finalize/cleanup closures behind the C callbacks.
 //!
 //! Each submit that carries closures gets one heap [`Slot`]; the plugin gets

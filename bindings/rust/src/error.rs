@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 //! Statuses and errors.
 
 use std::fmt;

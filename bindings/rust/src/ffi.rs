@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 //! Raw declarations mirroring `include/hipacm/hipacm.h` (ABI 1.3, LP64).
 //!
 //! Every struct is `#[repr(C)]` with the header's field order, including the

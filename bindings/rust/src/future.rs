@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 //! Futures and kernels.
 
 use std::borrow::Cow;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 //! Safe Rust bindings to **libhipacm**, the asynchronous HIP kernel-compile
 //! plugin (`include/hipacm/hipacm.h`).
 //!

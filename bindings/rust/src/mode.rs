@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 //! The async compile mode: config, the RAII guard, submits.
 
 use std::ffi::CString;

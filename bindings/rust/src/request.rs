@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 //! Compile requests.
 
 use std::ffi::CString;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 //! C string helpers.
 
 use std::any::Any;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 //! ABI 1.2 through the safe API: the persistent cache, `from_cache`, the kernel's functions and `load_device`.
 
 mod common;

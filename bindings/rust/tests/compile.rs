@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 //! The synchronous path, `hipacm::compile`, and the module-level functions.
 
 mod common;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 //! The async mode through the safe API, with the real plugin and hipRTC.
 //!
 //! The tests share the process-wide mode slot, so each holds `common::serial()`;

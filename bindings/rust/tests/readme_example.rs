@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 //! The README's Rust example, kept compiling and passing. The lines between
 //! the markers are pasted into the README as they are.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hipacm_example_math.h: __device__ helpers (clamp, lerp, sigmoid, GELU) for the example kernels.
 // hipRTC takes this file as the virtual header "hipacm_example_math.h"; it includes nothing itself
 // because hipRTC pre-includes the HIP runtime (expf, tanhf, fminf and fmaxf come from there).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // callbacks.hpp - how a request's finalize and cleanup callables cross the C callback boundary.
 #ifndef HIPACM_CPP_CALLBACKS_HPP
 #define HIPACM_CPP_CALLBACKS_HPP

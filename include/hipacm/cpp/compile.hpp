@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // compile.hpp - hipacm::compile and hipacm::backend_info, the calls that need no mode.
 #ifndef HIPACM_CPP_COMPILE_HPP
 #define HIPACM_CPP_COMPILE_HPP

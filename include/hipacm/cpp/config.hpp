@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // config.hpp - hipacm::Config, the options a hipacm::Mode is entered with.
 #ifndef HIPACM_CPP_CONFIG_HPP
 #define HIPACM_CPP_CONFIG_HPP

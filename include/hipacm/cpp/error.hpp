@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // error.hpp - hipacm::Status and hipacm::Error: a failed call or compile, seen from C++.
 #ifndef HIPACM_CPP_ERROR_HPP
 #define HIPACM_CPP_ERROR_HPP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // future.hpp - hipacm::Future (a counted reference to a compile's outcome) and CompileError.
 #ifndef HIPACM_CPP_FUTURE_HPP
 #define HIPACM_CPP_FUTURE_HPP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kernel.hpp - readers of a hipacm_kernel's lists and of the fields a newer plugin appends.
 #ifndef HIPACM_CPP_KERNEL_HPP
 #define HIPACM_CPP_KERNEL_HPP

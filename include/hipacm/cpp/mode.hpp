@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mode.hpp - hipacm::Mode, the process-wide async compile mode as an RAII guard.
 #ifndef HIPACM_CPP_MODE_HPP
 #define HIPACM_CPP_MODE_HPP

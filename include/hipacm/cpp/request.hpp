@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // request.hpp - hipacm::Request, one compile request and its C view.
 #ifndef HIPACM_CPP_REQUEST_HPP
 #define HIPACM_CPP_REQUEST_HPP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // external_inputs.cpp - the files on disk a compile may read beyond its request, folded into the
 // key.
 #include "plugin/cache/key/external_inputs.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // external_inputs.h - the files on disk a compile may read beyond its request, folded into the key.
 #pragma once
 

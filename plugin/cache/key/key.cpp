@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // key.cpp - the content digest and the persistent-cache key: one walk over a request's fields.
 #include "plugin/cache/key/key.h"
 

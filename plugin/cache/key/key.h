@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // key.h - what names a compile: the request's content digest and the persistent-cache key, both
 // SHA-256 over the request's fields.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // entry.h - one cached compile: the code object, what the compile reported, and bookkeeping.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // location.cpp - where the caches live and how they may be used, from the mode and the environment.
 #include "plugin/cache/store/location.h"
 

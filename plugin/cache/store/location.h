@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // location.h - where the caches live and how they may be used, from the mode and the environment.
 #pragma once
 

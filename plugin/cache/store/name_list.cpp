@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // name_list.cpp - the newline-joined text form of a name list inside the cache database.
 #include "plugin/cache/store/name_list.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // name_list.h - the newline-joined text form of a name list inside the cache database.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // schema.h - the cache database's layout and its version.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // sqlite_db.cpp - RAII wrappers for an SQLite connection, its prepared statements and transactions.
 #include "plugin/cache/store/sqlite_db.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // sqlite_db.h - RAII wrappers for an SQLite connection, its prepared statements and transactions.
 #pragma once
 

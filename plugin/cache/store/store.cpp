@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // store.cpp - one cache database file: lookups, inserts, LRU eviction, and recovery from damage.
 #include "plugin/cache/store/store.h"
 

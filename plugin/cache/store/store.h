@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // store.h - one cache database file: lookups, inserts, LRU eviction, and recovery from damage.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // amdgpu_real_objects_test.cpp - the header of code objects that the loaded hipRTC really writes,
 // for every processor it knows among those the table names: mach, features, code-object version,
 // generic version. Processors the loaded comgr does not list are skipped by name.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // amdgpu_target_test.cpp - code-object versions, processors, target features and generic versions
 // decoded from synthetic AMDGPU headers, and the check's verdict on each.
 #include "hip_backend/codeobject/amdgpu_target.h"

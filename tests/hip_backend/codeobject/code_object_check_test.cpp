@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // code_object_check_test.cpp - the success criterion on real and damaged code objects.
 #include "hip_backend/codeobject/code_object_check.h"
 

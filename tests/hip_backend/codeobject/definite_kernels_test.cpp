@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // definite_kernels_test.cpp - the kernels every compile of a request must hold, never more.
 #include "hip_backend/codeobject/definite_kernels.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // elf_reader_test.cpp - the ELF reader on real code objects, synthetic ELFs, and damaged or random
 // bytes.
 #include "hip_backend/codeobject/elf_reader.h"

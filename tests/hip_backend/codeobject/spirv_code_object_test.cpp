@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // spirv_code_object_test.cpp - the amdgcnspirv check on synthetic SPIR-V modules and offload
 // bundles: what it accepts, the kernels it confirms, and damaged or hostile bytes.
 #include "hip_backend/codeobject/spirv_code_object.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // synthetic_code_objects.h - small ELF images, SPIR-V modules and offload bundles built byte by
 // byte for the code-object tests and the fuzz seeds, so headers that no local compiler emits can be
 // tested.

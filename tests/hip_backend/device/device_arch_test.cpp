@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // device_arch_test.cpp - device arch discovery must be silent and crash-free, with or without a
 // GPU.
 #include "hip_backend/device/device_arch.h"

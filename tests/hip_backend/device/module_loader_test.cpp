@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // module_loader_test.cpp - loading without a driver or device fails clearly; real loads need a GPU.
 #include <gtest/gtest.h>
 

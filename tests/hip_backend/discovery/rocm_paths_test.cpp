@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // rocm_paths_test.cpp - ROCm install trees (ROCM_PATH, HIP_PATH, /opt/rocm, /opt/rocm-X.Y.Z
 // newest first) and the candidate lists and release names built from them.
 #include "hip_backend/rocm_paths.h"

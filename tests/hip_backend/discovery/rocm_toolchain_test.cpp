@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // rocm_toolchain_test.cpp - the toolchain read from a real hipRTC: its comgr is the one hipRTC
 // loaded, every code-generating library is named by build ID, and a mixed pair is refused.
 #include "hip_backend/hiprtc/rocm_toolchain.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // amdgpu_arch_check_test.cpp - arch checks against synthetic comgr tables and hipRTC facts: the
 // first-release messages, generic targets, amdgcnspirv, and reading a release from a file name.
 #include "hip_backend/hiprtc/amdgpu_arch_check.h"

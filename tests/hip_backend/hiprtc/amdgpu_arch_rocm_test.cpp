@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // amdgpu_arch_rocm_test.cpp - the arch rules against the ROCm this process loads: the history
 // table matches its comgr, generic targets and amdgcnspirv never reach its hipRTC, and the newer
 // processors compile where it lists them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // comgr_isa_test.cpp - comgr's target list and arch validation (no invalid arch ever reaches hipRTC
 // here).
 #include "hip_backend/hiprtc/comgr_isa.h"

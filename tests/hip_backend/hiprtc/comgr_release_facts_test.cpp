@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // comgr_release_facts_test.cpp - arch validation follows the target list of the comgr that is
 // loaded, and each ROCm release in the test matrix lists the targets it is known to list.
 #include <gtest/gtest.h>

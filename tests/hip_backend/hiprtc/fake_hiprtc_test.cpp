@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fake_hiprtc_test.cpp - the compile path against a scripted fake hipRTC: locking, cleanup, result
 // mapping.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hiprtc_arch_options_test.cpp - the target option hipRTC gets, and the requests refused before it
 // runs (no hipRTC needed: the arch check is a stand-in).
 #include "hip_backend/hiprtc/hiprtc_arch_options.h"

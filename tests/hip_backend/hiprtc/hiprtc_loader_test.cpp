@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hiprtc_loader_test.cpp - finding hipRTC: the cached loader, the uncached one, and its error
 // texts.
 #include <gtest/gtest.h>

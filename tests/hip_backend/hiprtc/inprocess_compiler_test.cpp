@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // inprocess_compiler_test.cpp - real hipRTC compiles (no GPU needed): success, failures, arch
 // guards, threads.
 #include "hip_backend/hiprtc/inprocess_compiler.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // nvrtc_compiler_test.cpp - real NVRTC compiles of HIP sources: CUBIN/PTX checks, names, errors,
 // options.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // runtime_compile_program_test.cpp - the program template and error path shared by hipRTC and
 // NVRTC, against a scripted library of its own.
 #include "hip_backend/rtc/runtime_compile_program.h"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # comgr_cache_check.sh - a --no-cache warm-up through hipacm's workers leaves no comgr cache behind.
 #
 # Usage: tests/hip_backend/worker/comgr_cache_check.sh [HIPACM] [KERNELS]

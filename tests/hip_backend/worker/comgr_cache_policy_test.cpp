@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // comgr_cache_policy_test.cpp - workers run with comgr's own cache off unless the user chose it.
 #include <gtest/gtest.h>
 

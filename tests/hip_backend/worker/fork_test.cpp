@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fork_test.cpp - a fork()ed child forgets the parent's workers and spawns its own.
 #include <fcntl.h>
 #include <gtest/gtest.h>

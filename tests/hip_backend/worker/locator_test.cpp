@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // locator_test.cpp - find_worker_binary: $HIPACM_WORKER, the places beside the binary, clear
 // errors.
 #include <fcntl.h>

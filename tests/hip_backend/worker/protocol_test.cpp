@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // protocol_test.cpp - the worker wire format: round trips, truncations, garbage and hostile sizes.
 #include <gtest/gtest.h>
 #include <signal.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stress_test.cpp - 1,000 compiles on 2 workers while a thread SIGKILLs workers every 50 ms.
 #include <gtest/gtest.h>
 #include <signal.h>

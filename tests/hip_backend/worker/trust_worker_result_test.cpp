@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trust_worker_result_test.cpp - the host re-checks every code object a worker calls a success.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trust_worker_temp_dir_test.cpp - a worker's private TMPDIR never outlives it, however it ends.
 #include <gtest/gtest.h>
 #include <signal.h>

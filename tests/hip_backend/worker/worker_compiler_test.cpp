@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // worker_compiler_test.cpp - WorkerCompiler against in-process hipRTC, pool limits and idle
 // retirement.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // worker_faults_test.cpp - each worker fault fails only its own request; the next gets a fresh
 // worker.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // worker_process_test.cpp - one hipacm-worker: spawn, descriptors, stderr, reaping, parent death.
 #include <fcntl.h>
 #include <gtest/gtest.h>

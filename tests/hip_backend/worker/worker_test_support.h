@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // worker_test_support.h - kernels, /proc scans and environment helpers for the worker tests.
 #pragma once
 

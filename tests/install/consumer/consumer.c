@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* consumer.c - links against an installed libhipacm and compiles one kernel through worker processes. */
 #include <hipacm/hipacm.h>
 

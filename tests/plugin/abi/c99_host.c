@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* c99_host.c - strict C99 host: dlopens libhipacm, checks the provider, compiles a kernel. */
 #define _POSIX_C_SOURCE 200809L
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* c_host.c - the shared part of the strict C99 test hosts (see c_host.h). */
 #define _POSIX_C_SOURCE 200809L
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* c_host.h - what the strict C99 test hosts share: dlopen of the plugin, CHECK, the exit code. */
 #ifndef HIPACM_TESTS_ABI_C_HOST_H
 #define HIPACM_TESTS_ABI_C_HOST_H

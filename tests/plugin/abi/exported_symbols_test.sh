@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # exported_symbols_test.sh - asserts a library exports exactly the header's hipacm_* functions and its SONAME.
 #
 # Usage: exported_symbols_test.sh NM READELF HEADER LIBRARY EXPECTED_SONAME

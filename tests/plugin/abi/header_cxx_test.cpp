@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // header_cxx_test.cpp - hipacm.h as C++: v1 layouts, fixed status numbers, never-NULL strings.
 #include <hipacm/hipacm.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* leaky_fixture.c - a deliberately wrong library that exported_symbols_test.sh must reject. */
 
 /* Exports hipacm_get_provider but none of the other header functions, plus a function and a

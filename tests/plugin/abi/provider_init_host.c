@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* provider_init_host.c - strict C99 host: settings written after hp->mode_config_init take effect.
  */
 #define _POSIX_C_SOURCE 200809L

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* status_probe.c - C helpers for header_cxx_test: pass out-of-range status values the C way. */
 #include "status_probe.h"
 

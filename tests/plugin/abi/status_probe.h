@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* status_probe.h - declares the C helpers of status_probe.c for the C++ ABI tests. */
 #ifndef HIPACM_TESTS_ABI_STATUS_PROBE_H
 #define HIPACM_TESTS_ABI_STATUS_PROBE_H

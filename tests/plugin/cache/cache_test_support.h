@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cache_test_support.h - temporary cache directories, a counting real compiler, and one-kernel
 // modes.
 #pragma once

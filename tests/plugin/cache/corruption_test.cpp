@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // corruption_test.cpp - damaged databases and entries, unusable locations and full disks never fail
 // a compile.
 #include <gtest/gtest.h>

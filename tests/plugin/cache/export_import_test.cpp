@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // export_import_test.cpp - export to one file, import into another cache, tampered entries
 // rejected.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // external_inputs_test.cpp - files reached through -I and absolute includes are part of the key.
 #include "plugin/cache/key/external_inputs.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hit_test.cpp - cache hits through the C ABI: identical code, from_cache set, no compile run.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hostile_database_test.cpp - crafted SQLite files as imports and as the system cache: refused
 // quickly with a reason, never a hang or unbounded memory.
 #include <gtest/gtest.h>

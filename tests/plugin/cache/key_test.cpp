@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // key_test.cpp - every field that determines a code object changes the cache key.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // library_fact_store_test.cpp - the cache database as the memo of library facts: policies, clear,
 // export, and databases that predate the facts table.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // lowered_name_match_test.cpp - name expressions against lowered names from real hipRTC compiles.
 #include <gtest/gtest.h>
 

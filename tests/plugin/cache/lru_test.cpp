@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // lru_test.cpp - HIPACM_CACHE_MAX_BYTES is enforced by evicting least-recently-used entries.
 #include <gtest/gtest.h>
 

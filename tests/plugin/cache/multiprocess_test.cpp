@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // multiprocess_test.cpp - threads, forked children and separate processes sharing one cache.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // private_files_test.cpp - cache directories and files are private whatever the umask, and export
 // never follows a symlink.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // served_entry_test.cpp - what a hit serves is derived from the request: raw options in the key,
 // forged lowered names, code objects and sizes never served or trusted.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // bad_input_test.cpp - every malformed call gets a clear status and message, never a crash.
 #include <gtest/gtest.h>
 

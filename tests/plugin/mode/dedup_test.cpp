@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // dedup_test.cpp - atomic dedup and exactly-once callbacks under contention.
 #include <gtest/gtest.h>
 

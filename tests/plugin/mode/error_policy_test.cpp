@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // error_policy_test.cpp - fail_fast cancels queued compiles; ignore_errors still runs cleanup.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // exit_race_test.cpp - exit racing submits, nested modes from callbacks, exit racing exit.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* exit_with_active_mode.c - a host that returns from main() with a mode active and compiles in flight. */
 #include <hipacm/hipacm.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // future_test.cpp - future lifetime, wait/status/result semantics, and the synchronous path.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // isolation_policy_test.cpp - AUTO falls back to in-process without a worker; PROCESS refuses
 // clearly.
 #include <gtest/gtest.h>

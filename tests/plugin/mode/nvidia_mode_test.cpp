@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // nvidia_mode_test.cpp - sm_90 modes beside gfx ones in one process, kernel fields, load_device
 // without a driver.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // real_world_fixtures_test.cpp - every MIOpen-style fixture program that plain hipRTC compiles
 // also compiles through hipacm, with the same kernels in its code object.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // seed_scenario_test.cpp - Triton's #9491 scenario: a failing compile must not leave the slot set.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // slot_guard.cpp - fails any test that leaves a mode active, and frees the slot for the next one.
 #include <gtest/gtest.h>
 #include <hipacm/hipacm.h>

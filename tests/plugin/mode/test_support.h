@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // test_support.h - kernels, fault-injecting compilers and RAII helpers shared by the core tests.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trust_handles_test.cpp - released futures and exited modes never act on other objects; long
 // waits.
 #include <gtest/gtest.h>

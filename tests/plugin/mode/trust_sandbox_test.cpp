@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // trust_sandbox_test.cpp - names stay inside the compiler's directory; environment reads.
 #include <gtest/gtest.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 //! Shared by the integration tests. Each tests/*.rs file is its own process,
 //! and the tests inside one run on parallel threads; the plugin has one
 //! process-wide mode slot, so every test that touches it holds `serial()`.

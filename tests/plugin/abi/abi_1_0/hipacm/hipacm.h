@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* hipacm.h - the public C ABI of the hipacm asynchronous kernel-compile plugin. */
 #ifndef HIPACM_HIPACM_H
 #define HIPACM_HIPACM_H
