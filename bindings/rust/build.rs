@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: MIT
-//! Links the crate against libhipacm.
+//! Finds the directory of libhipacm at build time and bakes it into the crate.
 //!
-//! The library directory comes from `HIPACM_LIB_DIR`; without it, from the
-//! CMake build tree of this repository: `build/release`, then `build/dev`,
-//! then any other `build/*` directory (sorted by name) that holds
-//! `libhipacm.so.1` or `libhipacm.so`. Trees built with sanitizers are
-//! skipped (an ASan/TSan-instrumented library cannot be loaded into a plain
-//! Rust binary), and so are stale libraries that predate ABI 1.1.
-//!
-//! Test, example and binary targets of this crate get an rpath to that
-//! directory, so they run without `LD_LIBRARY_PATH`.
+//! The crate loads the library at run time (`src/library.rs`) and does not
+//! link it; this directory is the second place it looks, after
+//! `$HIPACM_LIBRARY`. It comes from `HIPACM_LIB_DIR`; without it, from
+//! `pkg-config --variable=libdir hipacm` when pkg-config knows hipacm; without
+//! that, from the CMake build tree of this repository: `build/release`, then
+//! `build/dev`, then any other `build/*` directory (sorted by name) that holds
+//! `libhipacm.so.1` or `libhipacm.so`. Trees built with sanitizers are skipped
+//! (an ASan/TSan-instrumented library cannot be loaded into a plain Rust
+//! binary), and so are stale libraries that predate ABI 1.1. Finding none is
+//! not an error: the run-time search then tries `$HIPACM_LIBRARY` and the
+//! system loader only.
 
 use std::env;
 use std::fs;
@@ -46,6 +48,21 @@ fn is_abi_1_1(dir: &Path) -> bool {
 fn fail(message: &str) -> ! {
     eprintln!("{}", message);
     std::process::exit(1);
+}
+
+/// `pkg-config --variable=libdir hipacm`, when pkg-config is installed and knows hipacm.
+fn pkg_config_libdir() -> Option<PathBuf> {
+    let output = std::process::Command::new("pkg-config")
+        .args(["--variable=libdir", "hipacm"])
+        .output()
+        .ok()?;
+    let dir = String::from_utf8(output.stdout).ok()?;
+    let dir = dir.trim();
+    if output.status.success() && !dir.is_empty() {
+        Some(PathBuf::from(dir))
+    } else {
+        None
+    }
 }
 
 /// True when the CMake cache of `dir` says the tree was built with sanitizers.
@@ -89,30 +106,36 @@ fn find_in_build_tree(repo: &Path) -> Result<PathBuf, String> {
         return Ok(dir.clone());
     }
     let mut message = format!(
-        "hipacm: cannot find libhipacm.so.1 or libhipacm.so in {}/{{release,dev,*}}.\n\
-         Build the plugin first, e.g.\n    \
-         cmake -S {repo} -B {repo}/build/release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo\n    \
-         cmake --build {repo}/build/release --target hipacm hipacm-worker\n\
-         or point HIPACM_LIB_DIR at the directory that holds libhipacm.so.1.",
-        build.display(),
-        repo = repo.display()
+        "hipacm: no libhipacm.so.1 in {}/{{release,dev,*}}, HIPACM_LIB_DIR is unset and \
+         pkg-config does not know hipacm; the crate will look only at $HIPACM_LIBRARY and \
+         the system loader at run time",
+        build.display()
     );
     if !skipped.is_empty() {
-        message.push_str(&format!("\nSkipped: {}", skipped.join(", ")));
+        message.push_str(&format!(" (skipped: {})", skipped.join(", ")));
     }
     Err(message)
+}
+
+/// Asks cargo to run this script again when the library in `dir` appears or changes.
+fn watch(dir: &Path) {
+    for name in LIB_NAMES.iter() {
+        println!("cargo:rerun-if-changed={}", dir.join(name).display());
+    }
 }
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=HIPACM_LIB_DIR");
+    println!("cargo:rerun-if-env-changed=PKG_CONFIG_PATH");
+    println!("cargo:rerun-if-env-changed=PKG_CONFIG_LIBDIR");
 
     let manifest_dir =
         PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
     let repo = manifest_dir.join("..").join("..");
     let repo = fs::canonicalize(&repo).unwrap_or(repo);
 
-    let dir = match env::var_os("HIPACM_LIB_DIR") {
+    let found = match env::var_os("HIPACM_LIB_DIR") {
         Some(dir) if !dir.is_empty() => {
             let dir = PathBuf::from(dir);
             if !has_library(&dir) {
@@ -128,36 +151,36 @@ fn main() {
                     dir.display()
                 ));
             }
-            dir
+            Some((dir, "HIPACM_LIB_DIR"))
         }
-        _ => match find_in_build_tree(&repo) {
-            Ok(dir) => dir,
-            Err(message) => fail(&message),
+        _ => match pkg_config_libdir() {
+            Some(dir) if has_library(&dir) => Some((dir, "pkg-config")),
+            _ => {
+                let release = repo.join("build").join("release");
+                watch(&release);
+                match find_in_build_tree(&repo) {
+                    Ok(dir) => Some((dir, "the repository's build tree")),
+                    Err(message) => {
+                        println!("cargo:warning={}", message);
+                        None
+                    }
+                }
+            }
         },
     };
-    let dir = fs::canonicalize(&dir).unwrap_or(dir);
-
-    // `-lhipacm` needs the development name libhipacm.so. A directory with
-    // only the SONAME file (a runtime install) gets a link in OUT_DIR.
-    let mut search = dir.clone();
-    if !dir.join("libhipacm.so").is_file() {
-        let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
-        let link = out_dir.join("libhipacm.so");
-        let _ = fs::remove_file(&link);
-        std::os::unix::fs::symlink(dir.join("libhipacm.so.1"), &link)
-            .unwrap_or_else(|e| fail(&format!("hipacm: cannot create {}: {}", link.display(), e)));
-        search = out_dir;
+    let (dir, source) = match found {
+        Some((dir, source)) => (fs::canonicalize(&dir).unwrap_or(dir), source),
+        None => (PathBuf::new(), "nowhere"),
+    };
+    if !dir.as_os_str().is_empty() {
+        watch(&dir);
     }
-    for name in LIB_NAMES.iter() {
-        let path = dir.join(name);
-        if path.is_file() {
-            println!("cargo:rerun-if-changed={}", path.display());
-        }
-    }
-
-    println!("cargo:rustc-link-search=native={}", search.display());
-    println!("cargo:rustc-link-lib=dylib=hipacm");
-    println!("cargo:rustc-link-arg=-Wl,-rpath,{}", dir.display());
-    // For dependent crates' build scripts (DEP_HIPACM_LIB_DIR), since link-arg does not propagate.
-    println!("cargo:lib_dir={}", dir.display());
+    let dir = dir
+        .to_str()
+        .unwrap_or_else(|| fail(&format!("hipacm: {} is not UTF-8", dir.display())));
+    // Always set, so that option-less env!() in the crate never reads rustc's own environment.
+    println!("cargo:rustc-env=HIPACM_BUILD_LIB_DIR={}", dir);
+    println!("cargo:rustc-env=HIPACM_BUILD_LIB_SOURCE={}", source);
+    // For dependent crates' build scripts (DEP_HIPACM_LIB_DIR).
+    println!("cargo:lib_dir={}", dir);
 }

@@ -12,8 +12,11 @@ use crate::util::{cstr_lossy, last_error_message};
 macro_rules! statuses {
     ($($variant:ident = $raw:literal => $name:literal,)+) => {
         /// `hipacm_status`: the numbers are part of the ABI and never change.
+        ///
+        /// Newer plugins may add statuses: match with a `_` arm.
         #[repr(i32)]
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
         pub enum Status {
             $($variant = $raw,)+
         }

@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: MIT
-//! Raw declarations mirroring `include/hipacm/hipacm.h` (ABI 1.3, LP64).
+//! Raw declarations mirroring `include/hipacm/hipacm.h` (ABI 1.4, LP64).
 //!
 //! Every struct is `#[repr(C)]` with the header's field order, including the
-//! fields appended up to ABI 1.2 (1.3 added none). `hipacm_mode_config_init`
+//! fields appended up to ABI 1.4 (1.3 added none). `hipacm_mode_config_init`
 //! is a macro in C that calls [`hipacm_mode_config_init_sized`] with the
 //! caller's `sizeof`; from Rust, call that function with
 //! `size_of::<hipacm_mode_config>()`.
+//!
+//! The functions are not linked: they call the plugin that the crate loads
+//! at run time (see [`library_path`](crate::library_path)).
 #![allow(non_camel_case_types)]
 
 use std::os::raw::{c_char, c_int, c_void};
+use std::ptr;
 
 pub const HIPACM_ABI_VERSION_MAJOR: u32 = 1;
-pub const HIPACM_ABI_VERSION_MINOR: u32 = 3;
+pub const HIPACM_ABI_VERSION_MINOR: u32 = 4;
 /// The request for [`hipacm_get_provider`]: major and minor encoded (ABI 1.3).
 /// A plugin older than ABI 1.3 answers only the plain [`HIPACM_ABI_VERSION_MAJOR`].
 pub const HIPACM_ABI_VERSION: u32 =
@@ -65,6 +69,18 @@ pub const HIPACM_CACHE_READWRITE: i32 = 3;
 /// `hipacm_mode_config.load_device` meaning "compile only" (ABI 1.2).
 pub const HIPACM_LOAD_NONE: i32 = -1;
 
+/// Log levels for [`hipacm_set_log_callback`] (ABI 1.4).
+pub const HIPACM_LOG_OFF: i32 = 0;
+pub const HIPACM_LOG_ERROR: i32 = 1;
+pub const HIPACM_LOG_WARNING: i32 = 2;
+pub const HIPACM_LOG_INFO: i32 = 3;
+pub const HIPACM_LOG_DEBUG: i32 = 4;
+
+/// Receives one log event (ABI 1.4): any thread, possibly concurrently;
+/// `message` is borrowed for the call.
+pub type hipacm_log_fn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, level: i32, message: *const c_char)>;
+
 /// Opaque: owned by the plugin from `hipacm_mode_enter` until `hipacm_mode_exit`.
 #[repr(C)]
 pub struct hipacm_mode {
@@ -98,6 +114,9 @@ pub struct hipacm_mode_config {
     pub cache_policy: i32,
     pub load_device: i32,
     // ---- end of version 3 (ABI 1.2) ----
+    pub cache_failures: i32,
+    pub reserved_1_4: i32,
+    // ---- end of version 4 (ABI 1.4) ----
 }
 
 #[repr(C)]
@@ -156,6 +175,26 @@ pub struct hipacm_backend_info {
     // ---- end of version 1 (ABI 1.0) ----
 }
 
+/// Process-wide counters since the plugin was loaded (ABI 1.4).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct hipacm_stats {
+    pub struct_size: usize,
+    pub compiles: u64,
+    pub compile_failures: u64,
+    pub cache_hits: u64,
+    pub cache_misses: u64,
+    pub cache_stores: u64,
+    pub bytes_stored: u64,
+    pub cache_evictions: u64,
+    pub bytes_evicted: u64,
+    pub worker_spawns: u64,
+    pub worker_crashes: u64,
+    pub timeouts: u64,
+    pub cached_failures: u64,
+    // ---- end of version 1 (ABI 1.4) ----
+}
+
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct hipacm_provider {
@@ -200,49 +239,88 @@ pub struct hipacm_provider {
     // ---- end of version 1 (ABI 1.0) ----
     pub mode_config_init_sized: Option<unsafe extern "C" fn(*mut hipacm_mode_config, usize)>,
     // ---- end of version 2 (ABI 1.1) ----
+    pub set_log_callback:
+        Option<unsafe extern "C" fn(hipacm_log_fn, *mut c_void, i32) -> hipacm_status>,
+    pub get_stats: Option<unsafe extern "C" fn(*mut hipacm_stats) -> hipacm_status>,
+    // ---- end of version 3 (ABI 1.4) ----
 }
 
 pub type hipacm_get_provider_fn = Option<unsafe extern "C" fn(u32) -> *const hipacm_provider>;
 
-// Linked by build.rs (`cargo:rustc-link-lib=dylib=hipacm`).
-extern "C" {
-    pub fn hipacm_mode_config_init_sized(cfg: *mut hipacm_mode_config, struct_size: usize);
-    /// The ABI 1.0 entry point: fills version 1 only. Prefer `_sized`.
-    pub fn hipacm_mode_config_init(cfg: *mut hipacm_mode_config);
-    pub fn hipacm_mode_enter(
-        cfg: *const hipacm_mode_config,
-        out: *mut *mut hipacm_mode,
-    ) -> hipacm_status;
-    pub fn hipacm_active_mode() -> *mut hipacm_mode;
-    pub fn hipacm_submit(
-        mode: *mut hipacm_mode,
-        req: *const hipacm_request,
-        out: *mut *mut hipacm_future,
-    ) -> hipacm_status;
-    pub fn hipacm_mode_exit(
-        mode: *mut hipacm_mode,
-        first_failure: *mut *mut hipacm_future,
-    ) -> hipacm_status;
-    pub fn hipacm_compile(
-        req: *const hipacm_request,
-        arch: *const c_char,
-        out: *mut *mut hipacm_future,
-    ) -> hipacm_status;
-    pub fn hipacm_future_retain(f: *mut hipacm_future) -> hipacm_status;
-    pub fn hipacm_future_release(f: *mut hipacm_future) -> hipacm_status;
-    pub fn hipacm_future_wait(f: *mut hipacm_future, timeout_ms: i64) -> hipacm_status;
-    pub fn hipacm_future_status(f: *mut hipacm_future) -> hipacm_status;
-    pub fn hipacm_future_result(
-        f: *mut hipacm_future,
-        out: *mut *const hipacm_kernel,
-    ) -> hipacm_status;
-    pub fn hipacm_future_key(f: *mut hipacm_future) -> *const c_char;
-    pub fn hipacm_future_log(f: *mut hipacm_future) -> *const c_char;
-    pub fn hipacm_future_error_message(f: *mut hipacm_future) -> *const c_char;
-    pub fn hipacm_status_string(status: hipacm_status) -> *const c_char;
-    pub fn hipacm_last_error_message() -> *const c_char;
-    pub fn hipacm_get_backend_info(out: *mut hipacm_backend_info) -> hipacm_status;
-    pub fn hipacm_get_provider(abi_version: u32) -> *const hipacm_provider;
+/// `through_the_table! { /// doc  pub fn name(args) -> ret = field else fallback; }`:
+/// the C entry points as functions that call the loaded plugin's table.
+macro_rules! through_the_table {
+    ($($(#[$doc:meta])* pub fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? = $field:ident else $fallback:expr;)+) => {
+        $(
+            $(#[$doc])*
+            ///
+            /// # Safety
+            /// The contract of the C function of the same name in `hipacm.h`.
+            pub unsafe fn $name($($arg: $ty),*) $(-> $ret)? {
+                match crate::library::table().and_then(|t| t.$field) {
+                    Some(f) => f($($arg),*),
+                    None => $fallback,
+                }
+            }
+        )+
+    };
+}
+
+/// What the pointer-returning entry points give when no plugin can be loaded.
+const NOT_LOADED: *const c_char =
+    b"libhipacm could not be loaded (hipacm::library_path() says why)\0".as_ptr() as *const c_char;
+const EMPTY: *const c_char = b"\0".as_ptr() as *const c_char;
+
+// The plugin is loaded at run time (see `hipacm::library_path`); these call
+// it through its provider table. When no plugin can be loaded, a status
+// function returns HIPACM_ERROR_BACKEND_UNAVAILABLE, a handle function NULL,
+// a string function a static message, and the config initialisers write nothing.
+through_the_table! {
+    pub fn hipacm_mode_config_init_sized(cfg: *mut hipacm_mode_config, struct_size: usize) = mode_config_init_sized else ();
+    pub fn hipacm_mode_enter(cfg: *const hipacm_mode_config, out: *mut *mut hipacm_mode) -> hipacm_status = mode_enter else HIPACM_ERROR_BACKEND_UNAVAILABLE;
+    pub fn hipacm_active_mode() -> *mut hipacm_mode = active_mode else ptr::null_mut();
+    pub fn hipacm_submit(mode: *mut hipacm_mode, req: *const hipacm_request, out: *mut *mut hipacm_future) -> hipacm_status = submit else HIPACM_ERROR_BACKEND_UNAVAILABLE;
+    pub fn hipacm_mode_exit(mode: *mut hipacm_mode, first_failure: *mut *mut hipacm_future) -> hipacm_status = mode_exit else HIPACM_ERROR_BACKEND_UNAVAILABLE;
+    pub fn hipacm_compile(req: *const hipacm_request, arch: *const c_char, out: *mut *mut hipacm_future) -> hipacm_status = compile else HIPACM_ERROR_BACKEND_UNAVAILABLE;
+    pub fn hipacm_future_retain(f: *mut hipacm_future) -> hipacm_status = future_retain else HIPACM_ERROR_BACKEND_UNAVAILABLE;
+    pub fn hipacm_future_release(f: *mut hipacm_future) -> hipacm_status = future_release else HIPACM_ERROR_BACKEND_UNAVAILABLE;
+    pub fn hipacm_future_wait(f: *mut hipacm_future, timeout_ms: i64) -> hipacm_status = future_wait else HIPACM_ERROR_BACKEND_UNAVAILABLE;
+    pub fn hipacm_future_status(f: *mut hipacm_future) -> hipacm_status = future_status else HIPACM_ERROR_BACKEND_UNAVAILABLE;
+    pub fn hipacm_future_result(f: *mut hipacm_future, out: *mut *const hipacm_kernel) -> hipacm_status = future_result else HIPACM_ERROR_BACKEND_UNAVAILABLE;
+    pub fn hipacm_future_key(f: *mut hipacm_future) -> *const c_char = future_key else EMPTY;
+    pub fn hipacm_future_log(f: *mut hipacm_future) -> *const c_char = future_log else EMPTY;
+    pub fn hipacm_future_error_message(f: *mut hipacm_future) -> *const c_char = future_error_message else EMPTY;
+    pub fn hipacm_status_string(status: hipacm_status) -> *const c_char = status_string else NOT_LOADED;
+    pub fn hipacm_last_error_message() -> *const c_char = last_error_message else NOT_LOADED;
+    pub fn hipacm_get_backend_info(out: *mut hipacm_backend_info) -> hipacm_status = get_backend_info else HIPACM_ERROR_BACKEND_UNAVAILABLE;
+    /// ABI 1.4; a plugin older than that gives HIPACM_ERROR_ABI_MISMATCH.
+    pub fn hipacm_set_log_callback(callback: hipacm_log_fn, user_data: *mut c_void, max_level: i32) -> hipacm_status = set_log_callback else HIPACM_ERROR_ABI_MISMATCH;
+    /// ABI 1.4; a plugin older than that gives HIPACM_ERROR_ABI_MISMATCH.
+    pub fn hipacm_get_stats(out: *mut hipacm_stats) -> hipacm_status = get_stats else HIPACM_ERROR_ABI_MISMATCH;
+}
+
+/// The ABI 1.0 entry point: fills version 1 only. Prefer `_sized`.
+///
+/// # Safety
+/// As `hipacm_mode_config_init` in `hipacm.h`.
+pub unsafe fn hipacm_mode_config_init(cfg: *mut hipacm_mode_config) {
+    if let Some(init) = crate::library::load()
+        .ok()
+        .and_then(|p| p.mode_config_init_v1)
+    {
+        init(cfg)
+    }
+}
+
+/// The loaded plugin's `hipacm_get_provider`; NULL when no plugin can be loaded.
+///
+/// # Safety
+/// As `hipacm_get_provider` in `hipacm.h`.
+pub unsafe fn hipacm_get_provider(abi_version: u32) -> *const hipacm_provider {
+    match crate::library::load() {
+        Ok(plugin) => (plugin.get_provider)(abi_version),
+        Err(_) => ptr::null(),
+    }
 }
 
 #[cfg(test)]
@@ -277,9 +355,10 @@ mod tests {
 
     // The numbers come from the C header compiled with gcc on x86_64 Linux
     // (offsetof/sizeof); see tests/plugin/abi/header_cxx_test.cpp for the C side.
-    layout_test!(mode_config_layout: hipacm_mode_config, 56;
+    layout_test!(mode_config_layout: hipacm_mode_config, 64;
         struct_size 0, max_workers 8, ignore_errors 12, fail_fast 16, arch 24,
-        isolation 32, compile_timeout_ms 36, cache_dir 40, cache_policy 48, load_device 52);
+        isolation 32, compile_timeout_ms 36, cache_dir 40, cache_policy 48, load_device 52,
+        cache_failures 56, reserved_1_4 60);
     layout_test!(request_layout: hipacm_request, 112;
         struct_size 0, key 8, source 16, source_name 24, options 32, num_options 40,
         header_sources 48, header_names 56, num_headers 64, name_expressions 72,
@@ -290,9 +369,13 @@ mod tests {
         function_names 88, functions 96, num_functions 104);
     layout_test!(backend_info_layout: hipacm_backend_info, 48;
         available 8, compiler 16, version 24, library_path 32, default_arch 40);
-    layout_test!(provider_layout: hipacm_provider, 176;
+    layout_test!(provider_layout: hipacm_provider, 192;
         abi_version 8, name 16, version 24, mode_config_init 32, get_backend_info 160,
-        mode_config_init_sized 168);
+        mode_config_init_sized 168, set_log_callback 176, get_stats 184);
+    layout_test!(stats_layout: hipacm_stats, 104;
+        struct_size 0, compiles 8, compile_failures 16, cache_hits 24, cache_misses 32,
+        cache_stores 40, bytes_stored 48, cache_evictions 56, bytes_evicted 64,
+        worker_spawns 72, worker_crashes 80, timeouts 88, cached_failures 96);
 
     #[test]
     #[cfg(target_pointer_width = "64")]
@@ -305,11 +388,12 @@ mod tests {
 
     /// sizeof mode_config, request, kernel, backend_info and provider (LP64)
     /// in the header of ABI 1.<index>: docs/ABI.md's changelog as numbers.
-    const SIZES_BY_MINOR: [[usize; 5]; 4] = [
+    const SIZES_BY_MINOR: [[usize; 5]; 5] = [
         [32, 112, 72, 48, 168],
         [40, 112, 72, 48, 176],
         [56, 112, 112, 48, 176],
         [56, 112, 112, 48, 176], // 1.3 added no struct field
+        [64, 112, 112, 48, 192], // 1.4 also added hipacm_stats (104 bytes)
     ];
 
     #[test]
@@ -347,9 +431,9 @@ mod tests {
 
     #[test]
     fn abi_version_and_constants_match_the_header() {
-        assert_eq!(HIPACM_ABI_VERSION, 0x0001_0003);
+        assert_eq!(HIPACM_ABI_VERSION, 0x0001_0004);
         assert_eq!(HIPACM_ABI_VERSION_MAJOR_OF(HIPACM_ABI_VERSION), 1);
-        assert_eq!(HIPACM_ABI_VERSION_MINOR_OF(HIPACM_ABI_VERSION), 3);
+        assert_eq!(HIPACM_ABI_VERSION_MINOR_OF(HIPACM_ABI_VERSION), 4);
         let wide = HIPACM_ABI_VERSION_ENCODE(7, 0xFFFF);
         assert_eq!(
             (
@@ -371,6 +455,11 @@ mod tests {
             ("HIPACM_CACHE_READ", HIPACM_CACHE_READ),
             ("HIPACM_CACHE_READWRITE", HIPACM_CACHE_READWRITE),
             ("HIPACM_LOAD_NONE", HIPACM_LOAD_NONE),
+            ("HIPACM_LOG_OFF", HIPACM_LOG_OFF),
+            ("HIPACM_LOG_ERROR", HIPACM_LOG_ERROR),
+            ("HIPACM_LOG_WARNING", HIPACM_LOG_WARNING),
+            ("HIPACM_LOG_INFO", HIPACM_LOG_INFO),
+            ("HIPACM_LOG_DEBUG", HIPACM_LOG_DEBUG),
         ];
         for (name, value) in constants.iter() {
             assert_eq!(i64::from(*value), header_define(name), "{}", name);
@@ -398,26 +487,35 @@ mod tests {
         assert!(cfg.cache_dir.is_null());
         assert_eq!(cfg.cache_policy, HIPACM_CACHE_DEFAULT);
         assert_eq!(cfg.load_device, HIPACM_LOAD_NONE);
+        assert_eq!((cfg.cache_failures, cfg.reserved_1_4), (0, 0));
     }
 
     #[test]
-    fn provider_table_matches_the_direct_exports() {
+    fn provider_table_matches_the_exports() {
         // SAFETY: a static table owned by the plugin, or NULL.
         let provider = unsafe { hipacm_get_provider(HIPACM_ABI_VERSION).as_ref() }
-            .expect("the plugin implements ABI 1.3");
+            .expect("the plugin implements ABI 1.4");
         // A plugin of this tree knows every minor the crate mirrors.
         assert_eq!(provider.abi_version, HIPACM_ABI_VERSION);
         assert!(provider.struct_size >= size_of::<hipacm_provider>());
-        assert_eq!(
-            provider
-                .mode_config_init_sized
-                .map(|f| f as *const () as usize),
-            Some(hipacm_mode_config_init_sized as *const () as usize)
-        );
-        assert_eq!(
-            provider.submit.map(|f| f as *const () as usize),
-            Some(hipacm_submit as *const () as usize)
-        );
+        let plugin = crate::library::load().expect("loaded");
+        let entries = [
+            (
+                "hipacm_mode_config_init_sized",
+                provider.mode_config_init_sized.map(|f| f as usize),
+            ),
+            ("hipacm_submit", provider.submit.map(|f| f as usize)),
+            (
+                "hipacm_set_log_callback",
+                provider.set_log_callback.map(|f| f as usize),
+            ),
+            ("hipacm_get_stats", provider.get_stats.map(|f| f as usize)),
+        ];
+        for (name, entry) in entries.iter() {
+            assert_eq!(*entry, Some(plugin.symbol(name) as usize), "{}", name);
+        }
+        // The copy this crate calls through is the same table.
+        assert_eq!(plugin.table.get_stats.map(|f| f as usize), entries[3].1);
         // SAFETY: as above.
         let plain = unsafe { hipacm_get_provider(HIPACM_ABI_VERSION_MAJOR).as_ref() }
             .expect("the plain major number of headers before 1.3");

@@ -7,14 +7,18 @@
 //! mode is a guard: dropping it (also while a panic unwinds) exits the mode,
 //! so the slot can never stay set.
 //!
-//! ```no_run
+//! ```
 //! use hipacm::{Config, Mode, Request};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let mode = Mode::enter(Config::new().arch("gfx90a"))?;
+//! // $HIPACM_ARCH, or name the target; no GPU is needed to compile.
+//! let arch = std::env::var("HIPACM_ARCH").unwrap_or_else(|_| "gfx90a".to_string());
+//! let mode = Mode::enter(Config::new().arch(arch.as_str()))?;
 //! let f = mode.submit(&Request::new("extern \"C\" __global__ void k(int* p) { *p = 1; }"))?;
 //! mode.exit()?; // the first compile failure, if any
-//! assert!(f.result()?.code().starts_with(b"\x7fELF"));
+//! let kernel = f.result()?;
+//! assert!(kernel.code().starts_with(b"\x7fELF"));
+//! assert_eq!(kernel.arch(), arch);
 //! # Ok(())
 //! # }
 //! ```
@@ -25,16 +29,24 @@
 //! [`Status::FinalizeFailed`]). Every closure is dropped exactly once, also
 //! when the plugin never attached it because the submit was a dedup hit.
 //!
-//! Linking: `build.rs` finds libhipacm through `HIPACM_LIB_DIR` or this
-//! repository's CMake build tree, and gives this crate's tests and examples
-//! an rpath to it.
+//! Loading: the crate does not link libhipacm; it loads `libhipacm.so.1`
+//! at run time, on first use, from `$HIPACM_LIBRARY` (a file), else the
+//! directory that `build.rs` found (`HIPACM_LIB_DIR`, else pkg-config's
+//! `hipacm` libdir, else this repository's CMake build tree), else wherever
+//! the system loader finds it. A binary that depends on the crate needs no
+//! rpath or `LD_LIBRARY_PATH`. When nothing loads, the calls that need the
+//! plugin fail with [`Status::BackendUnavailable`] and a message naming
+//! every place tried; [`library_path`] says which file was loaded.
 
 mod callbacks;
 mod error;
 pub mod ffi;
 mod future;
+mod library;
+mod log;
 mod mode;
 mod request;
+mod stats;
 mod util;
 
 use std::mem::size_of;
@@ -42,8 +54,11 @@ use std::ptr;
 
 pub use crate::error::{CompileError, Error, Status};
 pub use crate::future::{Future, Kernel};
+pub use crate::library::library_path;
+pub use crate::log::{reset_log_callback, set_log_callback, LogLevel};
 pub use crate::mode::{CachePolicy, Config, Isolation, Mode};
 pub use crate::request::Request;
+pub use crate::stats::{stats, Stats};
 
 use crate::callbacks::{FinalizeErrors, Slot};
 use crate::util::{c_string, cstr_lossy};
@@ -54,8 +69,26 @@ use crate::util::{c_string, cstr_lossy};
 /// finished future whenever the plugin accepted the request, **also when the
 /// compile failed**: [`Future::result`] then returns the failure, and that is
 /// also when the request's finalize or cleanup closure runs. `Err` means the
-/// request itself was rejected (bad arguments, unknown arch, no backend).
+/// request itself was rejected (bad arguments, unknown arch, no backend, no
+/// libhipacm).
+///
+/// ```
+/// use hipacm::{Request, Status};
+///
+/// let good = Request::new(r#"extern "C" __global__ void one(int* p) { *p = 1; }"#);
+/// let kernel = hipacm::compile(&good, Some("gfx90a"))?;
+/// let code = kernel.result()?.code().to_vec();
+/// assert_eq!(u16::from_le_bytes([code[18], code[19]]), 224); // EM_AMDGPU
+///
+/// let bad = Request::new(r#"extern "C" __global__ void two(int* p) { *p = nope; }"#);
+/// let failed = hipacm::compile(&bad, Some("gfx90a"))?; // accepted ...
+/// let error = failed.result().unwrap_err(); // ... and failed
+/// assert_eq!(error.status(), Status::Compilation);
+/// assert!(error.log().unwrap_or("").contains("nope"));
+/// # Ok::<(), hipacm::Error>(())
+/// ```
 pub fn compile(request: &Request, arch: Option<&str>) -> Result<Future, Error> {
+    crate::library::load()?;
     let c_request = request.to_c()?;
     let arch = match arch {
         Some(a) => Some(c_string(a, "arch")?),
@@ -96,7 +129,8 @@ pub fn compile(request: &Request, arch: Option<&str>) -> Result<Future, Error> {
     Ok(Future::from_raw(out, Some(errors), slot).expect("non-NULL future"))
 }
 
-/// True while some mode is active in this process (`hipacm_active_mode() != NULL`).
+/// True while some mode is active in this process (`hipacm_active_mode() != NULL`);
+/// false when libhipacm cannot be loaded.
 pub fn active_mode_is_set() -> bool {
     // SAFETY: no arguments; an acquire load.
     unsafe { !ffi::hipacm_active_mode().is_null() }
@@ -120,8 +154,19 @@ pub struct BackendInfo {
 }
 
 /// Asks the plugin which compiler it can load. Never fails: an unavailable
-/// backend is `available == false` with the reason in `error`.
+/// backend (or an unloadable libhipacm) is `available == false` with the
+/// reason in `error`.
 pub fn backend_info() -> BackendInfo {
+    if let Err(e) = crate::library::load() {
+        return BackendInfo {
+            available: false,
+            compiler: String::new(),
+            version: String::new(),
+            library_path: String::new(),
+            default_arch: String::new(),
+            error: Some(e.message().to_string()),
+        };
+    }
     let mut info = ffi::hipacm_backend_info {
         struct_size: size_of::<ffi::hipacm_backend_info>(),
         available: 0,
@@ -150,7 +195,8 @@ pub fn backend_info() -> BackendInfo {
     }
 }
 
-/// The loaded plugin's release version (`hipacm_provider.version`), e.g. "0.1.0".
+/// The loaded plugin's release version (`hipacm_provider.version`), e.g.
+/// "0.1.0"; empty when libhipacm cannot be loaded.
 pub fn plugin_version() -> String {
     // A plugin older than ABI 1.3 answers only the plain major number.
     let requests = [ffi::HIPACM_ABI_VERSION, ffi::HIPACM_ABI_VERSION_MAJOR];

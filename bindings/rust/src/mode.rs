@@ -18,6 +18,7 @@ use crate::util::{c_bytes, c_string};
 
 /// Where compiles run (`hipacm_mode_config.isolation`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum Isolation {
     /// `$HIPACM_ISOLATION` when set; otherwise worker processes when the
     /// `hipacm-worker` binary is found, else the serialized in-process path.
@@ -43,6 +44,7 @@ impl Isolation {
 /// Whether the mode reads and writes the persistent kernel cache
 /// (`hipacm_mode_config.cache_policy`, ABI 1.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum CachePolicy {
     /// `$HIPACM_CACHE` (`off`, `read` or `readwrite`; any other value fails
     /// [`Mode::enter`] with `InvalidArgument`), else `ReadWrite`.
@@ -79,6 +81,7 @@ pub struct Config {
     cache_dir: Option<PathBuf>,
     cache_policy: CachePolicy,
     load_device: Option<u32>,
+    cache_failures: bool,
 }
 
 impl Config {
@@ -162,6 +165,19 @@ impl Config {
         self
     }
 
+    /// The negative cache (ABI 1.4): a compile that fails with
+    /// [`Status::Compilation`](crate::Status::Compilation) is stored in the
+    /// persistent cache (with [`CachePolicy::ReadWrite`] in effect), and a
+    /// later request with the same key fails at once with the stored log and
+    /// message instead of compiling again. Crashes, timeouts and
+    /// cancellations are never stored; stored failures are served only while
+    /// this is set. Default: off. Setting it with a plugin older than ABI 1.4
+    /// fails [`Mode::enter`] with `AbiMismatch`.
+    pub fn cache_failures(mut self, yes: bool) -> Config {
+        self.cache_failures = yes;
+        self
+    }
+
     fn timeout_ms(&self) -> u32 {
         match self.compile_timeout {
             None => 0,
@@ -222,16 +238,46 @@ impl Mode {
     /// Claims the mode slot. Fails with
     /// [`Status::ModeAlreadyActive`](crate::Status::ModeAlreadyActive) if
     /// another mode is active in the process, `InvalidArgument` for an
-    /// unknown arch, `BackendUnavailable` without hipRTC.
+    /// unknown arch, `BackendUnavailable` without hipRTC or when libhipacm
+    /// itself cannot be loaded (see [`library_path`](crate::library_path)).
+    ///
+    /// ```
+    /// use hipacm::{CachePolicy, Config, Mode, Request};
+    ///
+    /// let arch = std::env::var("HIPACM_ARCH").unwrap_or_else(|_| "gfx90a".to_string());
+    /// let mode = Mode::enter(Config::new().arch(arch).cache_policy(CachePolicy::Off))?;
+    /// let futures = (0..3)
+    ///     .map(|i| {
+    ///         let src = format!("extern \"C\" __global__ void k{}(int* p) {{ p[0] = {}; }}", i, i);
+    ///         mode.submit(&Request::new(src))
+    ///     })
+    ///     .collect::<Result<Vec<_>, _>>()?;
+    /// mode.exit()?;
+    /// for (i, f) in futures.iter().enumerate() {
+    ///     assert_eq!(f.result()?.function_names(), [format!("k{}", i)]);
+    /// }
+    /// # Ok::<(), hipacm::Error>(())
+    /// ```
     pub fn enter(config: Config) -> Result<Mode, Error> {
+        let plugin = crate::library::load()?;
+        if config.cache_failures && plugin.abi_minor() < 4 {
+            return Err(Error::new(
+                ffi::HIPACM_ERROR_ABI_MISMATCH,
+                format!(
+                    "config.cache_failures needs a plugin of ABI 1.4; {} implements 1.{}",
+                    plugin.path.display(),
+                    plugin.abi_minor()
+                ),
+            ));
+        }
         let arch = match &config.arch {
             Some(a) => Some(c_string(a, "config.arch")?),
             None => None,
         };
         let cache_dir = config.c_cache_dir()?;
         let load_device = config.raw_load_device()?;
-        let mut cfg = MaybeUninit::<ffi::hipacm_mode_config>::uninit();
-        // SAFETY: the plugin fills exactly size_of::<hipacm_mode_config>() bytes.
+        let mut cfg = MaybeUninit::<ffi::hipacm_mode_config>::zeroed();
+        // SAFETY: zeroed is a valid config; the plugin writes at most the size we pass.
         let mut cfg = unsafe {
             ffi::hipacm_mode_config_init_sized(
                 cfg.as_mut_ptr(),
@@ -248,6 +294,7 @@ impl Mode {
         cfg.cache_dir = cache_dir.as_ref().map_or(ptr::null(), |d| d.as_ptr());
         cfg.cache_policy = config.cache_policy.raw();
         cfg.load_device = load_device;
+        cfg.cache_failures = i32::from(config.cache_failures);
 
         let mut raw: *mut ffi::hipacm_mode = ptr::null_mut();
         // SAFETY: cfg, arch and cache_dir live across the call; the plugin copies them.
