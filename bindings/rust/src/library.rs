@@ -140,7 +140,12 @@ fn search(explicit: Option<OsString>, build_dir: &str, soname: &str) -> Result<P
     for (how, file) in candidates(explicit, build_dir, soname) {
         match open(&file) {
             Ok(plugin) => return Ok(plugin),
-            Err(why) => tried.push(format!("  {} {}: {}", how, Path::new(&file).display(), why)),
+            Err(why) => tried.push(format!(
+                "  {} ({}): {}",
+                how,
+                Path::new(&file).display(),
+                why
+            )),
         }
     }
     Err(format!(
@@ -362,7 +367,7 @@ mod tests {
             message
         );
         assert!(
-            message.contains("the system loader libhipacm-absent.so.1"),
+            message.contains("the system loader (libhipacm-absent.so.1)"),
             "{}",
             message
         );
@@ -375,7 +380,7 @@ mod tests {
         .err()
         .expect("an explicit file that is missing");
         assert!(
-            message.contains("$HIPACM_LIBRARY /nonexistent/libhipacm.so.1"),
+            message.contains("$HIPACM_LIBRARY (/nonexistent/libhipacm.so.1)"),
             "{}",
             message
         );
