@@ -12,7 +12,8 @@ The API mirrors Triton's ``triton.runtime._async_compile``::
 The bindings are pure Python (ctypes). Importing the package loads
 ``libhipacm.so.1`` from ``$HIPACM_LIBRARY``, from beside the package, from the
 repository's build tree, or through the system loader, and raises
-:class:`ImportError` when none is found or its ABI does not match.
+:class:`ImportError` when none is found or its ABI does not match. The
+plugin's log events (ABI 1.4) go to ``logging.getLogger("hipacm")``.
 """
 
 from ._errors import (
@@ -30,15 +31,18 @@ from ._errors import (
 from ._core import (
     BackendInfo,
     Kernel,
+    Stats,
     backend_info,
     compile,
     library_path,
     plugin_version,
+    stats,
     status_string,
 )
 from ._future import FutureKernel
 from ._mode import AsyncCompileMode, active_mode
 from ._ffi import ABI_VERSION_MAJOR, ABI_VERSION_MINOR
+from ._logging import set_log_level
 
 __version__ = "0.1.0"
 
@@ -58,11 +62,14 @@ __all__ = [
     "ModeAlreadyActiveError",
     "ModeClosedError",
     "OutOfMemoryError",
+    "Stats",
     "Status",
     "active_mode",
     "backend_info",
     "compile",
     "library_path",
     "plugin_version",
+    "set_log_level",
+    "stats",
     "status_string",
 ]

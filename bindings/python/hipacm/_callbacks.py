@@ -37,7 +37,7 @@ class _FutureState:
     :class:`FutureKernel` and, while its callbacks may run, the registry."""
 
     __slots__ = (
-        "handle", "key", "name_expressions", "finalize", "cleanup",
+        "handle", "key", "arch", "name_expressions", "finalize", "cleanup",
         "kernel", "finalize_exc", "exc", "exc_state", "exc_origin", "callbacks_pending",
     )
 
@@ -45,6 +45,7 @@ class _FutureState:
                  cleanup: Optional[Callable[..., Any]]) -> None:
         self.handle: int = 0
         self.key: str = ""
+        self.arch: str = ""  # the mode's arch option; "" for the default
         self.name_expressions = name_expressions
         self.finalize = finalize
         self.cleanup = cleanup
@@ -152,10 +153,11 @@ def _add_note(exc: BaseException, note: str) -> None:
         add_note(note)
 
 
-def _finalize_trampoline(user_data: Optional[int], handle: Optional[int]) -> int:
+def _finalize_trampoline(user_data: Optional[int], raw_handle: Optional[int]) -> int:
     state = _registry.get(user_data or 0)
-    if state is None:  # cannot happen unless the registry was released early
+    if state is None or not raw_handle:  # cannot happen unless the registry was released early
         return 1
+    handle: int = raw_handle
     ok = False
     try:
         _note_collected(state)
@@ -181,10 +183,11 @@ def _finalize_trampoline(user_data: Optional[int], handle: Optional[int]) -> int
             _unregister(user_data)
 
 
-def _cleanup_trampoline(user_data: Optional[int], handle: Optional[int]) -> None:
+def _cleanup_trampoline(user_data: Optional[int], raw_handle: Optional[int]) -> None:
     state = _unregister(user_data)  # cleanup is always the last callback
-    if state is None:
+    if state is None or not raw_handle:
         return
+    handle: int = raw_handle
     error: Optional[CompilationError] = None
     try:
         _note_collected(state)

@@ -7,10 +7,11 @@ import ctypes
 import weakref
 from ctypes import POINTER, byref, c_void_p
 from dataclasses import dataclass, field
-from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
-from . import _ffi
-from ._errors import CompilationError, Status, error_for, to_status
+from . import _ffi, _logging
+from ._errors import (AbiMismatchError, CompilationError, Status, _short_key, error_for,
+                      to_status)
 from ._request import _build_request, _encode, _str_list
 
 _plugin = _ffi.load_plugin()
@@ -18,14 +19,16 @@ _plugin = _ffi.load_plugin()
 
 class _Api:
     """The provider's function pointers, read once (each is a CFUNCTYPE: the GIL
-    is released during the call)."""
+    is released during the call). An entry the plugin's table lacks is None."""
 
-    def __init__(self, provider: _ffi.Provider) -> None:
-        for name, _ in _ffi.Provider._fields_[4:]:
-            setattr(self, name, getattr(provider, name))
+    def __init__(self, provider: Union[_ffi.Provider, _ffi.ProviderV2]) -> None:
+        for name in _ffi.PROVIDER_V2_ENTRIES + _ffi.PROVIDER_V3_ENTRIES:
+            setattr(self, name, getattr(provider, name, None))
 
 
 _api: Any = _Api(_plugin.provider)
+# Plugin log events go to logging.getLogger("hipacm"), not to fd 2.
+_logging.install(_api.set_log_callback)
 
 #: Path of the loaded ``libhipacm.so.1``.
 library_path: str = _plugin.path
@@ -35,6 +38,14 @@ plugin_version: str = _plugin.version
 
 def _last_error() -> str:
     return _ffi.optional_str(_api.last_error_message())
+
+
+def _require_abi_1_4(what: str) -> None:
+    """Raises AbiMismatchError when the loaded plugin predates ABI 1.4."""
+    if not _plugin.has_abi_1_4:
+        raise AbiMismatchError(
+            f"hipacm: {what} needs a plugin of ABI 1.4 or newer; {library_path} provides ABI "
+            f"{_plugin.abi_text}. Upgrade libhipacm.", Status.ABI_MISMATCH)
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,6 +84,13 @@ class Kernel:
     function_names: Tuple[str, ...] = ()
     module: Optional[int] = None
     functions: Tuple[Optional[int], ...] = ()
+
+    def __repr__(self) -> str:
+        where = "cache" if self.from_cache else f"{self.compile_seconds:.3f} s"
+        loaded = "" if self.module is None else f" module=0x{self.module:x}"
+        return (f"<hipacm.Kernel key={_short_key(self.key)!r} arch={self.arch!r} "
+                f"code={len(self.code)} bytes functions={list(self.function_names)!r} "
+                f"from {where}{loaded}>")
 
 
 class _FutureReference:
@@ -170,6 +188,7 @@ def compile(source: str, *, arch: Optional[str] = None, key: Optional[str] = Non
     exprs = _str_list(name_expressions, "name_expressions")
     req, keep = _build_request(key, source, name, options, headers, exprs)
     arch_bytes = None if arch is None else _encode(arch, "arch")
+    _logging.sync()
     out = c_void_p()
     status = _api.compile(byref(req), arch_bytes, byref(out))
     message = _last_error() if status != Status.SUCCESS else ""
@@ -231,3 +250,57 @@ def backend_info() -> BackendInfo:
 def status_string(status: int) -> str:
     """The plugin's fixed name of ``status``, e.g. ``"HIPACM_ERROR_COMPILATION"``."""
     return _ffi.optional_str(_api.status_string(int(status)))
+
+
+@dataclass(frozen=True)
+class Stats:
+    """The plugin's process-wide counters since it was loaded (``hipacm_stats``).
+
+    Each is monotonic: read them twice and subtract to measure an interval.
+
+    Attributes:
+        compiles: Compiler runs started (in-process or in a worker).
+        compile_failures: Compiler runs that ended ``Status.COMPILATION``.
+        cache_hits: Requests served from the persistent cache.
+        cache_misses: Cache lookups that found nothing usable.
+        cache_stores: Code objects written to the cache.
+        bytes_stored: Code object bytes written to the cache.
+        cache_evictions: Entries removed to keep the cache in its bound.
+        bytes_evicted: Code object bytes those entries held.
+        worker_spawns: ``hipacm-worker`` processes started.
+        worker_crashes: Workers that died during a compile.
+        timeouts: Compiles killed at the mode's ``timeout``.
+        cached_failures: Requests failed at once from a stored failure
+            (``cache_failures=True``).
+    """
+
+    compiles: int
+    compile_failures: int
+    cache_hits: int
+    cache_misses: int
+    cache_stores: int
+    bytes_stored: int
+    cache_evictions: int
+    bytes_evicted: int
+    worker_spawns: int
+    worker_crashes: int
+    timeouts: int
+    cached_failures: int
+
+
+def stats() -> Stats:
+    """Reads the plugin's process-wide counters (``hipacm_get_stats``).
+
+    Returns:
+        A :class:`Stats` snapshot.
+
+    Raises:
+        AbiMismatchError: The loaded plugin predates ABI 1.4 and has no counters.
+    """
+    _require_abi_1_4("hipacm.stats()")
+    raw = _ffi.Stats()
+    raw.struct_size = ctypes.sizeof(raw)
+    status = _api.get_stats(byref(raw))
+    if status != Status.SUCCESS:
+        raise error_for(status, _last_error())
+    return Stats(**{name: int(getattr(raw, name)) for name, _ in _ffi.Stats._fields_[1:]})

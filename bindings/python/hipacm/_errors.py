@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import enum
-from typing import Dict, Optional, Type
+from typing import Any, Dict, Optional, Tuple, Type
 
 
 class Status(enum.IntEnum):
@@ -34,6 +34,17 @@ def to_status(value: int) -> "Status | int":
         return value
 
 
+def _short_key(key: str) -> str:
+    """A key for a repr: a content digest is cut to its first 12 hex digits."""
+    if key.startswith("sha256:") and len(key) > 19:
+        return key[:19] + "..."
+    return key
+
+
+def _status_name(status: "Status | int") -> str:
+    return status.name if isinstance(status, Status) else str(int(status))
+
+
 class HipacmError(RuntimeError):
     """Base class of every error the plugin reports.
 
@@ -48,8 +59,11 @@ class HipacmError(RuntimeError):
         self.message = message
         self.status = to_status(int(status))
 
-    def __reduce__(self):  # keep the status when pickled (e.g. across processes)
+    def __reduce__(self) -> Tuple[Any, ...]:  # keep the status when pickled (e.g. across processes)
         return (type(self), (self.message, int(self.status)))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(status={_status_name(self.status)}, message={self.message!r})"
 
 
 class InvalidArgumentError(HipacmError, ValueError):
@@ -57,7 +71,9 @@ class InvalidArgumentError(HipacmError, ValueError):
 
 
 class AbiMismatchError(HipacmError):
-    """A struct was smaller than the plugin accepts (``ABI_MISMATCH``)."""
+    """A struct was smaller than the plugin accepts, or the loaded plugin's ABI
+    is older than a feature needs, e.g. :func:`hipacm.stats` with a plugin
+    before ABI 1.4 (``ABI_MISMATCH``)."""
 
 
 class ModeAlreadyActiveError(HipacmError):
@@ -113,8 +129,13 @@ class CompilationError(HipacmError):
             text += "\n" + self.log.rstrip()
         return text
 
-    def __reduce__(self):  # keep it picklable despite the extra arguments
+    def __reduce__(self) -> Tuple[Any, ...]:  # keep it picklable despite the extra arguments
         return (type(self), (self.message, int(self.status), self.key, self.log))
+
+    def __repr__(self) -> str:
+        lines = len(self.log.splitlines())
+        return (f"CompilationError(status={_status_name(self.status)}, "
+                f"key={_short_key(self.key)!r}, message={self.message!r}, log={lines} lines)")
 
 
 _BY_STATUS: Dict[int, Type[HipacmError]] = {

@@ -2,7 +2,7 @@
 """ctypes mirror of ``include/hipacm/hipacm.h`` and the loader for ``libhipacm.so.1``.
 
 Everything in this module is private. The structs below mirror the C header
-field by field (ABI 1.3); ``tests/test_abi_layout.py`` checks their sizes and
+field by field (ABI 1.4); ``tests/test_abi_layout.py`` checks their sizes and
 offsets against a C compiler. Only ``hipacm_get_provider`` is looked up with
 ``dlsym``; every other call goes through the provider table, whose function
 pointers are ``CFUNCTYPE`` prototypes, so ctypes releases the GIL for the
@@ -25,15 +25,16 @@ from ctypes import (
     c_int64,
     c_size_t,
     c_uint32,
+    c_uint64,
     c_void_p,
 )
 from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import List, Optional, Tuple, Union
 
 #: The ABI major version these bindings implement (``HIPACM_ABI_VERSION_MAJOR``).
 ABI_VERSION_MAJOR = 1
 #: The ABI minor version whose structs, entry points and version request are mirrored here.
-ABI_VERSION_MINOR = 3
+ABI_VERSION_MINOR = 4
 #: The oldest minor whose plugin these bindings load: they initialise the mode
 #: config with ``mode_config_init_sized`` (ABI 1.1) and read every field past
 #: it only where ``struct_size`` says the plugin knows it.
@@ -63,6 +64,13 @@ CACHE_READWRITE = 3
 # HIPACM_LOAD_NONE (ABI 1.2): load_device's "compile only".
 LOAD_NONE = -1
 
+# HIPACM_LOG_* (ABI 1.4): hipacm_set_log_callback's levels.
+LOG_OFF = 0
+LOG_ERROR = 1
+LOG_WARNING = 2
+LOG_INFO = 3
+LOG_DEBUG = 4
+
 # hipacm_status is a C enum: passed and returned as int.
 c_status = c_int
 
@@ -74,10 +82,12 @@ c_future_p = c_void_p
 FINALIZE_FN = CFUNCTYPE(c_int, c_void_p, c_void_p)
 # typedef void (*hipacm_cleanup_fn)(void* user_data, hipacm_future* f);
 CLEANUP_FN = CFUNCTYPE(None, c_void_p, c_void_p)
+# typedef void (*hipacm_log_fn)(void* user_data, int32_t level, const char* message);
+LOG_FN = CFUNCTYPE(None, c_void_p, c_int32, c_char_p)
 
 
 class ModeConfig(Structure):
-    """``hipacm_mode_config`` (version 3, ABI 1.2)."""
+    """``hipacm_mode_config`` (version 4, ABI 1.4)."""
 
     _fields_ = [
         ("struct_size", c_size_t),
@@ -93,6 +103,9 @@ class ModeConfig(Structure):
         ("cache_policy", c_int32),
         ("load_device", c_int32),
         # ---- end of version 3 (ABI 1.2) ----
+        ("cache_failures", c_int32),
+        ("reserved_1_4", c_int32),
+        # ---- end of version 4 (ABI 1.4) ----
     ]
 
 
@@ -169,8 +182,30 @@ class BackendInfo(Structure):
     ]
 
 
-class Provider(Structure):
-    """``hipacm_provider`` (version 2, ABI 1.1), including ``mode_config_init_sized``."""
+class Stats(Structure):
+    """``hipacm_stats`` (version 1, ABI 1.4)."""
+
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("compiles", c_uint64),
+        ("compile_failures", c_uint64),
+        ("cache_hits", c_uint64),
+        ("cache_misses", c_uint64),
+        ("cache_stores", c_uint64),
+        ("bytes_stored", c_uint64),
+        ("cache_evictions", c_uint64),
+        ("bytes_evicted", c_uint64),
+        ("worker_spawns", c_uint64),
+        ("worker_crashes", c_uint64),
+        ("timeouts", c_uint64),
+        ("cached_failures", c_uint64),
+        # ---- end of version 1 (ABI 1.4) ----
+    ]
+
+
+class ProviderV2(Structure):
+    """``hipacm_provider`` (version 2, ABI 1.1), including ``mode_config_init_sized``:
+    the oldest table these bindings load."""
 
     _fields_ = [
         ("struct_size", c_size_t),
@@ -200,7 +235,24 @@ class Provider(Structure):
     ]
 
 
-PROVIDER_V1_SIZE = Provider.mode_config_init_sized.offset
+class Provider(Structure):
+    """``hipacm_provider`` (version 3, ABI 1.4): with ``set_log_callback`` and ``get_stats``.
+
+    Read only from a plugin whose table's ``struct_size`` covers it; an older
+    plugin's table is read as :class:`ProviderV2`.
+    """
+
+    _fields_ = ProviderV2._fields_ + [
+        ("set_log_callback", CFUNCTYPE(c_status, LOG_FN, c_void_p, c_int32)),
+        ("get_stats", CFUNCTYPE(c_status, POINTER(Stats))),
+        # ---- end of version 3 (ABI 1.4) ----
+    ]
+
+
+PROVIDER_V1_SIZE = ProviderV2.mode_config_init_sized.offset
+#: The entries each table version adds past ``name`` and ``version``.
+PROVIDER_V2_ENTRIES = [name for name, _ in ProviderV2._fields_[4:]]
+PROVIDER_V3_ENTRIES = [name for name, _ in Provider._fields_[len(ProviderV2._fields_):]]
 
 GET_PROVIDER_FN = CFUNCTYPE(c_void_p, c_uint32)
 
@@ -251,14 +303,24 @@ def library_candidates() -> List[Tuple[str, str]]:
 class LoadedPlugin:
     """The loaded library and its provider table (a private singleton)."""
 
-    def __init__(self, cdll: ctypes.CDLL, path: str, provider: Provider) -> None:
+    def __init__(self, cdll: ctypes.CDLL, path: str,
+                 provider: Union[Provider, ProviderV2]) -> None:
         self.cdll = cdll  # keeps the library referenced; it is -z nodelete anyway
         self.path = path
         self.provider = provider
-        self.abi_version = provider.abi_version  # as granted: encoded, or a plain 1
-        self.name = (provider.name or b"").decode()
-        self.version = (provider.version or b"").decode()
-        self.struct_size = provider.struct_size
+        self.abi_version: int = provider.abi_version  # as granted: encoded, or a plain 1
+        self.name: str = (provider.name or b"").decode()
+        self.version: str = (provider.version or b"").decode()
+        self.struct_size: int = provider.struct_size
+        #: True when the table has ABI 1.4's set_log_callback and get_stats.
+        self.has_abi_1_4 = isinstance(provider, Provider)
+
+    @property
+    def abi_text(self) -> str:
+        """The granted ABI as "major.minor" (a plain major number reads as "1.x", x < 3)."""
+        if self.abi_version >> 16:
+            return f"{self.abi_version >> 16}.{self.abi_version & 0xFFFF}"
+        return f"{self.abi_version}.x"
 
 
 def _open_provider(path: str) -> LoadedPlugin:
@@ -273,7 +335,9 @@ def _open_provider(path: str) -> LoadedPlugin:
         raise ImportError(
             f"hipacm: {path} does not export hipacm_get_provider; it is not the hipacm plugin"
         ) from exc
-    get_provider = GET_PROVIDER_FN(ctypes.cast(raw, c_void_p).value)
+    raw_address = ctypes.cast(raw, c_void_p).value
+    assert raw_address is not None  # dlsym found it
+    get_provider = GET_PROVIDER_FN(raw_address)
     requested = ABI_VERSION
     address = get_provider(requested)
     if not address:
@@ -301,15 +365,22 @@ def _open_provider(path: str) -> LoadedPlugin:
             f"hipacm: {path} reports ABI version {abi >> 16}.{abi & 0xFFFF} for a request of "
             f"{ABI_VERSION_MAJOR}.{ABI_VERSION_MINOR}"
         )
-    if size < ctypes.sizeof(Provider):
+    if size < ctypes.sizeof(ProviderV2):
         raise ImportError(
             f"hipacm: {path} implements ABI {ABI_VERSION_MAJOR}.0 (provider table of {size} "
             f"bytes); these bindings need ABI {ABI_VERSION_MAJOR}.{ABI_VERSION_MINOR_REQUIRED} "
-            f"({ctypes.sizeof(Provider)} bytes, with mode_config_init_sized). "
+            f"({ctypes.sizeof(ProviderV2)} bytes, with mode_config_init_sized). "
             "Rebuild or upgrade libhipacm."
         )
-    provider = Provider.from_address(address)  # static, owned by the plugin
-    missing = [name for name, _ in Provider._fields_[4:] if not getattr(provider, name)]
+    # Static and owned by the plugin; never read past the size it reports.
+    provider: Union[Provider, ProviderV2]
+    entries = list(PROVIDER_V2_ENTRIES)
+    if size >= ctypes.sizeof(Provider):
+        provider = Provider.from_address(address)
+        entries += PROVIDER_V3_ENTRIES
+    else:
+        provider = ProviderV2.from_address(address)
+    missing = [name for name in entries if not getattr(provider, name)]
     if missing:
         raise ImportError(f"hipacm: {path}'s provider table has NULL entries: {missing}")
     return LoadedPlugin(cdll, path, provider)

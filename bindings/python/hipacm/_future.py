@@ -6,12 +6,12 @@ from __future__ import annotations
 import math
 import weakref
 from ctypes import POINTER, byref
-from typing import Any, Optional
+from typing import Any, Literal, Optional, overload
 
 from . import _ffi
 from ._callbacks import _claim, _FutureState, _make_pending, _pop_frame, _push_frame
 from ._core import Kernel, _api, _error_from_handle, _kernel_from_ptr, _last_error
-from ._errors import Status, error_for, to_status
+from ._errors import Status, _short_key, error_for, to_status
 
 # Each FutureKernel owns exactly one reference to its hipacm_future, released
 # once by a weakref.finalize, so a future outlives its mode for as long as
@@ -48,6 +48,10 @@ class FutureKernel:
     its mode has exited.
     """
 
+    _state: _FutureState
+    _kernel: Optional[Kernel]
+    _release: weakref.finalize
+
     def __init__(self) -> None:  # pragma: no cover - constructed by submit()
         raise TypeError("FutureKernel objects are created by AsyncCompileMode.submit()")
 
@@ -55,7 +59,7 @@ class FutureKernel:
     def _create(cls, state: _FutureState) -> "FutureKernel":
         self = object.__new__(cls)
         self._state = state
-        self._kernel: Optional[Kernel] = None
+        self._kernel = None
         self._release = weakref.finalize(self, _api.future_release, state.handle)
         return self
 
@@ -74,7 +78,7 @@ class FutureKernel:
 
     def done(self) -> bool:
         """True once the compile has finished (its callbacks may not have run yet)."""
-        return _api.future_status(self._state.handle) != Status.NOT_READY
+        return bool(_api.future_status(self._state.handle) != Status.NOT_READY)
 
     def wait(self, timeout: Optional[float] = None) -> bool:
         """Blocks until the compile has finished, without running callbacks.
@@ -97,6 +101,12 @@ class FutureKernel:
             return False
         raise error_for(status, _last_error())
 
+    @overload
+    def result(self, ignore_errors: Literal[False] = ...) -> Kernel: ...
+
+    @overload
+    def result(self, ignore_errors: bool) -> Optional[Kernel]: ...
+
     def result(self, ignore_errors: bool = False) -> Optional[Kernel]:
         """Waits for the compile, runs its ``finalize`` or ``cleanup`` once (here,
         if no other thread collected it first) and returns the kernel.
@@ -108,7 +118,9 @@ class FutureKernel:
                 compile failure), as in Triton.
 
         Returns:
-            The :class:`Kernel`, or None on failure with ``ignore_errors``.
+            The :class:`Kernel`, or None on failure with ``ignore_errors``
+            (so ``result()`` is typed ``Kernel``, ``result(ignore_errors=True)``
+            ``Optional[Kernel]``).
 
         Raises:
             CompilationError: The compile failed (``.status``, ``.key``, ``.log``).
@@ -156,9 +168,16 @@ class FutureKernel:
         return getattr(self.result(), name)
 
     def __repr__(self) -> str:
+        state = self._state
         try:
             status = self.status
             name = status.name if isinstance(status, Status) else str(status)
-        except Exception:  # pragma: no cover
+        except Exception:  # pragma: no cover - a repr never raises
             name = "?"
-        return f"<hipacm.FutureKernel key={self._state.key!r} status={name}>"
+        if name == "NOT_READY":
+            name = "pending"
+        kernel = self._kernel or state.kernel
+        arch = kernel.arch if kernel is not None else state.arch
+        collected = " collected" if kernel is not None or state.exc_state else ""
+        return (f"<hipacm.FutureKernel key={_short_key(state.key)!r} "
+                f"arch={arch or 'default'} status={name}{collected}>")

@@ -8,13 +8,14 @@ import math
 import os
 import threading
 from ctypes import byref, c_void_p
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import (Any, Callable, Dict, List, Literal, Mapping, Optional, Sequence, Tuple,
+                    Union)
 
-from . import _callbacks, _ffi
+from . import _callbacks, _ffi, _logging
 from ._callbacks import (_CLEANUP_TRAMPOLINE, _FINALIZE_TRAMPOLINE, _add_note, _claim,
                          _FutureState, _held_in, _make_pending, _pending_note, _pop_frame,
                          _push_frame, _register, _unregister)
-from ._core import Kernel, _api, _error_from_handle, _last_error
+from ._core import Kernel, _api, _error_from_handle, _last_error, _require_abi_1_4
 from ._errors import CompilationError, ModeAlreadyActiveError, ModeClosedError, Status, error_for
 from ._future import FutureKernel
 from ._request import _build_request, _check_callable, _encode, _str_list
@@ -110,6 +111,12 @@ class AsyncCompileMode:
             ``Status.BACKEND_UNAVAILABLE`` (no driver or runtime, or no device
             with that index), ``OUT_OF_MEMORY`` or ``INTERNAL`` (the driver
             refused the code object).
+        cache_failures: Also store compiles that fail with
+            ``Status.COMPILATION`` in the persistent cache (with ``cache``
+            read-write), and fail a later request with the same key at once
+            with the stored log and message instead of compiling again.
+            Crashes, timeouts and cancellations are never stored. Needs a
+            plugin of ABI 1.4 (``AbiMismatchError`` otherwise).
 
     Raises:
         ValueError: A bad ``isolation``, ``timeout``, ``max_workers``, ``cache``
@@ -122,7 +129,9 @@ class AsyncCompileMode:
                  fail_fast: bool = False, arch: Optional[str] = None, isolation: str = "auto",
                  timeout: Optional[float] = None,
                  cache: Optional[Union[str, "os.PathLike[str]"]] = None,
-                 load_device: Optional[int] = None) -> None:
+                 load_device: Optional[int] = None, cache_failures: bool = False) -> None:
+        if cache_failures:
+            _require_abi_1_4("cache_failures=True")
         cache_policy, cache_dir = _cache_setting(cache)
         raw_load_device = _load_device_setting(load_device)
         if isolation not in _ISOLATION:
@@ -154,6 +163,7 @@ class AsyncCompileMode:
         self._cache_dir_bytes = cache_dir
         self.load_device = load_device
         self._load_device = raw_load_device
+        self.cache_failures = bool(cache_failures)
         self._lock = threading.Lock()
         self._handle: Optional[int] = None
         self._futures: Dict[int, FutureKernel] = {}
@@ -178,6 +188,8 @@ class AsyncCompileMode:
             cfg.cache_dir = self._cache_dir_bytes
             cfg.cache_policy = self._cache_policy
             cfg.load_device = self._load_device
+            cfg.cache_failures = int(self.cache_failures)
+            _logging.sync()
             out = c_void_p()
             status = _api.mode_enter(byref(cfg), byref(out))
             if status != Status.SUCCESS:
@@ -193,6 +205,24 @@ class AsyncCompileMode:
     def active(self) -> bool:
         """True between a successful ``__enter__`` and ``__exit__``."""
         return self._handle is not None
+
+    def __repr__(self) -> str:
+        state = "active" if self._handle is not None else "inactive"
+        options = [f"arch={self.arch!r}" if self.arch is not None else "arch=default",
+                   f"isolation={self.isolation!r}"]
+        if self.max_workers is not None:
+            options.append(f"max_workers={self.max_workers}")
+        if self.timeout is not None:
+            options.append(f"timeout={self.timeout!r}")
+        if self.cache is not None:
+            options.append(f"cache={os.fspath(self.cache)!r}")
+        if self.load_device is not None:
+            options.append(f"load_device={self.load_device}")
+        for flag in ("ignore_errors", "fail_fast", "cache_failures"):
+            if getattr(self, flag):
+                options.append(f"{flag}=True")
+        return (f"<hipacm.AsyncCompileMode {state} {' '.join(options)} "
+                f"futures={len(self._futures)}>")
 
     # -- submitting
 
@@ -259,6 +289,7 @@ class AsyncCompileMode:
                     raise error_for(status, _last_error())
                 attached = True
                 h = out.value
+                assert h is not None, "the plugin returned SUCCESS without a future"
                 existing = self._futures.get(h)
                 if existing is not None:  # a dedup hit: one more reference, no callbacks
                     _api.future_release(h)
@@ -268,6 +299,7 @@ class AsyncCompileMode:
                 try:
                     state.handle = h
                     state.key = _ffi.optional_str(_api.future_key(h))
+                    state.arch = self.arch or ""
                     future = FutureKernel._create(state)
                 except BaseException:
                     _api.future_release(h)
@@ -281,7 +313,8 @@ class AsyncCompileMode:
 
     # -- exiting
 
-    def __exit__(self, exc_type: Any, exc: Optional[BaseException], tb: Any) -> bool:
+    def __exit__(self, exc_type: Any, exc: Optional[BaseException],
+                 tb: Any) -> Literal[False]:
         """Leaves the mode: frees the slot, then collects every compile.
 
         If the with-body raised, that exception propagates unchanged (compile
@@ -314,22 +347,23 @@ class AsyncCompileMode:
 
         failure: Optional[BaseException] = None
         first_state: Optional[_FutureState] = None
-        if first.value:
+        first_handle = first.value
+        if first_handle:
             try:
-                fk = futures.get(first.value)
+                fk = futures.get(first_handle)
                 first_state = fk._state if fk is not None else None
-                key = first_state.key if first_state else _ffi.optional_str(_api.future_key(first.value))
-                fstatus = _api.future_status(first.value)
+                key = first_state.key if first_state else _ffi.optional_str(_api.future_key(first_handle))
+                fstatus = _api.future_status(first_handle)
                 msg = None
                 if first_state is not None and first_state.finalize_exc is not None \
                         and fstatus == Status.FINALIZE_FAILED:
                     fe = first_state.finalize_exc
                     msg = f"the finalize callback raised {type(fe).__name__}: {fe}"
-                failure = _error_from_handle(first.value, fstatus, key, msg)
+                failure = _error_from_handle(first_handle, fstatus, key, msg)
                 if first_state is not None and first_state.exc is not None:
                     failure.__cause__ = first_state.exc
             finally:
-                _api.future_release(first.value)
+                _api.future_release(first_handle)
         elif status != Status.SUCCESS:
             failure = error_for(status, message)
         del futures

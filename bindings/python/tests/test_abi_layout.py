@@ -20,15 +20,18 @@ STRUCTS = {
     "hipacm_kernel": _ffi.KernelWithCache,
     "hipacm_backend_info": _ffi.BackendInfo,
     "hipacm_provider": _ffi.Provider,
+    "hipacm_stats": _ffi.Stats,
 }
 
 # sizeof of each struct (LP64) in the header of each ABI 1.x minor: the
-# changelog of docs/ABI.md, as numbers. 1.3 added no struct field.
+# changelog of docs/ABI.md, as numbers. 1.3 added no struct field; 1.4 added
+# hipacm_stats (None: not in that minor's header).
 _V0 = {"hipacm_mode_config": 32, "hipacm_request": 112, "hipacm_kernel": 72,
-       "hipacm_backend_info": 48, "hipacm_provider": 168}
+       "hipacm_backend_info": 48, "hipacm_provider": 168, "hipacm_stats": None}
 _V1 = dict(_V0, hipacm_mode_config=40, hipacm_provider=176)
 _V2 = dict(_V1, hipacm_mode_config=56, hipacm_kernel=112)
-SIZES_BY_MINOR = {0: _V0, 1: _V1, 2: _V2, 3: _V2}
+_V4 = dict(_V2, hipacm_mode_config=64, hipacm_provider=192, hipacm_stats=104)
+SIZES_BY_MINOR = {0: _V0, 1: _V1, 2: _V2, 3: _V2, 4: _V4}
 
 needs_cc = pytest.mark.skipif(CC is None or not (HEADER_DIR / "hipacm" / "hipacm.h").is_file(),
                               reason="no C compiler or no header")
@@ -83,6 +86,11 @@ def test_declared_version_matches_the_header_macros(tmp_path):
         'printf("cache read %d\\n", HIPACM_CACHE_READ);',
         'printf("cache readwrite %d\\n", HIPACM_CACHE_READWRITE);',
         'printf("load none %d\\n", HIPACM_LOAD_NONE);',
+        'printf("log off %d\\n", HIPACM_LOG_OFF);',
+        'printf("log error %d\\n", HIPACM_LOG_ERROR);',
+        'printf("log warning %d\\n", HIPACM_LOG_WARNING);',
+        'printf("log info %d\\n", HIPACM_LOG_INFO);',
+        'printf("log debug %d\\n", HIPACM_LOG_DEBUG);',
     ])
     assert facts[("abi", "major")] == _ffi.ABI_VERSION_MAJOR
     # The bindings may lag the header, never lead it; at the same minor they agree exactly.
@@ -93,6 +101,8 @@ def test_declared_version_matches_the_header_macros(tmp_path):
     assert (_ffi.CACHE_OFF, _ffi.CACHE_READ, _ffi.CACHE_READWRITE, _ffi.LOAD_NONE) == (
         facts[("cache", "off")], facts[("cache", "read")], facts[("cache", "readwrite")],
         facts[("load", "none")])
+    assert [_ffi.LOG_OFF, _ffi.LOG_ERROR, _ffi.LOG_WARNING, _ffi.LOG_INFO, _ffi.LOG_DEBUG] == [
+        facts[("log", name)] for name in ("off", "error", "warning", "info", "debug")]
 
 
 def test_the_plugin_granted_the_encoded_request():
@@ -101,6 +111,13 @@ def test_the_plugin_granted_the_encoded_request():
     # A plugin of this tree knows every minor the bindings mirror.
     assert granted == _ffi.ABI_VERSION
     assert _core._plugin.struct_size >= ctypes.sizeof(_ffi.Provider)
+
+
+def test_abi_1_4_entries_lie_past_version_2_of_the_provider_table():
+    assert _ffi.Provider.set_log_callback.offset == ctypes.sizeof(_ffi.ProviderV2)
+    assert _ffi.PROVIDER_V3_ENTRIES == ["set_log_callback", "get_stats"]
+    assert _ffi.ModeConfig.cache_failures.offset == 56  # version 3's size
+    assert _core._plugin.has_abi_1_4
 
 
 def test_from_cache_field_lies_past_version_1_of_the_kernel():
