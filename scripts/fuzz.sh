@@ -33,7 +33,7 @@ done
 
 if [[ ! -f $build/CMakeCache.txt ]]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DHIPACM_FUZZ=ON
+    -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DHIPACM_FUZZ=ON -DHIPACM_WERROR=ON
 fi
 cmake --build "$build" -j"$jobs" --target hipacm_fuzz_targets
 

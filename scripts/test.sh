@@ -29,7 +29,7 @@ run_config() {
   ctest --test-dir "build/$name" -j "$jobs" --timeout 600 $CTEST_ARGS
 }
 
-CTEST_ARGS="" run_config release -DCMAKE_BUILD_TYPE=RelWithDebInfo
+CTEST_ARGS="" run_config release -DCMAKE_BUILD_TYPE=Release -DHIPACM_WERROR=ON
 
 echo "=== hipacm: Python binding tests ==="
 HIPACM_LIBRARY="$PWD/build/release/libhipacm.so.1" /usr/bin/python3 -m pytest bindings/python/tests -q
@@ -73,7 +73,7 @@ fi
 echo "=== hipacm: fuzzing every decoder of untrusted bytes (60 s a target) ==="
 bash scripts/fuzz.sh "${HIPACM_FUZZ_SECONDS:-60}"
 
-CTEST_ARGS="" run_config asan -DCMAKE_BUILD_TYPE=Debug -DHIPACM_SANITIZE=address
+CTEST_ARGS="" run_config asan -DCMAKE_BUILD_TYPE=Debug -DHIPACM_SANITIZE=address -DHIPACM_WERROR=ON
 # TSan runs the concurrency suites: the core and the worker pool.
-CTEST_ARGS="-L concurrency" run_config tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHIPACM_SANITIZE=thread
+CTEST_ARGS="-L concurrency" run_config tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHIPACM_SANITIZE=thread -DHIPACM_WERROR=ON
 echo "=== hipacm: all test configurations passed ==="
