@@ -20,6 +20,23 @@ use crate::util::{cstr_lossy, cstr_str};
 /// `Clone` adds a reference (`hipacm_future_retain`) and `Drop` releases it.
 /// A future stays valid after its mode has exited. It is `Send + Sync`: any
 /// thread may wait on it or collect it.
+///
+/// ```
+/// use hipacm::{Config, Mode, Request, Status};
+///
+/// let mode = Mode::enter(Config::new().arch("gfx90a"))?;
+/// let src = r#"extern "C" __global__ void fill(int* p) { p[threadIdx.x] = 3; }"#;
+/// let future = mode.submit(&Request::new(src).key("fill"))?;
+/// // Submitting the same key again is a dedup hit: the same compile.
+/// assert_eq!(mode.submit(&Request::new(src).key("fill"))?, future);
+/// let waiter = future.clone();
+/// let done = std::thread::spawn(move || waiter.wait(None)).join().unwrap();
+/// assert!(done && future.is_done());
+/// assert_eq!(future.status(), Status::Success);
+/// mode.exit()?;
+/// assert_eq!(future.result()?.key(), "fill");
+/// # Ok::<(), hipacm::Error>(())
+/// ```
 pub struct Future {
     raw: NonNull<ffi::hipacm_future>,
     /// Messages of failed finalize closures of this future's mode.
@@ -180,6 +197,27 @@ impl fmt::Debug for Future {
 
 /// A compiled kernel, borrowed from its [`Future`] (or, inside a finalize
 /// closure, from the future being finalized).
+///
+/// ```
+/// use hipacm::{CachePolicy, Config, Mode, Request};
+///
+/// let dir = std::env::temp_dir().join(format!("hipacm-doc-kernel-{}", std::process::id()));
+/// let src = r#"extern "C" __global__ void twice(float* x) { x[threadIdx.x] *= 2.0f; }"#;
+/// let mut served = Vec::new();
+/// for _ in 0..2 {
+///     let config = Config::new().arch("gfx90a").cache_dir(&dir).cache_policy(CachePolicy::ReadWrite);
+///     let mode = Mode::enter(config)?;
+///     let future = mode.submit(&Request::new(src))?;
+///     mode.exit()?;
+///     let kernel = future.result()?;
+///     assert_eq!(u16::from_le_bytes([kernel.code()[18], kernel.code()[19]]), 224); // EM_AMDGPU
+///     assert_eq!(kernel.function_names(), ["twice"]);
+///     served.push(kernel.from_cache());
+/// }
+/// assert_eq!(served, [false, true]); // the second mode was served from the cache
+/// std::fs::remove_dir_all(&dir).ok();
+/// # Ok::<(), hipacm::Error>(())
+/// ```
 #[derive(Clone, Copy)]
 pub struct Kernel<'a> {
     /// A raw pointer, not a reference: a plugin older than ABI 1.2 fills a

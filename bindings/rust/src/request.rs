@@ -16,12 +16,23 @@ use crate::util::c_string;
 
 /// One compile request, built with chained calls:
 ///
-/// ```no_run
-/// # use hipacm::Request;
-/// let req = Request::new("extern \"C\" __global__ void k(int* p) { *p = 1; }")
-///     .key("k")
+/// ```
+/// use hipacm::Request;
+///
+/// let src = "template <typename T> __global__ void scale(T* x, T a) { x[threadIdx.x] *= a; }";
+/// let req = Request::new(src)
+///     .key("scale")
 ///     .option("-O3")
-///     .finalize(|kernel| { println!("{} bytes", kernel.code().len()); Ok(()) });
+///     .name_expression("scale<float>")
+///     .finalize(|kernel| {
+///         println!("{} bytes", kernel.code().len());
+///         Ok(())
+///     });
+/// let future = hipacm::compile(&req, Some("gfx90a"))?;
+/// let kernel = future.result()?; // finalize ran here
+/// assert_eq!(kernel.lowered_names(), ["_Z5scaleIfEvPT_S0_"]);
+/// assert_eq!(kernel.function_names(), ["_Z5scaleIfEvPT_S0_"]);
+/// # Ok::<(), hipacm::Error>(())
 /// ```
 ///
 /// The finalize and cleanup closures are handed to the plugin by the first
