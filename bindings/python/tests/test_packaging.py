@@ -184,7 +184,7 @@ def test_the_platform_wheel_bundles_everything_and_runs_in_a_clean_environment(t
                           text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.splitlines()[0] == (
-        f"hipacm {hipacm.__version__} (ABI {hipacm.ABI_VERSION_MAJOR}.{hipacm.ABI_VERSION_MINOR}, "
+        f"hipacm {hipacm.plugin_version} (ABI {hipacm.ABI_VERSION_MAJOR}.{hipacm.ABI_VERSION_MINOR}, "
         f"{package / 'libhipacm.so.1'})"), proc.stdout
     # Each bundled object resolves its libraries inside the package.
     proc = subprocess.run(["ldd", str(package / "libhipacm.so.1")], capture_output=True,
