@@ -137,7 +137,9 @@ pub fn active_mode_is_set() -> bool {
 }
 
 /// What the plugin found: the compiler, its version and library, the default arch.
+/// Newer plugins may report more, so the struct cannot be built outside this crate.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct BackendInfo {
     /// True when hipRTC could be loaded.
     pub available: bool,
