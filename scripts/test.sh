@@ -41,6 +41,9 @@ echo "=== hipacm: Rust binding tests ==="
   cargo test --offline
   if cargo clippy --version >/dev/null 2>&1; then
     cargo clippy --offline --all-targets -- -D warnings
+    # The dependent crate that cargo test builds and runs (tests/rust_dependent).
+    cargo clippy --offline --manifest-path ../../tests/rust_dependent/Cargo.toml \
+      --target-dir target/rust_dependent -- -D warnings
   else
     echo "cargo clippy is not installed here: lint step not run"
   fi
