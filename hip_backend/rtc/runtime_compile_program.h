@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "hip_backend/compiler.h"
+#include "hip_backend/rtc/compile_log_paths.h"
 #include "hip_backend/rtc/rtc_shared.h"
 #include "support/failure.h"
 
@@ -152,7 +153,7 @@ class RuntimeCompileProgram {
   };
 
   RuntimeCompileProgram(const Table& api, const CompileRequest& request, ProgramHeaders headers)
-      : api_(api) {
+      : api_(api), source_name_(request.source_name) {
     check((api_.*Calls::create)(&program_, request.source.c_str(), request.source_name.c_str(),
                                 static_cast<int>(headers.names.size()), headers.contents.data(),
                                 headers.names.data()),
@@ -176,7 +177,8 @@ class RuntimeCompileProgram {
     for (const std::string& option : options) argv.push_back(option.c_str());
     const int compiled =
         (api_.*Calls::compile)(program_, static_cast<int>(argv.size()), argv.data());
-    out->log = read_log();
+    // Users know their file by the name they gave it, not by comgr's temporary copy.
+    out->log = with_request_file_names(read_log(), source_name_);
     if (compiled != kRtcSuccess) {
       fail_compile(runtime_compile_status(compiled),
                    call("CompileProgram") + " failed: " + Calls::result_name(compiled) +
@@ -241,6 +243,7 @@ class RuntimeCompileProgram {
   }
 
   const Table& api_;
+  const std::string source_name_;
   Handle program_ = nullptr;
 };
 
