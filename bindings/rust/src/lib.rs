@@ -29,6 +29,10 @@
 //! [`Status::FinalizeFailed`]). Every closure is dropped exactly once, also
 //! when the plugin never attached it because the submit was a dedup hit.
 //!
+//! Observability (ABI 1.4): [`stats`] reads the plugin's process-wide
+//! counters, and [`set_log_callback`] sends its log events to a closure
+//! instead of stderr.
+//!
 //! Loading: the crate does not link libhipacm; it loads `libhipacm.so.1`
 //! at run time, on first use, from `$HIPACM_LIBRARY` (a file), else the
 //! directory that `build.rs` found (`HIPACM_LIB_DIR`, else pkg-config's
