@@ -28,6 +28,7 @@ ModeConfig read_mode_config(const hipacm_mode_config* cfg) {
       field_or(cfg, &hipacm_mode_config::cache_policy, std::int32_t{HIPACM_CACHE_DEFAULT});
   config.load_device =
       field_or(cfg, &hipacm_mode_config::load_device, std::int32_t{HIPACM_LOAD_NONE});
+  config.cache_failures = field_or(cfg, &hipacm_mode_config::cache_failures, std::int32_t{0}) != 0;
   return config;
 }
 

@@ -14,6 +14,7 @@
 #include "support/failure.h"
 #include "support/log.h"
 #include "support/sha256.h"
+#include "support/stats.h"
 
 namespace hipacm::cache {
 namespace {
@@ -22,6 +23,24 @@ using backend::LogLevel;
 
 void warn_once(const std::string& topic, const std::string& message) noexcept {
   backend::log_once(LogLevel::kWarning, topic, message);
+}
+
+// The head of `text` in at most `limit` bytes, cut at a UTF-8 character
+// boundary, with a note of how long it was.
+std::string bounded(const std::string& text, std::size_t limit) {
+  if (text.size() <= limit) return text;
+  const std::string note =
+      "\n[truncated by the kernel cache; " + std::to_string(text.size()) + " bytes in all]";
+  std::size_t cut = limit > note.size() ? limit - note.size() : 0;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return text.substr(0, cut) + note.substr(0, limit - cut);
+}
+
+std::string cached_failure_message(const std::string& stored) {
+  return "cached failure: " + stored +
+         " (an earlier compile of this same request failed and the kernel cache remembers it; "
+         "run `hipacm cache clear`, or set hipacm_mode_config.cache_failures to 0, to compile "
+         "it again)";
 }
 
 }  // namespace
@@ -89,7 +108,7 @@ bool CachingCompiler::try_ready(const backend::CompileRequest& request,
   try {
     const auto start = std::chrono::steady_clock::now();
     const std::optional<Keyed> keyed = key_for(request);
-    if (!keyed || !serve_hit(*keyed, request, out)) return false;
+    if (!keyed || !serve_stored(*keyed, request, out)) return false;
     out->compile_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return true;
@@ -104,19 +123,48 @@ backend::CompileResult CachingCompiler::compile(const backend::CompileRequest& r
   if (!keyed) return inner_->compile(request);
 
   backend::CompileResult result;
-  if (serve_hit(*keyed, request, &result)) {
+  if (serve_stored(*keyed, request, &result)) {
     result.compile_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
   }
+  // The one place a miss is counted: try_ready's lookup is always followed
+  // by this one, which may still hit if another process stored it meanwhile.
+  record_miss(*keyed, request);
   result = inner_->compile(request);
+  const bool storable_failure =
+      result.status == HIPACM_ERROR_COMPILATION && settings_.cache_failures;
+  if (settings_.policy != Policy::kReadWrite ||
+      (result.status != HIPACM_SUCCESS && !storable_failure))
+    return result;
   // A header that changed while the compiler ran may be in the object under
   // the old key: store only what was compiled from the files the key names.
-  if (settings_.policy == Policy::kReadWrite && result.status == HIPACM_SUCCESS &&
-      (keyed->inputs_digest.empty() ||
-       scan_external_inputs(request).digest == keyed->inputs_digest))
+  if (!keyed->inputs_digest.empty() && scan_external_inputs(request).digest != keyed->inputs_digest)
+    return result;
+  if (result.status == HIPACM_SUCCESS)
     store(*keyed, request, result);
+  else
+    store_failure(*keyed, request, result);
   return result;
+}
+
+bool CachingCompiler::serve_stored(const Keyed& keyed, const backend::CompileRequest& request,
+                                   backend::CompileResult* out) {
+  return serve_hit(keyed, request, out) || serve_failure(keyed, request, out);
+}
+
+void CachingCompiler::record_miss(const Keyed& keyed,
+                                  const backend::CompileRequest& request) noexcept {
+  backend::count(backend::stats().cache_misses);
+  try {
+    backend::log(LogLevel::kDebug,
+                 "kernel cache miss for " + request.source_name + " (key " + keyed.key + ")");
+    if (settings_.policy != Policy::kReadWrite || settings_.user_db.empty()) return;
+    if (auto layer = shared_store(settings_.user_db, CacheStore::Access::kReadWrite))
+      layer->record_miss();
+  } catch (...) {
+    // The recorded hit rate is advisory; the compile goes on.
+  }
 }
 
 bool CachingCompiler::serve_hit(const Keyed& keyed, const backend::CompileRequest& request,
@@ -149,6 +197,9 @@ bool CachingCompiler::serve_hit(const Keyed& keyed, const backend::CompileReques
       out->code = std::move(entry->code);
       out->lowered_names = std::move(entry->lowered_names);
       out->from_cache = true;
+      backend::count(backend::stats().cache_hits);
+      backend::log(LogLevel::kDebug, "kernel cache hit for " + request.source_name + " (key " +
+                                         key + ") in " + *path);
       return true;
     } catch (...) {
       warn_once(
@@ -158,6 +209,81 @@ bool CachingCompiler::serve_hit(const Keyed& keyed, const backend::CompileReques
     }
   }
   return false;
+}
+
+bool CachingCompiler::serve_failure(const Keyed& keyed, const backend::CompileRequest& request,
+                                    backend::CompileResult* out) {
+  // Failures live in the user layer only: they are never exported, so a
+  // system layer (an export) holds none.
+  if (!settings_.cache_failures || settings_.user_db.empty()) return false;
+  const std::string& path = settings_.user_db;
+  try {
+    std::shared_ptr<CacheStore> layer =
+        shared_store(path, settings_.policy == Policy::kReadWrite ? CacheStore::Access::kReadWrite
+                                                                  : CacheStore::Access::kReadOnly);
+    if (!layer) return false;
+    std::optional<StoredFailure> failure = layer->find_failure(keyed.key);
+    if (!failure) return false;
+    std::string why;
+    if (!validate_failure(*failure, keyed.key, request.arch, keyed.compiler.backend,
+                          keyed.compiler.version, &why)) {
+      backend::log(LogLevel::kWarning, "stored compile failure " + keyed.key + " in " + path +
+                                           " is unusable (" + why + "); compiling");
+      if (layer->writable()) layer->remove_failure(keyed.key);
+      return false;
+    }
+    if (layer->writable()) layer->touch_failure(keyed.key);
+    out->status = HIPACM_ERROR_COMPILATION;
+    out->error_message = cached_failure_message(failure->error_message);
+    out->log = std::move(failure->log);
+    out->code.clear();
+    out->lowered_names.clear();
+    out->from_cache = true;
+    backend::count(backend::stats().cached_failures);
+    backend::log(LogLevel::kDebug, "kernel cache holds a compile failure for " +
+                                       request.source_name + " (key " + keyed.key + ") in " + path +
+                                       "; failing without compiling");
+    return true;
+  } catch (...) {
+    warn_once("cache-read:" + path,
+              failure_from_current_exception("kernel cache lookup in " + path + " failed").message +
+                  "; compiling");
+  }
+  return false;
+}
+
+void CachingCompiler::store_failure(const Keyed& keyed, const backend::CompileRequest& request,
+                                    const backend::CompileResult& result) {
+  if (settings_.user_db.empty()) return;
+  try {
+    StoredFailure failure;
+    failure.key = keyed.key;
+    failure.arch = request.arch;
+    failure.source_name = request.source_name;
+    failure.backend = keyed.compiler.backend;
+    failure.compiler_version = keyed.compiler.version;
+    failure.plugin_version = HIPACM_VERSION_STRING;
+    failure.error_message = bounded(result.error_message, kMaxFailureMessageBytes);
+    failure.log = bounded(result.log, kMaxFailureLogBytes);
+    failure.created_us = failure.last_used_us = now_us();
+    failure.checksum = failure_checksum(failure);
+    std::string why;
+    // Only what would pass the read-side check is worth storing.
+    if (!validate_failure(failure, keyed.key, request.arch, keyed.compiler.backend,
+                          keyed.compiler.version, &why))
+      return;
+    std::shared_ptr<CacheStore> layer =
+        shared_store(settings_.user_db, CacheStore::Access::kReadWrite);
+    if (layer && layer->put_failure(failure))
+      backend::log(LogLevel::kDebug, "stored the compile failure of " + request.source_name +
+                                         " (key " + keyed.key + ") in " + settings_.user_db);
+  } catch (...) {
+    warn_once(
+        "cache-write:" + settings_.user_db,
+        failure_from_current_exception("cannot store in the kernel cache " + settings_.user_db)
+                .message +
+            "; the compile result is unaffected");
+  }
 }
 
 void CachingCompiler::store(const Keyed& keyed, const backend::CompileRequest& request,
@@ -185,6 +311,11 @@ void CachingCompiler::store(const Keyed& keyed, const backend::CompileRequest& r
     entry.info.size = payload_size(entry);
     entry.info.created_us = entry.info.last_used_us = now_us();
     layer->put(entry);
+    backend::count(backend::stats().cache_stores);
+    backend::count(backend::stats().bytes_stored, entry.code.size());
+    backend::log(LogLevel::kDebug, "stored " + request.source_name + " (key " + keyed.key + ", " +
+                                       std::to_string(entry.code.size()) + " bytes of code) in " +
+                                       settings_.user_db);
     layer->evict_to(settings_.max_bytes, keyed.key);
   } catch (...) {
     warn_once(

@@ -14,8 +14,11 @@
 namespace hipacm::cache {
 
 /// Wraps `inner`: a valid hit completes without calling it (from_cache set);
-/// a miss compiles with it and, under READWRITE, stores the result. Every
-/// cache failure degrades to compiling; none fails a compile.
+/// a miss compiles with it and, under READWRITE, stores the result. With
+/// cache_failures, a compile that ends HIPACM_ERROR_COMPILATION is stored too
+/// (READWRITE), and a later request under its key fails at once with the
+/// stored log and message (READ or READWRITE). Every cache problem degrades
+/// to compiling; none fails a compile.
 class CachingCompiler final : public backend::Compiler {
  public:
   CachingCompiler(std::shared_ptr<backend::Compiler> inner, CacheSettings settings);
@@ -36,10 +39,19 @@ class CachingCompiler final : public backend::Compiler {
   };
   /// nullopt when `request` must not be cached.
   std::optional<Keyed> key_for(const backend::CompileRequest& request) noexcept;
+  /// A valid hit, else (with cache_failures) a valid stored failure: true with *out filled.
+  bool serve_stored(const Keyed& keyed, const backend::CompileRequest& request,
+                    backend::CompileResult* out);
   bool serve_hit(const Keyed& keyed, const backend::CompileRequest& request,
                  backend::CompileResult* out);
+  bool serve_failure(const Keyed& keyed, const backend::CompileRequest& request,
+                     backend::CompileResult* out);
+  /// Counts, logs and (READWRITE) records a lookup that found nothing usable.
+  void record_miss(const Keyed& keyed, const backend::CompileRequest& request) noexcept;
   void store(const Keyed& keyed, const backend::CompileRequest& request,
              const backend::CompileResult& result);
+  void store_failure(const Keyed& keyed, const backend::CompileRequest& request,
+                     const backend::CompileResult& result);
 
   const std::shared_ptr<backend::Compiler> inner_;
   const CacheSettings settings_;

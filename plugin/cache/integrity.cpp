@@ -76,6 +76,39 @@ bool validate_entry(const CacheEntry& entry, const std::string& expected_arch, s
   return true;
 }
 
+std::string failure_checksum(const StoredFailure& failure) {
+  Sha256 sha;
+  sha.add_field("hipacm-cache-failure-v1");
+  sha.add_field(failure.key);
+  sha.add_field(failure.arch);
+  sha.add_field(failure.backend);
+  sha.add_field(failure.compiler_version);
+  sha.add_field(failure.error_message);
+  sha.add_field(failure.log);
+  return sha.hex();
+}
+
+bool validate_failure(const StoredFailure& failure, const std::string& key, const std::string& arch,
+                      const std::string& backend, const std::string& compiler_version,
+                      std::string* error) {
+  if (!is_key(failure.key) || failure.key != key)
+    return fail(error, "it is not stored under the key looked up");
+  for (const std::string* label : {&failure.arch, &failure.source_name, &failure.backend,
+                                   &failure.compiler_version, &failure.plugin_version})
+    if (label->size() > kMaxLabelBytes)
+      return fail(error, "its arch, source name, backend or a version is over " +
+                             std::to_string(kMaxLabelBytes) + " bytes");
+  if (failure.error_message.size() > kMaxFailureMessageBytes ||
+      failure.log.size() > kMaxFailureLogBytes)
+    return fail(error, "its message or log is over the stored bounds");
+  if (failure.arch != arch || failure.backend != backend ||
+      failure.compiler_version != compiler_version)
+    return fail(error, "it was stored for another arch or compiler");
+  if (failure_checksum(failure) != failure.checksum)
+    return fail(error, "checksum mismatch (the row was modified or damaged)");
+  return true;
+}
+
 bool validate_entry_for_request(const CacheEntry& entry, const backend::CompileRequest& request,
                                 bool reads_disk_headers, std::string* error) {
   if (!arch_and_checksum_hold(entry, request.arch, error)) return false;

@@ -6,6 +6,7 @@
 
 #include "hip_backend/compiler.h"
 #include "plugin/cache/store/entry.h"
+#include "plugin/cache/store/stored_failure.h"
 
 namespace hipacm::cache {
 
@@ -31,5 +32,18 @@ bool validate_entry(const CacheEntry& entry, const std::string& expected_arch, s
 /// itself is trusted.
 bool validate_entry_for_request(const CacheEntry& entry, const backend::CompileRequest& request,
                                 bool reads_disk_headers, std::string* error);
+
+/// SHA-256 over what a stored failure serves and is matched by (key, arch,
+/// backend, compiler version, error message, log), length-prefixed.
+std::string failure_checksum(const StoredFailure& failure);
+
+/// The serve-time check of a stored failure: it is stored under `key` (a
+/// well-formed one), for `arch`, by the compiler `backend` at
+/// `compiler_version` (which the key already names: a forged row must not
+/// borrow a key), with labels, message and log within their bounds and its
+/// checksum holding. False with *error saying what failed.
+bool validate_failure(const StoredFailure& failure, const std::string& key, const std::string& arch,
+                      const std::string& backend, const std::string& compiler_version,
+                      std::string* error);
 
 }  // namespace hipacm::cache

@@ -28,6 +28,7 @@ struct ModeConfig {
   std::string cache_dir;  ///< empty: resolved from the environment by the cache
   std::int32_t cache_policy = HIPACM_CACHE_DEFAULT;
   std::int32_t load_device = HIPACM_LOAD_NONE;
+  bool cache_failures = false;  ///< the negative cache (hipacm_mode_config.cache_failures)
 };
 
 struct ModeSettings {
@@ -37,7 +38,8 @@ struct ModeSettings {
   std::string arch;  ///< validated
   std::int32_t isolation = HIPACM_ISOLATION_AUTO;
   std::uint32_t compile_timeout_ms = 0;
-  cache::CacheSettings cache;  ///< the persistent cache's policy and locations
+  /// The persistent cache's policy and locations, and whether it stores and serves failures.
+  cache::CacheSettings cache;
   std::int32_t load_device = HIPACM_LOAD_NONE;
 };
 

@@ -17,6 +17,8 @@ struct CacheSettings {
   std::string user_db;    ///< read-write layer's database; empty: none
   std::string system_db;  ///< read-only layer's database; empty: none
   std::int64_t max_bytes = 0;
+  /// The negative cache: store compile failures (READWRITE) and serve them (READ, READWRITE).
+  bool cache_failures = false;
 };
 
 /// The policy (`requested_policy` as resolve_policy reads it) and the locations: the user layer

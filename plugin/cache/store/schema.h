@@ -17,6 +17,9 @@ inline constexpr const char* kDatabaseFileName = "kernels.sqlite3";
 // `code` is last so that scans of the small columns rarely touch the blob's
 // overflow pages; (last_used, size) is a covering index for LRU eviction and
 // the size total.
+// failures is the negative cache (stored_failure.h), additive like
+// library_facts; it holds no code object, and its rows are bounded by count
+// (kMaxStoredFailures) and length instead of counting against the size bound.
 inline constexpr const char* kCreateSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS entries(
@@ -40,6 +43,18 @@ CREATE TABLE IF NOT EXISTS library_facts(
   key TEXT PRIMARY KEY,
   value TEXT NOT NULL,
   recorded_us INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS failures(
+  key TEXT PRIMARY KEY,
+  arch TEXT NOT NULL,
+  source_name TEXT NOT NULL,
+  backend TEXT NOT NULL,
+  compiler_version TEXT NOT NULL,
+  plugin_version TEXT NOT NULL,
+  error_message TEXT NOT NULL,
+  log TEXT NOT NULL,
+  created_us INTEGER NOT NULL,
+  last_used_us INTEGER NOT NULL,
+  checksum TEXT NOT NULL);
 )sql";
 
 }  // namespace hipacm::cache

@@ -12,10 +12,12 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <utility>
 
 #include "plugin/cache/store/name_list.h"
 #include "plugin/cache/store/schema.h"
 #include "support/log.h"
+#include "support/stats.h"
 
 namespace hipacm::cache {
 namespace {
@@ -51,6 +53,31 @@ constexpr std::size_t kMaxUntrustedEntries = 1'000'000;
 constexpr const char* kPayloadBytes =
     "(length(code) + length(CAST(log AS BLOB)) + length(CAST(lowered_names AS BLOB)))";
 
+// Labels of a stored failure (arch, source name, backend, versions): the
+// same bound that integrity.cpp puts on an entry's.
+constexpr std::int64_t kMaxFailureLabelBytes = 4096;
+
+constexpr const char* kFailureColumns =
+    "key, arch, source_name, backend, compiler_version, plugin_version, error_message, log, "
+    "created_us, last_used_us, checksum";
+
+// Only a row of the expected types and within the bounds is read at all: a
+// forged row can neither make a lookup copy large values nor hand back
+// values of another type.
+constexpr const char* kFailureRowIsSane =
+    "typeof(arch)='text' AND typeof(source_name)='text' AND typeof(backend)='text' AND "
+    "typeof(compiler_version)='text' AND typeof(plugin_version)='text' AND "
+    "typeof(error_message)='text' AND typeof(log)='text' AND typeof(checksum)='text' AND "
+    "typeof(created_us)='integer' AND typeof(last_used_us)='integer' AND "
+    "max(length(CAST(arch AS BLOB)), length(CAST(source_name AS BLOB)), "
+    "length(CAST(backend AS BLOB)), length(CAST(compiler_version AS BLOB)), "
+    "length(CAST(plugin_version AS BLOB)), length(CAST(checksum AS BLOB))) <= ?2 AND "
+    "length(CAST(error_message AS BLOB)) <= ?3 AND length(CAST(log AS BLOB)) <= ?4";
+
+// The meta rows that hold the recorded hits and misses.
+constexpr const char* kHitsCounter = "hits";
+constexpr const char* kMissesCounter = "misses";
+
 constexpr const char* kEntryColumns =
     "key, arch, source_name, backend, compiler_version, plugin_version, lowered_names, "
     "expected_kernels, log, size, created_us, last_used_us, hits, checksum, code";
@@ -75,6 +102,22 @@ CacheEntry read_entry(const Statement& s) {
   // `size` column is never believed.
   e.info.size = payload_size(e);
   return e;
+}
+
+StoredFailure read_failure(const Statement& s) {
+  StoredFailure f;
+  f.key = s.text(0);
+  f.arch = s.text(1);
+  f.source_name = s.text(2);
+  f.backend = s.text(3);
+  f.compiler_version = s.text(4);
+  f.plugin_version = s.text(5);
+  f.error_message = s.text(6);
+  f.log = s.text(7);
+  f.created_us = s.integer(8);
+  f.last_used_us = s.integer(9);
+  f.checksum = s.text(10);
+  return f;
 }
 
 EntryInfo read_info(const Statement& s) {
@@ -134,7 +177,7 @@ void require_cache_layout(Database& db, const std::string& path) {
   while (objects.step()) {
     const std::string type = objects.text(0), name = objects.text(1), sql = objects.text(2);
     if (type == "view" || type == "trigger") refuse("it holds a " + type + " (" + name + ")");
-    if (name == "entries" || name == "meta") {
+    if (name == "entries" || name == "meta" || name == "failures") {
       if (type != "table" || sql.rfind("CREATE TABLE", 0) != 0)
         refuse("'" + name + "' is not a plain table");
       has_entries = has_entries || name == "entries";
@@ -148,6 +191,10 @@ void require_cache_layout(Database& db, const std::string& path) {
     std::erase(missing, columns.text(0));
   }
   if (!missing.empty()) refuse("entries has no column '" + missing.front() + "'");
+  // Optional (older databases lack it), but never computed either.
+  Statement failure_columns = db.prepare("SELECT hidden FROM pragma_table_xinfo('failures')");
+  while (failure_columns.step())
+    if (failure_columns.integer(0) != 0) refuse("failures has a generated or hidden column");
 }
 
 // SQLite creates a database file 0644 & ~umask and gives its -wal, -shm and
@@ -301,8 +348,28 @@ void CacheStore::touch(const std::string& key) {
     PendingHit& hit = pending_hits_[key];
     ++hit.count;
     hit.last_used_us = now_us();
-    if (++pending_total_ >= kHitsPerFlush) flush_hits_locked();
+    ++pending_hit_count_;
+    note_pending_locked();
   });
+}
+
+void CacheStore::record_miss() {
+  if (access_ != Access::kReadWrite) return;
+  locked([&] {
+    ++pending_misses_;
+    note_pending_locked();
+  });
+}
+
+void CacheStore::touch_failure(const std::string& key) {
+  locked([&] {
+    pending_failure_uses_[key] = now_us();
+    note_pending_locked();
+  });
+}
+
+void CacheStore::note_pending_locked() {
+  if (++pending_total_ >= kHitsPerFlush) flush_hits_locked();
 }
 
 void CacheStore::flush_hits() {
@@ -310,11 +377,15 @@ void CacheStore::flush_hits() {
 }
 
 void CacheStore::flush_hits_locked() {
-  if (pending_hits_.empty() || access_ != Access::kReadWrite) return;
+  if (pending_total_ == 0 || access_ != Access::kReadWrite) return;
   // Dropped whatever happens: hit counts are advisory, and a failing write
   // must not make every later hit retry it.
   std::map<std::string, PendingHit> pending;
   pending.swap(pending_hits_);
+  std::map<std::string, std::int64_t> failure_uses;
+  failure_uses.swap(pending_failure_uses_);
+  const std::int64_t hits = std::exchange(pending_hit_count_, 0);
+  const std::int64_t misses = std::exchange(pending_misses_, 0);
   pending_total_ = 0;
   if (!touch_)
     touch_.emplace(db_->handle(),
@@ -325,7 +396,50 @@ void CacheStore::flush_hits_locked() {
     touch_->bind(1, hit.last_used_us).bind(2, hit.count).bind(3, key);
     touch_->step();
   }
+  if (!failure_uses.empty()) {
+    Statement use =
+        db_->prepare("UPDATE failures SET last_used_us=max(last_used_us, ?) WHERE key=?");
+    for (const auto& [key, last_used_us] : failure_uses) {
+      ResetOnExit reset{use};
+      use.bind(1, last_used_us).bind(2, key);
+      use.step();
+    }
+  }
+  // A value that is not a number (a damaged row) counts from zero again.
+  Statement add = db_->prepare(
+      "INSERT INTO meta(name, value) VALUES(?1, CAST(?2 AS TEXT)) ON CONFLICT(name) DO UPDATE "
+      "SET value=CAST(max(0, CAST(value AS INTEGER)) + ?2 AS TEXT)");
+  const std::pair<const char*, std::int64_t> counters[] = {{kHitsCounter, hits},
+                                                           {kMissesCounter, misses}};
+  for (const auto& [name, amount] : counters) {
+    if (amount == 0) continue;
+    ResetOnExit reset{add};
+    add.bind(1, name).bind(2, amount);
+    add.step();
+  }
   tx.commit();
+}
+
+std::int64_t CacheStore::recorded_counter_locked(const char* name) {
+  Statement get = db_->prepare(
+      "SELECT max(0, CAST(value AS INTEGER)) FROM meta WHERE name=? AND "
+      "typeof(value)='text' AND length(value) <= 20");
+  get.bind(1, name);
+  return get.step() ? get.integer(0) : 0;
+}
+
+std::int64_t CacheStore::recorded_hits() {
+  return locked([&] { return recorded_counter_locked(kHitsCounter) + pending_hit_count_; });
+}
+
+std::int64_t CacheStore::recorded_misses() {
+  return locked([&] { return recorded_counter_locked(kMissesCounter) + pending_misses_; });
+}
+
+bool CacheStore::has_table_locked(const char* name) {
+  Statement s = db_->prepare("SELECT 1 FROM sqlite_schema WHERE type='table' AND name=?");
+  s.bind(1, name);
+  return s.step();
 }
 
 void CacheStore::put(const CacheEntry& e) {
@@ -363,6 +477,7 @@ void CacheStore::put(const CacheEntry& e) {
           .bind_blob(15, e.code.data(), e.code.size());
       put_->step();
     }
+    db_->prepare("DELETE FROM failures WHERE key=?").bind(1, e.info.key).step();
     tx.commit();
   });
 }
@@ -384,15 +499,19 @@ std::size_t CacheStore::evict_to(std::int64_t max_bytes, const std::string& keep
     total.step();
     std::int64_t bytes = total.integer(0);
     std::size_t removed = 0;
+    std::int64_t payload_evicted = 0;
+    std::int64_t code_evicted = 0;
     if (bytes > max_bytes) {
       Statement oldest = db_->prepare(std::string("SELECT key, ") + kPayloadBytes +
-                                      " FROM entries ORDER BY last_used_us, key");
+                                      ", length(code) FROM entries ORDER BY last_used_us, key");
       Statement erase = db_->prepare("DELETE FROM entries WHERE key=?");
       std::vector<std::string> victims;
       while (bytes > max_bytes && oldest.step()) {
         std::string key = oldest.text(0);
         if (key == keep_key) continue;
         bytes -= oldest.integer(1);
+        payload_evicted += oldest.integer(1);
+        code_evicted += oldest.integer(2);
         victims.push_back(std::move(key));
       }
       oldest.reset();
@@ -403,6 +522,15 @@ std::size_t CacheStore::evict_to(std::int64_t max_bytes, const std::string& keep
       }
     }
     tx.commit();
+    if (removed > 0) {
+      backend::count(backend::stats().cache_evictions, removed);
+      backend::count(backend::stats().bytes_evicted, static_cast<std::uint64_t>(code_evicted));
+      backend::log(backend::LogLevel::kInfo,
+                   "evicted " + std::to_string(removed) + " least recently used entries (" +
+                       std::to_string(payload_evicted) + " bytes, " + std::to_string(code_evicted) +
+                       " of them code) from the kernel cache " + path_ + " to keep it within " +
+                       std::to_string(max_bytes) + " bytes");
+    }
     return removed;
   });
 }
@@ -413,8 +541,83 @@ std::size_t CacheStore::clear() {
     db_->exec("DELETE FROM entries");
     const auto n = static_cast<std::size_t>(sqlite3_changes64(db_->handle()));
     db_->exec("DELETE FROM library_facts");
+    db_->exec("DELETE FROM failures");
+    db_->exec("DELETE FROM meta WHERE name IN ('hits', 'misses')");
     tx.commit();
+    pending_hits_.clear();
+    pending_failure_uses_.clear();
+    pending_hit_count_ = pending_misses_ = pending_total_ = 0;
     return n;
+  });
+}
+
+std::optional<StoredFailure> CacheStore::find_failure(const std::string& key) {
+  return locked([&]() -> std::optional<StoredFailure> {
+    // A read-only database from before the table simply misses.
+    if (!writable() && !has_table_locked("failures")) return std::nullopt;
+    Statement s = db_->prepare(std::string("SELECT ") + kFailureColumns +
+                               " FROM failures WHERE key=?1 AND " + kFailureRowIsSane);
+    s.bind(1, key)
+        .bind(2, kMaxFailureLabelBytes)
+        .bind(3, static_cast<std::int64_t>(kMaxFailureMessageBytes))
+        .bind(4, static_cast<std::int64_t>(kMaxFailureLogBytes));
+    if (!s.step()) return std::nullopt;
+    return read_failure(s);
+  });
+}
+
+bool CacheStore::put_failure(const StoredFailure& f) {
+  return locked([&] {
+    flush_hits_locked();
+    Transaction tx(*db_);
+    // A success under the same key was compiled from the same inputs; it is
+    // never shadowed (lookups read entries first) nor doubted by a failure.
+    Statement entry = db_->prepare("SELECT 1 FROM entries WHERE key=?");
+    entry.bind(1, f.key);
+    if (entry.step()) return false;
+    db_->prepare(std::string("INSERT INTO failures(") + kFailureColumns +
+                 ") VALUES(?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(key) DO UPDATE SET "
+                 "arch=excluded.arch, source_name=excluded.source_name, "
+                 "backend=excluded.backend, compiler_version=excluded.compiler_version, "
+                 "plugin_version=excluded.plugin_version, error_message=excluded.error_message, "
+                 "log=excluded.log, created_us=excluded.created_us, "
+                 "last_used_us=excluded.last_used_us, checksum=excluded.checksum")
+        .bind(1, f.key)
+        .bind(2, f.arch)
+        .bind(3, f.source_name)
+        .bind(4, f.backend)
+        .bind(5, f.compiler_version)
+        .bind(6, f.plugin_version)
+        .bind(7, f.error_message)
+        .bind(8, f.log)
+        .bind(9, f.created_us)
+        .bind(10, f.last_used_us)
+        .bind(11, f.checksum)
+        .step();
+    db_->prepare(
+           "DELETE FROM failures WHERE key IN (SELECT key FROM failures "
+           "ORDER BY last_used_us DESC, key LIMIT -1 OFFSET ?)")
+        .bind(1, kMaxStoredFailures)
+        .step();
+    tx.commit();
+    return true;
+  });
+}
+
+void CacheStore::remove_failure(const std::string& key) {
+  locked([&] {
+    Transaction tx(*db_);
+    db_->prepare("DELETE FROM failures WHERE key=?").bind(1, key).step();
+    tx.commit();
+  });
+}
+
+std::size_t CacheStore::count_failures() {
+  return locked([&]() -> std::size_t {
+    if (!has_table_locked("failures")) return 0;
+    Statement s = db_->prepare("SELECT COUNT(*) FROM failures");
+    s.step();
+    return static_cast<std::size_t>(s.integer(0));
   });
 }
 

@@ -14,6 +14,7 @@
 
 #include "plugin/cache/store/entry.h"
 #include "plugin/cache/store/sqlite_db.h"
+#include "plugin/cache/store/stored_failure.h"
 
 namespace hipacm::cache {
 
@@ -58,16 +59,42 @@ class CacheStore {
   /// written in batches, so that a hit is a read (no write transaction, no
   /// WAL checkpoint) almost every time.
   void touch(const std::string& key);
-  /// Writes the buffered hits now.
+  /// Writes the buffered hits, misses and failure uses now.
   void flush_hits();
-  /// Inserts or replaces the entry, in one transaction.
+  /// Records a lookup that found nothing usable (the other half of the hit
+  /// rate). Buffered like touch() and written in the same batches; a no-op on
+  /// a read-only store.
+  void record_miss();
+  /// Hits and misses recorded in this database (in the meta table) since it
+  /// was created or last cleared, plus this process's unwritten ones. Unlike
+  /// the entries' own hit counts, neither is lost when an entry is evicted,
+  /// so hits / (hits + misses) is the hit rate over one period.
+  std::int64_t recorded_hits();
+  std::int64_t recorded_misses();
+  /// Inserts or replaces the entry, in one transaction; a stored failure
+  /// under the same key goes (the success disproves it).
   void put(const CacheEntry& entry);
   void remove(const std::string& key);
   /// Removes least-recently-used entries, never `keep_key`, until the
   /// payload total is at most max_bytes. Returns how many were removed.
   std::size_t evict_to(std::int64_t max_bytes, const std::string& keep_key = "");
-  /// Removes every entry and every library fact; returns the entries removed.
+  /// Removes every entry, stored failure and library fact, and the recorded
+  /// hits and misses; returns the entries removed.
   std::size_t clear();
+
+  /// The negative cache. The stored failure for `key`, or nullopt: also when
+  /// the database has no failures table, or the row has values of the wrong
+  /// type or over the bounds of stored_failure.h. Its checksum is the
+  /// caller's to check (integrity.h).
+  std::optional<StoredFailure> find_failure(const std::string& key);
+  /// Stores `failure` (inserting or replacing) unless an entry holds its key,
+  /// then drops the least recently used past kMaxStoredFailures. Returns
+  /// whether it was stored.
+  bool put_failure(const StoredFailure& failure);
+  /// Records the use of a stored failure, buffered like touch().
+  void touch_failure(const std::string& key);
+  void remove_failure(const std::string& key);
+  std::size_t count_failures();
 
   /// A library fact (hip_backend/library_facts.h) recorded by some process, or
   /// nullopt. Facts describe this machine's libraries: they are never exported.
@@ -97,6 +124,9 @@ class CacheStore {
   void open_locked();
   void recover_locked(const std::string& why);
   void flush_hits_locked();
+  void note_pending_locked();
+  std::int64_t recorded_counter_locked(const char* name);
+  bool has_table_locked(const char* name);
   template <typename Fn>
   auto locked(Fn&& fn) -> decltype(fn());
   // SQLite's progress handler: interrupts a statement once the current
@@ -116,6 +146,9 @@ class CacheStore {
     std::int64_t last_used_us = 0;
   };
   std::map<std::string, PendingHit> pending_hits_;
+  std::map<std::string, std::int64_t> pending_failure_uses_;  // key -> last use
+  std::int64_t pending_hit_count_ = 0;
+  std::int64_t pending_misses_ = 0;
   std::int64_t pending_total_ = 0;
   // VM steps (in units of the handler's period) of the current operation;
   // reset at its start, under mutex_.
