@@ -43,11 +43,15 @@ def test_stats_is_a_snapshot_of_every_counter_and_never_decreases():
         hipacm.compile(STATIC_ASSERT_SOURCE, arch=ARCH)
     after = hipacm.stats()
     assert all(getattr(after, n) >= getattr(before, n) for n in names), (before, after)
+    # Tests run one at a time in this process: exactly these two compiles ran.
+    assert after.compiles == before.compiles + 2, (before, after)
+    assert after.compile_failures == before.compile_failures + 1, (before, after)
 
 
 def test_cache_failures_serves_a_stored_failure_without_compiling(tmp_path, monkeypatch):
     monkeypatch.setenv("HIPACM_CACHE", "readwrite")
     errors = []
+    counters = [hipacm.stats()]
     for _ in range(2):
         with hipacm.AsyncCompileMode(arch=ARCH, cache=tmp_path, cache_failures=True,
                                      ignore_errors=True) as mode:
@@ -55,9 +59,14 @@ def test_cache_failures_serves_a_stored_failure_without_compiling(tmp_path, monk
         with pytest.raises(hipacm.CompilationError) as info:
             future.result()
         errors.append(info.value)
+        counters.append(hipacm.stats())
     first, second = errors
     assert first.status == second.status == hipacm.Status.COMPILATION
     assert "X must be 2" in first.log and second.log == first.log
+    before, after_first, after_second = counters
+    assert after_first.compiles == before.compiles + 1  # compiled, failed, stored
+    assert after_second.compiles == after_first.compiles  # served from the cache
+    assert after_second.cached_failures == after_first.cached_failures + 1
     mode = hipacm.AsyncCompileMode(cache_failures=True)
     assert mode.cache_failures and "cache_failures=True" in repr(mode)
 

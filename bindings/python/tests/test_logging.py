@@ -124,6 +124,26 @@ print("ELF", future.result().code[:4] == b"\x7fELF")
     assert len(records) == 1 and "hipacm-worker not found" in records[0], lines
 
 
+@pytest.mark.parametrize("level, expected", [("INFO", 1), ("WARNING", 0)])
+def test_an_info_event_arrives_only_when_the_logger_wants_info(level, expected):
+    # Starting a worker is an info event; the first compile of the process starts one.
+    script = COLLECT + f"""
+import hipacm, logging
+logging.getLogger("hipacm").setLevel(logging.{level})
+with hipacm.AsyncCompileMode(arch="gfx90a", isolation="process") as mode:
+    mode.submit(None, 'extern "C" __global__ void k(int* p) {{ *p = 1; }}')
+print("level", hipacm._logging.registered_level())
+"""
+    proc = run_python(script)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    lines = proc.stdout.splitlines()
+    started = [line for line in lines
+               if line.startswith("RECORD INFO hipacm ") and "hipacm-worker" in line]
+    assert len(started) == expected, lines
+    assert lines[-1] == f"level {_ffi.LOG_INFO if expected else _ffi.LOG_WARNING}"
+
+
 def test_events_after_interpreter_exit_began_go_to_stderr_safely(tmp_path):
     # atexit runs handlers last-registered first: this one, registered before
     # the import, runs after hipacm has unregistered its callback.
