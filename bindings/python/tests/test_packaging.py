@@ -110,15 +110,14 @@ with hipacm.AsyncCompileMode(arch="gfx90a", isolation="process") as mode:
     future = mode.submit(None, 'extern "C" __global__ void k(int* p) { *p = 1; }')
     kernel = future.result()
     # The plugin's worker pool keeps its processes; name the children's binaries.
-    children = set()
-    for task in os.listdir("/proc/self/task"):
-        with open(f"/proc/self/task/{task}/children") as f:
-            children.update(f.read().split())
-    for pid in sorted(children):
+    for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            print("child", os.readlink(f"/proc/{pid}/exe"))
-        except OSError:
-            pass
+            with open(f"/proc/{pid}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            if ppid == os.getpid():
+                print("child", os.readlink(f"/proc/{pid}/exe"))
+        except (OSError, IndexError, ValueError):
+            pass  # gone meanwhile
 code = kernel.code
 print("elf", code[:4] == b"\x7fELF", struct.unpack_from("<H", code, 18)[0], kernel.arch)
 print("env", sorted(k for k in os.environ if k.startswith("HIPACM") or k.startswith("LD_")))
