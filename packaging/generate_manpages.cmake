@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: MIT
+# Writes hipacm(1) and hipacm-<subcommand>(1) with help2man from the tool's --help, one page per
+# subcommand the tool lists; a page's subcommands (cache's) get their own --help in it too.
+# cmake -DHIPACM_EXE=<tool> -DHELP2MAN=<help2man> -DVERSION=<x.y.z> -DOUTPUT_DIR=<dir>
+#       -P generate_manpages.cmake
+cmake_policy(VERSION 3.20)
+include(${CMAKE_CURRENT_LIST_DIR}/cli_help.cmake)
+foreach(var HIPACM_EXE HELP2MAN VERSION OUTPUT_DIR)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "generate_manpages.cmake needs -D${var}=...")
+  endif()
+endforeach()
+set(work_dir ${OUTPUT_DIR}/help2man)
+file(REMOVE_RECURSE ${work_dir})
+file(MAKE_DIRECTORY ${work_dir})
+file(GLOB stale ${OUTPUT_DIR}/*.1)
+if(stale)
+  file(REMOVE ${stale})
+endif()
+
+hipacm_cli_help(top_help ${HIPACM_EXE})
+hipacm_cli_subcommands(subcommands "${top_help}")
+set(pages hipacm)
+foreach(sub IN LISTS subcommands)
+  list(APPEND pages hipacm-${sub})
+endforeach()
+list(TRANSFORM pages APPEND "(1)" OUTPUT_VARIABLE see_also)
+list(JOIN see_also ", " see_also)
+
+# help2man runs a program by the page's name with --help: a small script that prints the
+# subcommand's help (and its own subcommands' helps, so that their options are documented too).
+function(hipacm_write_page page)
+  hipacm_cli_help(text ${HIPACM_EXE} ${ARGN})
+  hipacm_cli_summary(summary "${text}")
+  hipacm_cli_subcommands(nested "${text}")
+  set(script "#!/bin/sh\n\"${HIPACM_EXE}\" ${ARGN} --help || exit 1\n")
+  foreach(sub IN LISTS nested)
+    string(APPEND script "echo\necho '${ARGN} ${sub}:'\n"
+                         "\"${HIPACM_EXE}\" ${ARGN} ${sub} --help | sed 's/^/  /' || exit 1\n")
+  endforeach()
+  file(WRITE ${work_dir}/${page} "${script}")
+  file(CHMOD ${work_dir}/${page} PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+  list(REMOVE_ITEM see_also "${page}(1)")
+  string(REPLACE "${page}(1), " "" others "${see_also}, ")
+  string(REGEX REPLACE ", $" "" others "${others}")
+  file(WRITE ${work_dir}/${page}.h2m "[SEE ALSO]\n${others}\n")
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env LC_ALL=C
+                          ${HELP2MAN} --no-info --no-discard-stderr --version-string=${VERSION}
+                          --name=${summary} --section=1 --include=${work_dir}/${page}.h2m
+                          --output=${OUTPUT_DIR}/${page}.1 ${work_dir}/${page}
+                  RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "help2man failed for ${page}: ${err}")
+  endif()
+endfunction()
+
+hipacm_write_page(hipacm)
+foreach(sub IN LISTS subcommands)
+  hipacm_write_page(hipacm-${sub} ${sub})
+endforeach()
+file(REMOVE_RECURSE ${work_dir})
