@@ -86,11 +86,12 @@ class Kernel:
     functions: Tuple[Optional[int], ...] = ()
 
     def __repr__(self) -> str:
-        where = "cache" if self.from_cache else f"{self.compile_seconds:.3f} s"
+        origin = ("from the cache" if self.from_cache
+                  else f"compiled in {self.compile_seconds:.3f} s")
         loaded = "" if self.module is None else f" module=0x{self.module:x}"
         return (f"<hipacm.Kernel key={_short_key(self.key)!r} arch={self.arch!r} "
                 f"code={len(self.code)} bytes functions={list(self.function_names)!r} "
-                f"from {where}{loaded}>")
+                f"{origin}{loaded}>")
 
 
 class _FutureReference:

@@ -22,7 +22,7 @@ def test_mode_and_future_reprs_follow_their_state():
     assert repr(future).endswith("status=SUCCESS collected>")
     text = repr(kernel)
     assert text.startswith("<hipacm.Kernel key='sha256:") and "arch='gfx90a'" in text, text
-    assert f"code={len(kernel.code)} bytes functions=['reprs']" in text, text
+    assert f"code={len(kernel.code)} bytes functions=['reprs'] compiled in " in text, text
 
 
 def test_error_reprs_name_the_status():
