@@ -84,11 +84,14 @@ done < <(ldd "$build/libhipacm.so.1" "$build/hipacm-worker" "$build/hipacm" |
   awk '$2 == "=>" { print $1, $3 }' | sort -u)
 
 # RUNPATHs: each object finds its own NEEDED libraries (RUNPATH is not inherited).
-patchelf --set-rpath '$ORIGIN/.libs' "$pkg/libhipacm.so.1"
-patchelf --set-rpath '$ORIGIN/.libs' "$pkg/hipacm-worker"
-patchelf --set-rpath '$ORIGIN:$ORIGIN/.libs' "$pkg/hipacm"
+# $ORIGIN is for the dynamic loader, not the shell.
+# shellcheck disable=SC2016
+origin='$ORIGIN'
+patchelf --set-rpath "$origin/.libs" "$pkg/libhipacm.so.1"
+patchelf --set-rpath "$origin/.libs" "$pkg/hipacm-worker"
+patchelf --set-rpath "$origin:$origin/.libs" "$pkg/hipacm"
 for name in "${bundled[@]}"; do
-  patchelf --set-rpath '$ORIGIN' "$libs/$name"
+  patchelf --set-rpath "$origin" "$libs/$name"
 done
 
 # Check: every NEEDED entry is bundled or a system library.
