@@ -20,6 +20,7 @@ enum class ForkRank : unsigned {
   kCacheRegistry,   // plugin/cache: the opened cache databases
   kWorkerPool,      // hip_backend/worker: idle and busy worker processes
   kWorkerFds,       // hip_backend/worker: every worker descriptor (closed in the child)
+  kRecordFile,      // plugin/mode: the $HIPACM_RECORD file (reopened in the child)
   kCount
 };
 

@@ -15,6 +15,7 @@
 #include "plugin/mode/future_registry.h"
 #include "plugin/mode/mode_registry.h"
 #include "plugin/mode/mode_settings.h"
+#include "plugin/mode/request_recorder.h"
 
 using namespace hipacm;
 
@@ -126,6 +127,7 @@ HIPACM_API hipacm_status hipacm_compile(const hipacm_request* req, const char* a
     *out = nullptr;
     const ModeSettings settings = resolve_mode_settings(compile_config(arch));
     Submission submission = read_request(req, settings.arch);
+    record_request(submission.request);
     FutureRef future = make_future(submission.key, settings.arch, submission.callbacks);
     backend::CompileResult result = make_compiler(settings)->compile(submission.request);
     load_into_device(&result, settings);

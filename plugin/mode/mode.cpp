@@ -5,6 +5,7 @@
 #include <boost/thread/lock_guard.hpp>
 
 #include "plugin/mode/device_loading.h"
+#include "plugin/mode/request_recorder.h"
 #include "support/failure.h"
 #include "support/fork_epoch.h"
 #include "support/status_error.h"
@@ -25,6 +26,7 @@ FutureRef Mode::submit(Submission submission) {
     if (closed_) throw StatusError(HIPACM_ERROR_MODE_CLOSED, "the mode is exiting or has exited");
     if (auto it = by_key_.find(submission.key); it != by_key_.end()) return it->second.share();
   }
+  record_request(submission.request);  // cache hits too: the host compiled them
   // A ready result (a persistent-cache hit) is served on this thread: no pool
   // thread wake-up, no queue. Looked up without the mode lock, since it may
   // read a database; the dedup check below is repeated for that reason.
