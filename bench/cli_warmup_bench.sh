@@ -59,11 +59,9 @@ for line in open(f"{work}/times"):
     t = json.load(open(f"{work}/{run}.json"))["totals"]
     process = float(end) - float(start)
     rows.append((run, t, process))
-    speedup = "n/a" if t["speedup"] is None else f"{t['speedup']:.2f}x"
     print(f"{run:>6}: {t['kernels']} kernels, {t['cache_hits']} cache hits, "
           f"{t['compiled']} compiled, {t['failed']} failed; warmup wall {t['wall_seconds']:.3f} s, "
-          f"process {process:.3f} s, compile sum {t['compile_seconds']:.2f} s, "
-          f"speedup against serial {speedup}")
+          f"process {process:.3f} s, compile sum {t['compile_seconds']:.2f} s")
 cold = rows[0]
 warm = rows[1:]
 if warm:

@@ -16,6 +16,7 @@
 #include "tools/input/input_files.h"
 #include "tools/input/kernel_directives.h"
 #include "tools/input/manifest_reader.h"
+#include "tools/input/record_reader.h"
 
 namespace hipacm::cli {
 namespace fs = std::filesystem;
@@ -23,12 +24,27 @@ namespace {
 
 constexpr std::size_t kMaxOptionSummaryChars = 80;
 
-std::vector<fs::path> hip_files_below(const fs::path& dir) {
+bool has_extension(const fs::path& file, const std::vector<std::string>& extensions) {
+  const std::string name = file.filename().string();
+  return std::any_of(extensions.begin(), extensions.end(), [&](const std::string& extension) {
+    return name.size() > extension.size() && name.ends_with(extension);
+  });
+}
+
+std::string extension_list(const std::vector<std::string>& extensions) {
+  std::string list;
+  for (const std::string& extension : extensions) list += (list.empty() ? "" : ", ") + extension;
+  return list;
+}
+
+std::vector<fs::path> kernel_files_below(const fs::path& dir,
+                                         const std::vector<std::string>& extensions) {
   std::vector<fs::path> files;
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
        it.increment(ec)) {
-    if (it->path().extension() == ".hip" && it->is_regular_file(ec)) files.push_back(it->path());
+    if (has_extension(it->path(), extensions) && it->is_regular_file(ec))
+      files.push_back(it->path());
   }
   if (ec) throw InputError(fmt::format("cannot list {}: {}", dir.string(), ec.message()));
   std::sort(files.begin(), files.end());  // directory order is not deterministic
@@ -94,14 +110,18 @@ std::size_t KernelInput::input_bytes() const {
 
 bool KernelInput::same_request(const KernelInput& other) const {
   return source == other.source && source_name == other.source_name && options == other.options &&
-         headers == other.headers && name_expressions == other.name_expressions;
+         headers == other.headers && name_expressions == other.name_expressions &&
+         arch == other.arch;
 }
 
-std::vector<KernelInput> collect_kernel_inputs(const std::vector<std::string>& paths) {
+std::vector<KernelInput> collect_kernel_inputs(const std::vector<std::string>& paths,
+                                               const InputSettings& settings) {
   std::vector<KernelInput> kernels;
   std::unordered_multimap<std::size_t, std::size_t> index_by_hash;  // request hash -> kernels[i]
   std::size_t input_bytes = 0;
   auto add = [&](KernelInput kernel) {
+    kernel.options.insert(kernel.options.begin(), settings.common_options.begin(),
+                          settings.common_options.end());
     const std::size_t hash = request_hash(kernel);
     const auto [first, last] = index_by_hash.equal_range(hash);
     for (auto it = first; it != last; ++it)
@@ -116,9 +136,13 @@ std::vector<KernelInput> collect_kernel_inputs(const std::vector<std::string>& p
     const fs::file_status status = fs::status(path, ec);
     if (!fs::exists(status)) throw InputError(fmt::format("{}: no such file or directory", path));
     if (fs::is_directory(status)) {
-      const auto files = hip_files_below(path);
-      if (files.empty()) throw InputError(fmt::format("{}: no .hip files below it", path));
+      const auto files = kernel_files_below(path, settings.extensions);
+      if (files.empty())
+        throw InputError(
+            fmt::format("{}: no {} files below it", path, extension_list(settings.extensions)));
       for (const fs::path& file : files) add(read_kernel_file(file));
+    } else if (is_record_file(path)) {
+      for (KernelInput& kernel : read_record_file(path)) add(std::move(kernel));
     } else if (fs::path(path).extension() == ".json") {
       for (KernelInput& kernel : read_manifest(path)) add(std::move(kernel));
     } else {

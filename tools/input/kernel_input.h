@@ -17,6 +17,9 @@ struct KernelInput {
   std::vector<std::string> options;
   std::vector<std::pair<std::string, std::string>> headers;  ///< (include name, contents)
   std::vector<std::string> name_expressions;
+  /// The one arch a recorded request was compiled for; "" (every arch of the run) for files and
+  /// manifests.
+  std::string arch;
   /// `path`, or, when other requests share the path, `path` with what sets this one apart
   /// (its options, else its index among them): what reports print.
   std::string label;
@@ -33,14 +36,24 @@ struct KernelInput {
 /// compiles. Reports keep the real path.
 std::string compiler_source_name(const std::string& file_name);
 
-/// Expands PATHS in order: a .hip file is one kernel (directives from its
-/// leading // block); a directory contributes every .hip file below it,
-/// recursively, sorted by path; a .json file is a manifest. Only exact
+/// What applies to a whole run's inputs.
+struct InputSettings {
+  /// The file name endings a directory contributes (e.g. ".hip", ".cpp", ".cu").
+  std::vector<std::string> extensions = {".hip"};
+  /// Compiler options put before every kernel's own options (-I, -D, --option).
+  std::vector<std::string> common_options;
+};
+
+/// Expands PATHS in order: a file other than .json is one kernel (directives from its
+/// leading // block); a directory contributes every file below it, recursively, sorted by
+/// path, whose name ends in one of `settings.extensions`; a .json file is a manifest. Every
+/// kernel's options start with `settings.common_options`. Only exact
 /// duplicates of a whole request are dropped (the first is kept): the same
 /// file with other options, headers or name expressions is another kernel,
 /// and gets a label that tells it apart. Throws InputError for a missing
 /// path, an unreadable file, a bad directive or manifest, inputs past
 /// kMaxInputBytesPerRun, or when nothing is found.
-std::vector<KernelInput> collect_kernel_inputs(const std::vector<std::string>& paths);
+std::vector<KernelInput> collect_kernel_inputs(const std::vector<std::string>& paths,
+                                               const InputSettings& settings = {});
 
 }  // namespace hipacm::cli

@@ -3,18 +3,28 @@
 #include "tools/warmup/progress.h"
 
 #include <fmt/core.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 
 namespace hipacm::cli {
 namespace {
 
 constexpr auto kBarInterval = std::chrono::milliseconds(100);
 constexpr auto kLineInterval = std::chrono::seconds(1);
-constexpr std::size_t kBarWidth = 30;
+constexpr std::size_t kMaxBarWidth = 30;
+constexpr std::size_t kMinBarWidth = 5;
 constexpr std::size_t kLineStepPercent = 10;
+constexpr std::size_t kDefaultColumns = 80;
+// Past this a width is not a terminal's: a broken $COLUMNS must not make huge lines.
+constexpr std::size_t kMaxColumns = 1000;
+constexpr const char* kRed = "\x1b[31m";
+constexpr const char* kReset = "\x1b[0m";
 
 std::string format_duration(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "?";
@@ -23,15 +33,44 @@ std::string format_duration(double seconds) {
   return fmt::format("{}m{:02}s", total / 60, total % 60);
 }
 
-}  // namespace
-
-ProgressStyle choose_progress_style(std::FILE* stream, bool quiet) {
-  if (quiet) return ProgressStyle::kNone;
-  return ::isatty(::fileno(stream)) ? ProgressStyle::kBar : ProgressStyle::kLines;
+std::size_t columns_of(int fd) {
+  winsize size{};
+  if (::ioctl(fd, TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
+    return std::min<std::size_t>(size.ws_col, kMaxColumns);
+  if (const char* text = std::getenv("COLUMNS"); text != nullptr) {
+    std::size_t columns = 0;
+    const char* end = text + std::strlen(text);
+    const auto [ptr, ec] = std::from_chars(text, end, columns);
+    if (ec == std::errc() && ptr == end && columns > 0) return std::min(columns, kMaxColumns);
+  }
+  return kDefaultColumns;
 }
 
-Progress::Progress(std::FILE* stream, ProgressStyle style, std::size_t total)
-    : stream_(stream), style_(style), total_(total) {}
+bool env_set(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr && value[0] != '\0';
+}
+
+}  // namespace
+
+ProgressLook choose_progress_look(std::FILE* stream, bool quiet) {
+  ProgressLook look;
+  if (quiet) {
+    look.style = ProgressStyle::kNone;
+    return look;
+  }
+  const int fd = ::fileno(stream);
+  const char* term = std::getenv("TERM");
+  const bool dumb = term != nullptr && std::strcmp(term, "dumb") == 0;
+  look.style = ::isatty(fd) && !dumb ? ProgressStyle::kBar : ProgressStyle::kLines;
+  // no-color.org: set and not empty turns colour off.
+  look.color = look.style == ProgressStyle::kBar && !env_set("NO_COLOR");
+  look.columns = columns_of(fd);
+  return look;
+}
+
+Progress::Progress(std::FILE* stream, ProgressLook look, std::size_t total)
+    : stream_(stream), look_(look), total_(total) {}
 
 std::string Progress::status_text() const {
   const double elapsed = std::chrono::duration<double>(Clock::now() - started_).count();
@@ -46,10 +85,29 @@ std::string Progress::status_text() const {
 }
 
 void Progress::draw_bar() {
-  const std::size_t filled = total_ == 0 ? kBarWidth : done_ * kBarWidth / total_;
-  // \r and clear-to-end-of-line redraw in place; a shorter line leaves no residue.
-  fmt::print(stream_, "\r[{}{}] {}\x1b[K", std::string(filled, '#'),
-             std::string(kBarWidth - filled, '.'), status_text());
+  // One column fewer than the terminal's: writing the last column wraps on many terminals, and a
+  // wrapped line cannot be redrawn with \r.
+  const std::size_t room = std::max<std::size_t>(look_.columns, 2) - 1;
+  std::string status = status_text();
+  std::string line;
+  if (status.size() + 3 + kMinBarWidth <= room) {
+    const std::size_t width = std::min(kMaxBarWidth, room - status.size() - 3);
+    const std::size_t filled = total_ == 0 ? width : done_ * width / total_;
+    line = fmt::format("[{}{}] {}", std::string(filled, '#'), std::string(width - filled, '.'),
+                       status);
+  } else {
+    line = status.substr(0, room);
+  }
+  const std::size_t visible = line.size();
+  // Spaces over what the last, longer line left, rather than a terminal control sequence.
+  if (visible < last_bar_chars_) line.append(last_bar_chars_ - visible, ' ');
+  last_bar_chars_ = visible;
+  if (look_.color && failed_ > 0) {
+    const std::string failed = fmt::format("{} failed", failed_);
+    if (const auto at = line.find("  " + failed); at != std::string::npos)
+      line.replace(at + 2, failed.size(), kRed + failed + kReset);
+  }
+  fmt::print(stream_, "\r{}", line);
   std::fflush(stream_);
 }
 
@@ -62,12 +120,12 @@ void Progress::update(std::size_t done, std::size_t failed, const std::string& l
   done_ = std::min(done, total_);
   failed_ = failed;
   label_ = label;
-  if (style_ == ProgressStyle::kNone) return;
+  if (look_.style == ProgressStyle::kNone) return;
   const auto now = Clock::now();
   // A bar also ticks while nothing finishes, so its elapsed time and ETA stay live.
-  const bool idle_tick = style_ == ProgressStyle::kBar && now - last_draw_ >= kLineInterval;
+  const bool idle_tick = look_.style == ProgressStyle::kBar && now - last_draw_ >= kLineInterval;
   if (done_ == last_drawn_done_ && !idle_tick) return;
-  if (style_ == ProgressStyle::kBar) {
+  if (look_.style == ProgressStyle::kBar) {
     if (now - last_draw_ < kBarInterval && done_ < total_) return;
     draw_bar();
   } else {
@@ -84,9 +142,9 @@ void Progress::update(std::size_t done, std::size_t failed, const std::string& l
 }
 
 void Progress::finish() {
-  if (finished_ || style_ == ProgressStyle::kNone) return;
+  if (finished_ || look_.style == ProgressStyle::kNone) return;
   finished_ = true;
-  if (style_ == ProgressStyle::kBar) {
+  if (look_.style == ProgressStyle::kBar) {
     draw_bar();
     fmt::print(stream_, "\n");
     std::fflush(stream_);

@@ -11,12 +11,21 @@ namespace hipacm::cli {
 
 enum class ProgressStyle { kBar, kLines, kNone };
 
-/// kBar when `stream` is a terminal, else kLines; kNone when `quiet`.
-ProgressStyle choose_progress_style(std::FILE* stream, bool quiet);
+/// How progress is drawn on a stream.
+struct ProgressLook {
+  ProgressStyle style = ProgressStyle::kLines;
+  bool color = false;        ///< ANSI colours (a bar only, and never with $NO_COLOR set)
+  std::size_t columns = 80;  ///< the terminal's width: a bar's line stays shorter
+};
+
+/// kNone when `quiet`; kBar when `stream` is a terminal whose $TERM is not "dumb", else kLines
+/// (a dumb terminal cannot redraw a line in place). The width comes from the terminal
+/// (TIOCGWINSZ), else $COLUMNS, else 80; colour is on for a bar unless $NO_COLOR is set.
+ProgressLook choose_progress_look(std::FILE* stream, bool quiet);
 
 class Progress {
  public:
-  Progress(std::FILE* stream, ProgressStyle style, std::size_t total);
+  Progress(std::FILE* stream, ProgressLook look, std::size_t total);
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
 
@@ -34,7 +43,7 @@ class Progress {
   void draw_line();
 
   std::FILE* stream_;
-  ProgressStyle style_;
+  ProgressLook look_;
   std::size_t total_;
   std::size_t done_ = 0;
   std::size_t failed_ = 0;
@@ -42,6 +51,7 @@ class Progress {
   Clock::time_point started_ = Clock::now();
   Clock::time_point last_draw_{};
   std::size_t last_drawn_done_ = static_cast<std::size_t>(-1);
+  std::size_t last_bar_chars_ = 0;
   bool finished_ = false;
 };
 

@@ -4,13 +4,16 @@
 #include <hipacm/hipacm.hpp>
 
 #include <memory>
+#include <optional>
 
 #include "tools/common/commands.h"
 #include "tools/common/exit_codes.h"
 #include "tools/common/json_output.h"
 #include "tools/common/option_checks.h"
 #include "tools/input/kernel_input.h"
+#include "tools/input/run_options.h"
 #include "tools/warmup/code_object_files.h"
+#include "tools/warmup/dry_run.h"
 #include "tools/warmup/progress.h"
 #include "tools/warmup/warmup_report.h"
 #include "tools/warmup/warmup_run.h"
@@ -31,7 +34,14 @@ struct WarmupOptions {
   std::string json_target;
   std::string cache_dir;
   std::string output_dir;
+  std::vector<std::string> include_dirs;
+  std::vector<std::string> defines;
+  std::vector<std::string> extra_options;
+  std::vector<std::string> extensions;
   bool no_cache = false;
+  bool cache_failures = false;
+  bool compare_serial = false;
+  bool dry_run = false;
   bool keep_going = false;
   bool quiet = false;
   bool verbose = false;
@@ -50,6 +60,19 @@ std::vector<std::string> resolve_archs(const WarmupOptions& options) {
   return archs;
 }
 
+// The same kernels again, one compile at a time and without the cache, so that the parallel
+// run's wall time has a measured serial one beside it.
+WarmupResult run_serial(const std::vector<KernelInput>& inputs, const WarmupSettings& settings,
+                        const ProgressLook& look) {
+  WarmupSettings serial = settings;
+  serial.jobs = 1;
+  serial.no_cache = true;
+  serial.cache_dir.clear();
+  serial.cache_failures = false;
+  Progress progress(stderr, look, inputs.size() * serial.archs.size());
+  return run_warmup(inputs, serial, progress);
+}
+
 int run(const WarmupOptions& options) {
   WarmupSettings settings;
   settings.archs = resolve_archs(options);
@@ -57,27 +80,45 @@ int run(const WarmupOptions& options) {
   settings.timeout_ms = timeout_ms_from_seconds(options.timeout_seconds);
   settings.cache_dir = options.cache_dir;
   settings.no_cache = options.no_cache;
+  settings.cache_failures = options.cache_failures;
 
   // Everything that can be wrong with the input is found before anything compiles.
-  const std::vector<KernelInput> inputs = collect_kernel_inputs(options.paths);
+  InputSettings input_settings;
+  input_settings.extensions = kernel_extensions(options.extensions);
+  input_settings.common_options =
+      common_compiler_options(options.include_dirs, options.defines, options.extra_options);
+  const std::vector<KernelInput> inputs = collect_kernel_inputs(options.paths, input_settings);
   check_request_names(inputs);
   check_archs(settings);
 
   // With the JSON report on stdout, the human-readable text goes to stderr.
   std::FILE* text = options.json_target == "-" ? stderr : stdout;
-  Progress progress(stderr, choose_progress_style(stderr, options.quiet),
-                    inputs.size() * settings.archs.size());
+  if (options.dry_run) {
+    const std::vector<DryRunEntry> entries = dry_run(inputs, settings);
+    print_dry_run(text, entries);
+    if (!options.json_target.empty())
+      write_json(dry_run_json(entries, settings), options.json_target);
+    return kExitOk;
+  }
+  const ProgressLook look = choose_progress_look(stderr, options.quiet);
+  Progress progress(stderr, look, inputs.size() * settings.archs.size());
   const WarmupResult result = run_warmup(inputs, settings, progress);
+  std::optional<WarmupResult> serial;
+  if (options.compare_serial) serial = run_serial(inputs, settings, look);
 
+  RunFacts facts;
+  facts.settings = &settings;
+  facts.common_options = input_settings.common_options;
+  facts.serial = serial ? &*serial : nullptr;
   if (options.verbose) print_kernel_lines(text, result);
   print_failures(stderr, result, options.log_lines);
-  print_summary(text, result);
+  print_summary(text, result, facts);
   if (!options.output_dir.empty()) {
     const auto files = write_code_objects(result, options.output_dir);
     fmt::print(text, "wrote {} code objects to {}\n", files.size(), options.output_dir);
   }
   if (!options.json_target.empty())
-    write_json(warmup_report_json(result, settings), options.json_target);
+    write_json(warmup_report_json(result, facts), options.json_target);
   const bool any_failed = totals_of(result).failed > 0;
   return any_failed && !options.keep_going ? kExitFailures : kExitOk;
 }
@@ -89,8 +130,8 @@ void add_warmup_command(CLI::App& app, AppContext& context) {
   CLI::App* warmup = app.add_subcommand(
       "warmup", "Compile kernels for one or more archs through hipacm (and fill its cache)");
   add_non_empty_option(warmup, "paths", options->paths,
-                       ".hip files, directories (searched recursively for .hip files) or a JSON "
-                       "manifest")
+                       "Kernel files, directories (searched recursively for --ext files, .hip by "
+                       "default) or a JSON manifest")
       ->required();
   warmup->add_option("-a,--arch", options->archs,
                      "Target archs, comma-separated or repeated (default: $HIPACM_ARCH, else the "
@@ -106,8 +147,30 @@ void add_warmup_command(CLI::App& app, AppContext& context) {
   CLI::Option* cache_dir = add_non_empty_option(
       warmup, "--cache-dir", options->cache_dir,
       "Cache directory (default: $HIPACM_CACHE_DIR, $XDG_CACHE_HOME/hipacm, ~/.cache/hipacm)");
-  warmup->add_flag("--no-cache", options->no_cache, "Neither read nor write the cache")
-      ->excludes(cache_dir);
+  CLI::Option* no_cache =
+      warmup->add_flag("--no-cache", options->no_cache, "Neither read nor write the cache")
+          ->excludes(cache_dir);
+  warmup
+      ->add_flag("--cache-failures", options->cache_failures,
+                 "Store failed compiles in the cache, and fail a kernel whose failure is stored "
+                 "at once, without compiling it again")
+      ->excludes(no_cache);
+  warmup->add_option("-I,--include-dir", options->include_dirs,
+                     "Add DIR to every kernel's include path (repeatable)");
+  warmup->add_option("-D,--define", options->defines,
+                     "Define NAME (or NAME=VALUE) for every kernel (repeatable)");
+  warmup->add_option("--option", options->extra_options,
+                     "Pass OPT to the compiler for every kernel (repeatable)");
+  warmup->add_option("--ext", options->extensions,
+                     "File name endings a directory contributes, comma-separated or repeated "
+                     "(default .hip; e.g. --ext .hip,.cpp,.cu)");
+  warmup->add_flag("--compare-serial", options->compare_serial,
+                   "After the run, compile the same kernels again one at a time without the "
+                   "cache, and print the measured wall-time ratio");
+  warmup
+      ->add_flag("--dry-run", options->dry_run,
+                 "List what would compile and what the cache already holds; compile nothing")
+      ->excludes("--compare-serial");
   add_non_empty_option(warmup, "-o,--output-dir", options->output_dir,
                        "Also write each code object to DIR as <name>.<arch>.co");
   warmup->add_flag("-k,--keep-going", options->keep_going,
@@ -122,6 +185,9 @@ void add_warmup_command(CLI::App& app, AppContext& context) {
   finish_command(
       warmup, context, [options] { return run(*options); },
       {"hipacm warmup examples/kernels --arch gfx90a,gfx1030",
+       "hipacm warmup kernels/ --ext .cpp,.cu -I include -D BLOCK=256 --arch gfx90a",
+       "hipacm warmup kernels/ --arch gfx90a --dry-run",
+       "hipacm warmup kernels/ --arch gfx90a --no-cache --compare-serial",
        "hipacm warmup examples/kernels/manifest.json --arch gfx90a --jobs 8 --json report.json",
        "hipacm warmup kernels/ --arch gfx1030 --no-cache --keep-going --json - | jq .totals"},
       "0 all compiled, 1 some failed (0 with --keep-going), 2 usage or input error,\n"

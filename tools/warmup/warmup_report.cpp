@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 #include <hipacm/hipacm.h>
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 #include <string>
@@ -34,8 +35,26 @@ void add(WarmupTotals* totals, const KernelOutcome& outcome) {
 }
 
 void print_row(std::FILE* out, const std::string& name, const WarmupTotals& t) {
-  fmt::print(out, "{:<10} {:>8} {:>11} {:>9} {:>7} {:>10.2f} {:>8.2f}\n", printable(name),
-             t.kernels, t.cache_hits, t.compiled, t.failed, t.compile_seconds, t.wall_seconds);
+  fmt::print(out, "{:<10} {:>8} {:>11} {:>9} {:>7} {:>8.2f}\n", printable(name), t.kernels,
+             t.cache_hits, t.compiled, t.failed, t.wall_seconds);
+}
+
+// Compiler runs: what compiled and what failed without coming from a stored failure.
+std::size_t compiler_runs(const WarmupTotals& totals, const WarmupResult& result) {
+  const std::size_t from_cache =
+      result.failed_from_cache ? static_cast<std::size_t>(*result.failed_from_cache) : 0;
+  return totals.compiled + totals.failed - std::min(totals.failed, from_cache);
+}
+
+nlohmann::ordered_json serial_json(const WarmupResult& parallel, const WarmupResult* serial) {
+  if (serial == nullptr) return nullptr;
+  const WarmupTotals totals = totals_of(*serial);
+  const std::optional<double> ratio = measured_ratio(parallel, *serial);
+  return {{"kernels", totals.kernels},
+          {"compiled", totals.compiled},
+          {"failed", totals.failed},
+          {"wall_seconds", totals.wall_seconds},
+          {"ratio", ratio ? nlohmann::ordered_json(*ratio) : nlohmann::ordered_json(nullptr)}};
 }
 
 }  // namespace
@@ -44,13 +63,16 @@ WarmupTotals totals_of(const WarmupResult& result) {
   WarmupTotals totals;
   for (const KernelOutcome& outcome : result.outcomes) add(&totals, outcome);
   totals.wall_seconds = result.wall_seconds;
-  // A failed compile's time is unknown, so with failures the serial sum is too.
-  if (totals.compiled > 0 && totals.failed == 0 && result.wall_seconds > 0)
-    totals.speedup = totals.compile_seconds / result.wall_seconds;
   return totals;
 }
 
-void print_summary(std::FILE* out, const WarmupResult& result) {
+std::optional<double> measured_ratio(const WarmupResult& parallel, const WarmupResult& serial) {
+  const WarmupTotals p = totals_of(parallel);
+  if (p.cache_hits > 0 || p.kernels == 0 || parallel.wall_seconds <= 0) return std::nullopt;
+  return serial.wall_seconds / parallel.wall_seconds;
+}
+
+void print_summary(std::FILE* out, const WarmupResult& result, const RunFacts& facts) {
   std::vector<std::string> arch_order;
   std::map<std::string, WarmupTotals> per_arch;
   for (const KernelOutcome& outcome : result.outcomes) {
@@ -58,15 +80,30 @@ void print_summary(std::FILE* out, const WarmupResult& result) {
     add(&per_arch[outcome.arch], outcome);
   }
   const WarmupTotals total = totals_of(result);
-  fmt::print(out, "{:<10} {:>8} {:>11} {:>9} {:>7} {:>10} {:>8}\n", "arch", "kernels", "cache hits",
-             "compiled", "failed", "compile s", "wall s");
+  fmt::print(out, "{:<10} {:>8} {:>11} {:>9} {:>7} {:>8}\n", "arch", "kernels", "cache hits",
+             "compiled", "failed", "wall s");
   for (const auto& [arch, seconds] : result.arch_wall_seconds)
     per_arch[arch].wall_seconds = seconds;
   for (const std::string& arch : arch_order) print_row(out, arch, per_arch[arch]);
   print_row(out, "total", total);
-  if (total.speedup) {
-    fmt::print(out, "speedup against serial: {:.2f}x ({:.2f} s of compiles in {:.2f} s)\n",
-               *total.speedup, total.compile_seconds, total.wall_seconds);
+  fmt::print(out, "{} compiler runs in {:.2f} s wall, up to {} at a time per arch\n",
+             compiler_runs(total, result), total.wall_seconds,
+             parallel_compiles(facts.settings->jobs));
+  if (result.failed_from_cache && *result.failed_from_cache > 0)
+    fmt::print(out, "{} failed from stored failures (--cache-failures), without compiling\n",
+               *result.failed_from_cache);
+  if (facts.serial == nullptr) return;
+  const WarmupTotals serial = totals_of(*facts.serial);
+  fmt::print(out, "serial run (cache off, 1 at a time): {} compiled, {} failed in {:.2f} s wall\n",
+             serial.compiled, serial.failed, serial.wall_seconds);
+  if (const std::optional<double> ratio = measured_ratio(result, *facts.serial)) {
+    fmt::print(out, "measured: serial {:.2f} s / parallel {:.2f} s = {:.2f}x\n",
+               serial.wall_seconds, total.wall_seconds, *ratio);
+  } else {
+    fmt::print(out,
+               "no ratio: the parallel run took {} of {} kernels from the cache "
+               "(--no-cache compares compiles with compiles)\n",
+               total.cache_hits, total.kernels);
   }
 }
 
@@ -100,6 +137,28 @@ std::string trim_log(const std::string& log, std::size_t keep) {
   return text;
 }
 
+std::string head_of_log(const std::string& log, std::size_t max_lines, std::size_t max_bytes) {
+  std::string text;
+  std::size_t at = 0, lines = 0;
+  while (at < log.size() && lines < max_lines) {
+    const std::size_t newline = log.find('\n', at);
+    const std::size_t end = newline == std::string::npos ? log.size() : newline + 1;
+    if (text.size() + (end - at) > max_bytes) {
+      if (lines == 0) {
+        text = log.substr(0, max_bytes) + "\n";
+        at = max_bytes;
+      }
+      break;
+    }
+    text.append(log, at, end - at);
+    at = end;
+    ++lines;
+  }
+  if (at < log.size())
+    text += fmt::format("... ({} more bytes of the log left out)\n", log.size() - at);
+  return text;
+}
+
 void print_failures(std::FILE* out, const WarmupResult& result, std::size_t keep_lines) {
   for (const KernelOutcome& outcome : result.outcomes) {
     if (outcome.status == HIPACM_SUCCESS) continue;
@@ -114,8 +173,8 @@ void print_failures(std::FILE* out, const WarmupResult& result, std::size_t keep
   }
 }
 
-nlohmann::ordered_json warmup_report_json(const WarmupResult& result,
-                                          const WarmupSettings& settings) {
+nlohmann::ordered_json warmup_report_json(const WarmupResult& result, const RunFacts& facts) {
+  const WarmupSettings& settings = *facts.settings;
   const WarmupTotals totals = totals_of(result);
   nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
   for (const KernelOutcome& outcome : result.outcomes) {
@@ -132,14 +191,20 @@ nlohmann::ordered_json warmup_report_json(const WarmupResult& result,
          {"code_size", outcome.code_size},
          {"compile_seconds", outcome.compile_seconds},
          {"error", ok ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(outcome.error)},
+         {"log",
+          ok ? nlohmann::ordered_json(nullptr)
+             : nlohmann::ordered_json(head_of_log(outcome.log, kReportLogLines, kReportLogBytes))},
          {"kernels", outcome.kernels}});
   }
   return {{"schema", kWarmupReportSchema},
           {"hipacm_version", plugin_version()},
           {"archs", settings.archs},
           {"jobs", settings.jobs},
+          {"max_parallel", parallel_compiles(settings.jobs)},
+          {"common_options", facts.common_options},
           {"timeout_seconds", settings.timeout_ms / 1000.0},
           {"cache", settings.no_cache ? "off" : "default"},
+          {"cache_failures", settings.cache_failures},
           {"cache_dir", settings.cache_dir.empty() ? nlohmann::ordered_json(nullptr)
                                                    : nlohmann::ordered_json(settings.cache_dir)},
           {"totals",
@@ -147,10 +212,12 @@ nlohmann::ordered_json warmup_report_json(const WarmupResult& result,
             {"cache_hits", totals.cache_hits},
             {"compiled", totals.compiled},
             {"failed", totals.failed},
+            {"failed_from_cache", result.failed_from_cache
+                                      ? nlohmann::ordered_json(*result.failed_from_cache)
+                                      : nlohmann::ordered_json(nullptr)},
             {"compile_seconds", totals.compile_seconds},
-            {"wall_seconds", totals.wall_seconds},
-            {"speedup", totals.speedup ? nlohmann::ordered_json(*totals.speedup)
-                                       : nlohmann::ordered_json(nullptr)}}},
+            {"wall_seconds", totals.wall_seconds}}},
+          {"serial", serial_json(result, facts.serial)},
           {"kernels", kernels}};
 }
 

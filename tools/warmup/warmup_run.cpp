@@ -4,9 +4,11 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <stdexcept>
+#include <thread>
 
 #include "hip_backend/source_name_policy.h"
 #include "tools/common/code_object_summary.h"
@@ -29,6 +31,7 @@ hipacm::Mode enter_mode(const WarmupSettings& settings, const std::string& arch)
                                     .isolation(hipacm::Isolation::Auto)
                                     .compile_timeout(std::chrono::milliseconds(settings.timeout_ms))
                                     .cache_dir(settings.cache_dir)
+                                    .cache_failures(settings.cache_failures)
                                     .cache_policy(settings.no_cache ? hipacm::CachePolicy::Off
                                                                     : hipacm::CachePolicy::Default);
   try {
@@ -64,7 +67,18 @@ void read_outcome(const hipacm::Future& future, KernelOutcome* outcome) {
   if (summarize_code_object(outcome->code, &summary, &error)) outcome->kernels = summary.kernels;
 }
 
+std::optional<std::uint64_t> cached_failures_so_far() {
+  hipacm_stats stats{};
+  stats.struct_size = sizeof stats;
+  if (hipacm_get_stats(&stats) != HIPACM_SUCCESS) return std::nullopt;
+  return stats.cached_failures;
+}
+
 }  // namespace
+
+std::uint32_t parallel_compiles(std::uint32_t jobs) {
+  return jobs != 0 ? jobs : std::max(1u, std::thread::hardware_concurrency());
+}
 
 void check_request_names(const std::vector<KernelInput>& inputs) {
   for (const KernelInput& input : inputs) {
@@ -91,6 +105,7 @@ WarmupResult run_warmup(const std::vector<KernelInput>& inputs, const WarmupSett
   using Clock = std::chrono::steady_clock;
   WarmupResult result;
   const auto started = Clock::now();
+  const std::optional<std::uint64_t> cached_failures_before = cached_failures_so_far();
   std::size_t done_before = 0, failed = 0;
   // Built once: every arch's mode gets the same requests.
   std::vector<hipacm::Request> requests;
@@ -146,6 +161,9 @@ WarmupResult run_warmup(const std::vector<KernelInput>& inputs, const WarmupSett
   }
   progress.finish();
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  const std::optional<std::uint64_t> cached_failures_after = cached_failures_so_far();
+  if (cached_failures_before && cached_failures_after)
+    result.failed_from_cache = *cached_failures_after - *cached_failures_before;
   return result;
 }
 

@@ -5,6 +5,7 @@
 #include <hipacm/hipacm.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,7 +21,12 @@ struct WarmupSettings {
   std::uint32_t timeout_ms = 0;  ///< compile_timeout_ms; 0 = none (the command's default is 600 s)
   std::string cache_dir;         ///< "" = the plugin's default resolution
   bool no_cache = false;         ///< HIPACM_CACHE_OFF
+  bool cache_failures = false;   ///< hipacm_mode_config.cache_failures
 };
+
+/// The most compiles a mode runs at once: `jobs`, or one per core for 0 (as the plugin reads
+/// max_workers).
+std::uint32_t parallel_compiles(std::uint32_t jobs);
 
 /// One (kernel, arch) compile as it ended.
 struct KernelOutcome {
@@ -41,6 +47,9 @@ struct WarmupResult {
   std::vector<KernelOutcome> outcomes;                            ///< arch-major, inputs in order
   std::vector<std::pair<std::string, double>> arch_wall_seconds;  ///< per mode, in order
   double wall_seconds = 0.0;
+  /// Failures served from stored failures (hipacm_stats.cached_failures over the run); nullopt
+  /// when the plugin cannot say.
+  std::optional<std::uint64_t> failed_from_cache;
 };
 
 /// Checks every input's source and header names against the names the plugin

@@ -61,6 +61,9 @@ class Config {
   /// completes (see hipacm::loaded_module, hipacm::functions). HIPACM_LOAD_NONE (-1, the
   /// default) compiles only.
   Config& load_device(int device) { return set(load_device_, static_cast<int32_t>(device)); }
+  /// Store failed compiles (HIPACM_ERROR_COMPILATION) in the persistent cache and serve them
+  /// again (ABI 1.4).
+  Config& cache_failures(bool yes = true) { return set(cache_failures_, yes); }
 
   /// The C struct; `arch` and `cache_dir` point into this Config.
   hipacm_mode_config to_c() const noexcept {
@@ -76,6 +79,7 @@ class Config {
     cfg.cache_dir = cache_dir_.empty() ? nullptr : cache_dir_.c_str();
     cfg.cache_policy = static_cast<int32_t>(cache_policy_);
     cfg.load_device = load_device_;
+    cfg.cache_failures = cache_failures_ ? 1 : 0;
     return cfg;
   }
 
@@ -95,6 +99,7 @@ class Config {
   std::string cache_dir_;
   CachePolicy cache_policy_ = CachePolicy::Default;
   int32_t load_device_ = HIPACM_LOAD_NONE;
+  bool cache_failures_ = false;
 };
 
 }  // namespace hipacm
