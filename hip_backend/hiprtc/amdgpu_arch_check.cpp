@@ -5,9 +5,11 @@
 
 #include <cstdio>
 #include <string_view>
+#include <vector>
 
 #include "hip_backend/hiprtc/amdgpu_arch_history.h"
 #include "hip_backend/target_arch.h"
+#include "support/nearest_name.h"
 
 namespace hipacm::backend {
 
@@ -67,14 +69,27 @@ bool allowed_byte(char c) {
          (byte >= 'A' && byte <= 'Z') || c == ':' || c == '+' || c == '-' || c == '_';
 }
 
+// A real processor that a newer ROCm knows: how to compile with that ROCm instead.
+std::string newer_rocm_hint(const ArchHistory& history) {
+  if (!history.first_known || !history.note.empty()) return "";
+  const RocmRelease release = *history.first_known;
+  return "; to compile for it, point hipacm at ROCm " + to_string(release) +
+         " or newer: set HIPACM_HIPRTC_LIBRARY to its hipRTC (e.g. /opt/rocm-" +
+         to_string(release) + ".0/lib/libhiprtc.so." + std::to_string(release.major) +
+         ") or ROCM_PATH to its install tree";
+}
+
 bool unknown_processor(const Check& check, std::string_view name) {
   const ArchHistory* history = find_arch_history(name);
   if (history == nullptr) {
-    return check.fail("unknown processor '" + std::string(name) +
-                      "' (this hipRTC would abort on it)");
+    const std::vector<std::string> near = nearest_names(name, check.table.processors);
+    return check.fail("unknown processor '" + printable_arch(std::string(name)) +
+                      "' (this hipRTC would abort on it)" +
+                      (near.empty() ? "" : "; did you mean " + one_of(near) + "?"));
   }
   return check.fail(arch_with_products(*history) + " is not known to this ROCm " +
-                    this_rocm(check.table, check.hiprtc) + "; " + arch_history_text(*history));
+                    this_rocm(check.table, check.hiprtc) + "; " + arch_history_text(*history) +
+                    newer_rocm_hint(*history));
 }
 
 // What hipRTC was checked to do with amdgcnspirv.

@@ -136,6 +136,40 @@ TEST(AmdgpuArchCheck, NamesOutsideTheTableKeepTheUnknownProcessorMessage) {
   EXPECT_FALSE(contains(error, "not known to this ROCm")) << error;
 }
 
+TEST(AmdgpuArchCheck, AProcessorANewerRocmKnowsSaysHowToUseThatRocm) {
+  const std::string gfx942 = refusal(rocm52_comgr(), kHiprtc52, "gfx942");
+  EXPECT_TRUE(contains(gfx942,
+                       "ROCm 6.4 is the first whose comgr lists it; to compile for it, point "
+                       "hipacm at ROCm 6.4 or newer: set HIPACM_HIPRTC_LIBRARY to its hipRTC "
+                       "(e.g. /opt/rocm-6.4.0/lib/libhiprtc.so.6) or ROCM_PATH to its install "
+                       "tree; supported processors: "))
+      << gfx942;
+  const std::string gfx1250 = refusal(rocm64_comgr(), kHiprtc64, "gfx1250");
+  EXPECT_TRUE(contains(gfx1250, "point hipacm at ROCm 7.2 or newer")) << gfx1250;
+  EXPECT_TRUE(contains(gfx1250, "libhiprtc.so.7)")) << gfx1250;
+  EXPECT_FALSE(contains(gfx942, "did you mean")) << gfx942;
+  // Removed processors and generic targets have their own advice: no newer ROCm helps.
+  EXPECT_FALSE(contains(refusal(rocm64_comgr(), kHiprtc72, "gfx940"), "HIPACM_HIPRTC_LIBRARY"));
+  EXPECT_FALSE(contains(refusal(rocm52_comgr(), kHiprtc52, "gfx11-generic"), "ROCM_PATH"));
+}
+
+TEST(AmdgpuArchCheck, ATypoGetsTheNearestProcessorsOfThisComgr) {
+  const std::string gfx9a0 = refusal(rocm52_comgr(), kHiprtc52, "gfx9a0");
+  EXPECT_TRUE(contains(gfx9a0,
+                       "unknown processor 'gfx9a0' (this hipRTC would abort on it); did you mean "
+                       "gfx90a?; supported processors: "))
+      << gfx9a0;
+  EXPECT_TRUE(
+      contains(refusal(rocm52_comgr(), kHiprtc52, "gfx90"), "did you mean gfx900 or gfx90a?"));
+  EXPECT_TRUE(contains(refusal(rocm52_comgr(), kHiprtc52, "gfx1300x"), "did you mean gfx1030?"));
+  // The processor is what is matched, whatever features follow it.
+  EXPECT_TRUE(contains(refusal(rocm52_comgr(), kHiprtc52, "gfx90:xnack+"),
+                       "did you mean gfx900 or gfx90a?"));
+  // Only this comgr's names are offered: gfx1100 is one edit from gfx1101 but not listed here.
+  EXPECT_FALSE(contains(refusal(rocm52_comgr(), kHiprtc52, "gfx1109"), "did you mean"));
+  EXPECT_FALSE(contains(refusal(rocm52_comgr(), kHiprtc52, "sm_80x"), "did you mean"));
+}
+
 TEST(AmdgpuArchCheck, WithoutHiprtcFactsTheMessageNamesComgrAlone) {
   const std::string error = refusal(rocm52_comgr(), HiprtcFacts{}, "gfx950");
   EXPECT_TRUE(contains(error,
