@@ -87,6 +87,8 @@ struct Outcome {
   std::vector<std::uint8_t> code;
   std::vector<std::string> lowered_names;
   bool from_cache = false;
+  std::string error_message;  ///< the future's, on a failed compile
+  std::string log;            ///< the future's, on a failed compile
 };
 
 struct CompileSpec {
@@ -95,6 +97,7 @@ struct CompileSpec {
   std::vector<std::string> name_expressions;
   std::vector<std::string> options;
   std::int32_t policy = HIPACM_CACHE_READWRITE;
+  bool cache_failures = false;
 };
 
 /// Enters a mode on `cache_dir` (empty: the environment decides), compiles
@@ -108,6 +111,7 @@ inline Outcome compile_in_mode(const std::string& cache_dir, const CompileSpec& 
   cfg.isolation = HIPACM_ISOLATION_IN_PROCESS;
   cfg.cache_dir = cache_dir.empty() ? nullptr : cache_dir.c_str();
   cfg.cache_policy = spec.policy;
+  cfg.cache_failures = spec.cache_failures ? 1 : 0;
   hipacm_mode* mode = nullptr;
   out.enter_status = hipacm_mode_enter(&cfg, &mode);
   if (out.enter_status != HIPACM_SUCCESS) return out;
@@ -125,6 +129,9 @@ inline Outcome compile_in_mode(const std::string& cache_dir, const CompileSpec& 
       for (std::size_t i = 0; i < kernel->num_lowered_names; ++i)
         out.lowered_names.emplace_back(kernel->lowered_names[i]);
       out.from_cache = kernel->from_cache != 0;
+    } else {
+      out.error_message = hipacm_future_error_message(future);
+      out.log = hipacm_future_log(future);
     }
     hipacm_future_release(future);
   }
