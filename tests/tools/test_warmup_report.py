@@ -116,3 +116,15 @@ def test_cache_failures_needs_the_cache(run):
     r = run("warmup", EXAMPLES / "saxpy.hip", "--arch", "gfx90a", "--cache-failures",
             "--no-cache")
     assert r.rc == 2
+
+
+def test_nvrtc_diagnostics_name_the_users_files(run, backend_usable, broken_kernel):
+    import rocm_facts
+
+    if not rocm_facts.nvrtc_loadable():
+        pytest.skip("no NVRTC here")
+    r = run("warmup", broken_kernel, "--arch", "sm_80", "-q", "--json", "-")
+    assert r.rc == 1
+    (entry,) = json.loads(r.out)["kernels"]
+    assert 'broken.hip(1): error: identifier "undefined_name" is undefined' in entry["log"]
+    assert "CompileSource" not in entry["log"]
