@@ -15,6 +15,8 @@ namespace hipacm {
 /// handlers run in this order; parent and child handlers in the reverse order, after the epoch
 /// has moved on in the child. A new participant gets its place here and nowhere else.
 enum class ForkRank : unsigned {
+  kLogSink,  // support/log: set_log_sink, taken with no other lock held while it waits for
+             // sink calls that may hold any lock below (the child forgets other threads' calls)
   kModeRegistry,    // plugin/mode: the live mode handles (the child also empties the slot)
   kFutureRegistry,  // plugin/mode: the live future handles
   kCacheRegistry,   // plugin/cache: the opened cache databases

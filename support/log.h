@@ -10,8 +10,11 @@ namespace hipacm::backend {
 /// Levels, from $HIPACM_LOG: "off", "error", "warning" (the default), "info", "debug".
 enum class LogLevel { kOff = 0, kError = 1, kWarning = 2, kInfo = 3, kDebug = 4 };
 
-/// Writes "hipacm: <level>: <message>" to stderr when $HIPACM_LOG allows it.
-/// Never throws; one write(2) per line so lines from threads do not interleave.
+/// Sends `message` to the host's sink (set_log_sink) when one is installed, else writes
+/// "hipacm: <level>: <message>" to stderr when $HIPACM_LOG allows it; an unknown $HIPACM_LOG
+/// value means "warning" and says so once per process. Never throws, takes no lock (safe under
+/// any other lock and in a fork()ed child), one write(2) per line so lines from threads do not
+/// interleave.
 void log(LogLevel level, std::string_view message) noexcept;
 
 /// Where log lines go instead of stderr: called with the level's number and
@@ -20,8 +23,16 @@ using LogSink = void (*)(void* user_data, std::int32_t level, const char* messag
 
 /// Routes every line at or below `max_level` to `sink`; a null sink restores
 /// stderr and $HIPACM_LOG. When it returns, no call of the sink it replaced is
-/// running or will start, so that sink's user_data may be freed.
+/// running or will start, so that sink's user_data may be freed: it waits for
+/// those calls, so call it with no lock held that a sink may take. Calls to the
+/// sink hold no lock of hipacm's, and a sink may log through hipacm itself.
 void set_log_sink(LogSink sink, void* user_data, LogLevel max_level) noexcept;
+
+/// The info line that names the compiler library a process compiles with:
+/// "compiling with hipRTC 6.4 from /opt/rocm/lib/libhiprtc.so.6". Each compiler
+/// says it once per process, when its library is first used for a compile.
+void log_compiler_chosen(std::string_view compiler, std::string_view version,
+                         std::string_view path) noexcept;
 
 /// Like log(), but only the first call with a given `topic` in this process
 /// prints: "one logged warning" for conditions that every mode would hit.

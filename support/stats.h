@@ -2,6 +2,8 @@
 // stats.h - the process-wide event counters behind hipacm_get_stats.
 #pragma once
 
+#include <hipacm/hipacm.h>
+
 #include <atomic>
 #include <cstdint>
 
@@ -32,6 +34,16 @@ StatsCounters& stats() noexcept;
 /// Adds `amount` to `counter` (relaxed).
 inline void count(std::atomic<std::uint64_t>& counter, std::uint64_t amount = 1) noexcept {
   counter.fetch_add(amount, std::memory_order_relaxed);
+}
+
+/// A compiler run starts, in process or in a worker. Counted in the host that
+/// asked for it (a worker's own counters are another process's), by the two
+/// compile steps that start runs, once per run.
+inline void count_compile_started() noexcept { count(stats().compiles); }
+
+/// That run's outcome: HIPACM_ERROR_COMPILATION counts as a compile failure.
+inline void count_compile_ended(hipacm_status outcome) noexcept {
+  if (outcome == HIPACM_ERROR_COMPILATION) count(stats().compile_failures);
 }
 
 }  // namespace hipacm::backend

@@ -5,6 +5,7 @@
 #include "hip_backend/hiprtc/inprocess_compiler.h"
 #include "hip_backend/nvrtc/nvrtc_compiler.h"
 #include "hip_backend/target_arch.h"
+#include "support/stats.h"
 
 namespace hipacm::backend {
 
@@ -13,8 +14,13 @@ CompileResult compile_for_target(const CompileRequest& request) {
   return compile_with_hiprtc(request);
 }
 
+// Counted here and not in compile_for_target, which a worker runs too: a worker's compile is
+// counted once, by the host's WorkerCompiler.
 CompileResult InProcessCompiler::compile(const CompileRequest& request) {
-  return compile_for_target(request);
+  count_compile_started();
+  CompileResult result = compile_for_target(request);
+  count_compile_ended(result.status);
+  return result;
 }
 
 }  // namespace hipacm::backend

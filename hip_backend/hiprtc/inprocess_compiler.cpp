@@ -2,14 +2,18 @@
 // inprocess_compiler.cpp - one hipRTC compile under the process-wide lock, checked before success.
 #include "hip_backend/hiprtc/inprocess_compiler.h"
 
+#include <atomic>
+
 #include "hip_backend/hiprtc/backend_lock.h"
 #include "hip_backend/hiprtc/comgr_isa.h"
+#include "hip_backend/hiprtc/hiprtc_api.h"
 #include "hip_backend/hiprtc/hiprtc_arch_options.h"
 #include "hip_backend/hiprtc/hiprtc_internal.h"
 #include "hip_backend/hiprtc/hiprtc_release.h"
 #include "hip_backend/hiprtc/inprocess_internal.h"
 #include "hip_backend/rtc/runtime_compile_program.h"
 #include "hip_backend/source_name_policy.h"
+#include "support/log.h"
 
 namespace hipacm::backend {
 
@@ -46,6 +50,16 @@ CheckedRequest checked_request(const CompileRequest& request, const HiprtcFacts&
   return {std::move(options), NameExpressions(request.name_expressions)};
 }
 
+// Which hipRTC this process compiles with, said once, at its first compile: not inside the
+// loader's once-only lock, where a log callback that calls back into hipacm would wait on it.
+void announce_library() {
+  static constinit std::atomic<bool> announced{false};
+  if (announced.load(std::memory_order_relaxed)) return;
+  const HiprtcApi* api = load_hiprtc(nullptr);
+  if (api != nullptr && !announced.exchange(true, std::memory_order_relaxed))
+    log_compiler_chosen("hipRTC", api->version, api->library_path);
+}
+
 }  // namespace
 
 CompileResult compile_with_hiprtc_api(const HiprtcApi* api, const std::string& load_error,
@@ -62,6 +76,7 @@ CompileResult compile_with_hiprtc_api(const HiprtcApi* api, const std::string& l
 }
 
 CompileResult compile_with_hiprtc(const CompileRequest& request) {
+  announce_library();
   return compile_with_loaded(load_hiprtc, "cannot load hipRTC", compile_with_hiprtc_api, request);
 }
 

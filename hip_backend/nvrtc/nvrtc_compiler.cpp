@@ -3,12 +3,15 @@
 #include "hip_backend/nvrtc/nvrtc_compiler.h"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <string_view>
 
+#include "hip_backend/nvrtc/nvrtc_api.h"
 #include "hip_backend/nvrtc/nvrtc_prelude.h"
 #include "hip_backend/rtc/runtime_compile_program.h"
 #include "hip_backend/target_arch.h"
+#include "support/log.h"
 
 namespace hipacm::backend {
 
@@ -90,6 +93,16 @@ CheckedRequest checked_request(const CompileRequest& request) {
   return {std::move(options), NameExpressions(request.name_expressions)};
 }
 
+// Which NVRTC this process compiles with, said once, at its first compile: not inside the
+// loader's once-only lock, where a log callback that calls back into hipacm would wait on it.
+void announce_library() {
+  static constinit std::atomic<bool> announced{false};
+  if (announced.load(std::memory_order_relaxed)) return;
+  const NvrtcApi* api = load_nvrtc(nullptr);
+  if (api != nullptr && !announced.exchange(true, std::memory_order_relaxed))
+    log_compiler_chosen("NVRTC", api->version, api->library_path);
+}
+
 }  // namespace
 
 hipacm_status validate_nvidia_arch(const std::string& arch, std::string* error) {
@@ -163,6 +176,7 @@ CompileResult compile_with_nvrtc_api(const NvrtcApi* api, const std::string& loa
 }
 
 CompileResult compile_with_nvrtc(const CompileRequest& request) {
+  announce_library();
   return compile_with_loaded(load_nvrtc, "cannot load NVRTC", compile_with_nvrtc_api, request);
 }
 

@@ -6,6 +6,7 @@
 
 #include "hip_backend/codeobject/compile_result_check.h"
 #include "hip_backend/worker/worker_pool.h"
+#include "support/stats.h"
 
 namespace hipacm::backend {
 namespace {
@@ -45,8 +46,11 @@ CompileResult WorkerCompiler::compile(const CompileRequest& request) {
       result.error_message = std::move(why);
       return result;
     }
+    // The run is the host's to count: the worker's own counters die with it.
+    count_compile_started();
     result = worker->compile(request, compile_timeout_ms_);
     if (!recheck_worker_success(request, &result)) worker->mark_unusable();
+    count_compile_ended(result.status);
     return result;
   } catch (...) {
     return failed_compile(failure_from_current_exception("hipacm-worker transport"));

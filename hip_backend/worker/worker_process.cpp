@@ -25,6 +25,8 @@
 #include "hip_backend/worker/worker_fd_registry.h"
 #include "hip_backend/worker/worker_protocol.h"
 #include "support/environment.h"
+#include "support/log.h"
+#include "support/stats.h"
 
 namespace hipacm::backend {
 namespace {
@@ -143,6 +145,18 @@ struct WorkerProcess::Deadline {
 };
 
 std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const std::string& path, std::string* error) {
+  std::unique_ptr<WorkerProcess> worker = spawn_registered(path, error);
+  // After the registry's lock is gone: a host's log callback must not hold up fork().
+  if (worker) {
+    count(stats().worker_spawns);
+    log(LogLevel::kInfo,
+        "started hipacm-worker (pid " + std::to_string(worker->pid_) + "): " + worker->path_);
+  }
+  return worker;
+}
+
+std::unique_ptr<WorkerProcess> WorkerProcess::spawn_registered(const std::string& path,
+                                                               std::string* error) {
   auto fail = [&](const std::string& what, int err) -> std::unique_ptr<WorkerProcess> {
     if (error)
       *error = "cannot start hipacm-worker '" + path + "': " + what + ": " + errno_text(err);
@@ -249,6 +263,11 @@ WorkerProcess::~WorkerProcess() {
   WorkerFdRegistry::close(stderr_pipe_);
   WorkerFdRegistry::close(pidfd_);
   remove_temp_dir();
+  // A worker that failed has had its warning; one that served to the end retires quietly.
+  if (!failure_logged_) {
+    log(LogLevel::kDebug,
+        "hipacm-worker (pid " + std::to_string(pid_) + ") retired: it " + describe_exit());
+  }
 }
 
 void WorkerProcess::drain_stderr() {
@@ -378,24 +397,32 @@ CompileResult WorkerProcess::compile(const CompileRequest& request, std::uint32_
     io = Io::kError;
   }
   const std::string what = "while compiling " + request.source_name;
+  std::string summary;
+  hipacm_status status = HIPACM_ERROR_COMPILER_CRASHED;
   switch (io) {
     case Io::kTimeout:
       signal_kill();
-      return fail(HIPACM_ERROR_TIMEOUT, "compile of " + request.source_name + " timed out after " +
-                                            std::to_string(timeout_ms) +
-                                            " ms; hipacm-worker (pid " + std::to_string(pid_) +
-                                            ") was killed");
+      status = HIPACM_ERROR_TIMEOUT;
+      summary = "compile of " + request.source_name + " timed out after " +
+                std::to_string(timeout_ms) + " ms; hipacm-worker (pid " + std::to_string(pid_) +
+                ") was killed";
+      break;
     case Io::kClosed:
       reap(kGracefulExitMs);  // it closed the socket: it is exiting or dead
-      return fail(HIPACM_ERROR_COMPILER_CRASHED, "hipacm-worker (pid " + std::to_string(pid_) +
-                                                     ") " + describe_exit() + " " + what);
+      summary = "hipacm-worker (pid " + std::to_string(pid_) + ") " + describe_exit() + " " + what;
+      break;
     default:
       if (why.empty()) why = "socket error: " + errno_text(errno);
       signal_kill();
-      return fail(HIPACM_ERROR_COMPILER_CRASHED, "hipacm-worker (pid " + std::to_string(pid_) +
-                                                     ") sent an invalid response " + what + " (" +
-                                                     why + "); it was killed");
+      summary = "hipacm-worker (pid " + std::to_string(pid_) + ") sent an invalid response " +
+                what + " (" + why + "); it was killed";
+      break;
   }
+  // Counted and logged here, in the host: the worker's own log went down with it.
+  count(status == HIPACM_ERROR_TIMEOUT ? stats().timeouts : stats().worker_crashes);
+  log(LogLevel::kWarning, summary);
+  failure_logged_ = true;
+  return fail(status, summary);
 }
 
 bool WorkerProcess::probe_idle() {
@@ -411,6 +438,10 @@ bool WorkerProcess::probe_idle() {
   if (n < 0 || fds[0].revents != 0) {
     usable_ = false;
     signal_kill();
+    reap(kGracefulExitMs);  // killed just now, if it was not dead already: quick
+    log(LogLevel::kWarning, "idle hipacm-worker (pid " + std::to_string(pid_) + ") " +
+                                describe_exit() + "; another takes its place");
+    failure_logged_ = true;
     return false;
   }
   return true;

@@ -82,6 +82,10 @@ class WorkerProcess {
 
  private:
   enum class Io { kReady, kTimeout, kClosed, kError };
+
+  /// spawn() up to the worker's registration, under the descriptor registry's lock.
+  static std::unique_ptr<WorkerProcess> spawn_registered(const std::string& path,
+                                                         std::string* error);
   struct Deadline;
 
   Io wait_ready(short events, const Deadline& deadline);
@@ -106,6 +110,7 @@ class WorkerProcess {
   UniqueFd pidfd_;  ///< invalid where pidfd_open is unavailable
   bool usable_ = true;
   bool reaped_ = false;
+  bool failure_logged_ = false;  ///< a warning said how it ended; no retirement line then
   int wait_status_ = 0;
   bool status_known_ = false;
   std::uint32_t next_request_id_ = 0;
