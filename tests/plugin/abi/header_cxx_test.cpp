@@ -51,8 +51,8 @@ static_assert(HIPACM_ABI_VERSION == ((HIPACM_ABI_VERSION_MAJOR << 16) | HIPACM_A
 static_assert(HIPACM_ABI_VERSION_MAJOR_OF(HIPACM_ABI_VERSION) == HIPACM_ABI_VERSION_MAJOR &&
                   HIPACM_ABI_VERSION_MINOR_OF(HIPACM_ABI_VERSION) == HIPACM_ABI_VERSION_MINOR,
               "the version request decodes");
-#if HIPACM_ABI_VERSION < HIPACM_ABI_VERSION_ENCODE(1, 3)
-#error "HIPACM_ABI_VERSION is usable in #if, and this header is ABI 1.3 or newer"
+#if HIPACM_ABI_VERSION < HIPACM_ABI_VERSION_ENCODE(1, 4)
+#error "HIPACM_ABI_VERSION is usable in #if, and this header is ABI 1.4 or newer"
 #endif
 static_assert(HIPACM_ABI_VERSION_MAJOR == 1, "this test describes ABI 1");
 static_assert(HIPACM_ISOLATION_AUTO == 0 && HIPACM_ISOLATION_IN_PROCESS == 1 &&
@@ -71,6 +71,7 @@ HIPACM_EXPECT_SIZED(hipacm_request);
 HIPACM_EXPECT_SIZED(hipacm_kernel);
 HIPACM_EXPECT_SIZED(hipacm_backend_info);
 HIPACM_EXPECT_SIZED(hipacm_provider);
+HIPACM_EXPECT_SIZED(hipacm_stats);
 #undef HIPACM_EXPECT_SIZED
 
 // The field types of version 1.
@@ -99,6 +100,23 @@ static_assert(sizeof(hipacm_request) >= kRequestV1Size, "fields are only appende
 static_assert(sizeof(hipacm_kernel) >= kKernelV1Size, "fields are only appended");
 static_assert(sizeof(hipacm_backend_info) >= kBackendInfoV1Size, "fields are only appended");
 static_assert(sizeof(hipacm_provider) >= kProviderV1Size, "fields are only appended");
+
+// ABI 1.4: the log callback's levels and type, the counters, and the provider table's version 3.
+static_assert(HIPACM_LOG_OFF == 0 && HIPACM_LOG_ERROR == 1 && HIPACM_LOG_WARNING == 2 &&
+                  HIPACM_LOG_INFO == 3 && HIPACM_LOG_DEBUG == 4,
+              "log levels are fixed");
+static_assert(std::is_same<hipacm_log_fn, void (*)(void*, int32_t, const char*)>::value, "");
+static_assert(std::is_same<decltype(hipacm_stats::compiles), uint64_t>::value, "");
+static_assert(std::is_same<decltype(hipacm_stats::cached_failures), uint64_t>::value, "");
+static_assert(std::is_same<decltype(hipacm_provider::set_log_callback),
+                           hipacm_status (*)(hipacm_log_fn, void*, int32_t)>::value,
+              "");
+static_assert(
+    std::is_same<decltype(hipacm_provider::get_stats), hipacm_status (*)(hipacm_stats*)>::value,
+    "");
+static_assert(offsetof(hipacm_provider, set_log_callback) >
+                  offsetof(hipacm_provider, mode_config_init_sized),
+              "appended after version 2");
 
 // Fields appended in ABI 1.1.
 static_assert(std::is_same<decltype(hipacm_mode_config::isolation), int32_t>::value, "");
@@ -171,6 +189,26 @@ static_assert(
     "hipacm_provider");
 #undef HIPACM_AT
 static_assert(kProviderV1Size == 168, "");
+static_assert(offsetof(hipacm_provider, mode_config_init_sized) == 168, "ABI 1.1");
+static_assert(offsetof(hipacm_provider, set_log_callback) == 176, "ABI 1.4");
+static_assert(offsetof(hipacm_provider, get_stats) == 184, "ABI 1.4");
+static_assert(sizeof(hipacm_provider) == 192, "");
+
+// hipacm_stats (ABI 1.4): twelve 64-bit counters after struct_size, 8 bytes apart.
+static_assert(first_misplaced(
+                  offsetof(hipacm_stats, compiles), offsetof(hipacm_stats, compile_failures),
+                  offsetof(hipacm_stats, cache_hits), offsetof(hipacm_stats, cache_misses),
+                  offsetof(hipacm_stats, cache_stores), offsetof(hipacm_stats, bytes_stored),
+                  offsetof(hipacm_stats, cache_evictions), offsetof(hipacm_stats, bytes_evicted),
+                  offsetof(hipacm_stats, worker_spawns), offsetof(hipacm_stats, worker_crashes),
+                  offsetof(hipacm_stats, timeouts), offsetof(hipacm_stats, cached_failures)) == -1,
+              "hipacm_stats");
+static_assert(sizeof(hipacm_stats) == 104, "");
+
+// hipacm_mode_config's version 4 (ABI 1.4) follows version 3 without tail padding.
+static_assert(offsetof(hipacm_mode_config, cache_failures) == 56, "ABI 1.4");
+static_assert(offsetof(hipacm_mode_config, reserved_1_4) == 60, "ABI 1.4");
+static_assert(sizeof(hipacm_mode_config) == 64, "");
 #endif
 
 constexpr const char* kVectorAdd =

@@ -51,10 +51,15 @@ static int check_tables(hipacm_get_provider_fn get) {
   const hipacm_provider* newer = get(HIPACM_ABI_VERSION_ENCODE(1, 999));
   const hipacm_provider* minor1 = get(HIPACM_ABI_VERSION_ENCODE(1, 1));
   const hipacm_provider* minor0 = get(HIPACM_ABI_VERSION_ENCODE(1, 0));
+  const hipacm_provider* minor3 = get(HIPACM_ABI_VERSION_ENCODE(1, 3));
+  const hipacm_provider* minor4 = get(HIPACM_ABI_VERSION_ENCODE(1, 4));
+  const size_t v3 = offsetof(hipacm_mode_config, load_device) + sizeof(int32_t);
   size_t size = 0;
 
-  CHECK(current != NULL && plain != NULL && newer != NULL && minor1 != NULL && minor0 != NULL);
-  if (current == NULL || plain == NULL || newer == NULL || minor1 == NULL || minor0 == NULL) {
+  CHECK(current != NULL && plain != NULL && newer != NULL && minor1 != NULL && minor0 != NULL &&
+        minor3 != NULL && minor4 != NULL);
+  if (current == NULL || plain == NULL || newer == NULL || minor1 == NULL || minor0 == NULL ||
+      minor3 == NULL || minor4 == NULL) {
     return 1;
   }
   CHECK(get(0) == NULL);
@@ -80,6 +85,19 @@ static int check_tables(hipacm_get_provider_fn get) {
   CHECK(minor1->abi_version == HIPACM_ABI_VERSION_ENCODE(1, 1));
   CHECK(bytes_written(minor1->mode_config_init, &size) == v2);
   CHECK(size == v2);
+
+  /* 1.3 fills version 3; 1.4 fills version 4 (the whole struct of this header) and its table
+   * carries set_log_callback and get_stats. */
+  CHECK(minor3->abi_version == HIPACM_ABI_VERSION_ENCODE(1, 3));
+  CHECK(bytes_written(minor3->mode_config_init, &size) == v3);
+  CHECK(size == v3);
+  CHECK(minor4->abi_version == HIPACM_ABI_VERSION_ENCODE(1, 4));
+  CHECK(bytes_written(minor4->mode_config_init, &size) == sizeof(hipacm_mode_config));
+  CHECK(size == sizeof(hipacm_mode_config));
+  CHECK(minor4->struct_size >= offsetof(hipacm_provider, get_stats) + sizeof(minor4->get_stats));
+  CHECK(minor4->set_log_callback != NULL && minor4->get_stats != NULL);
+  CHECK(minor4->set_log_callback(NULL, NULL, 5) == HIPACM_ERROR_INVALID_ARGUMENT);
+  CHECK(minor4->get_stats(NULL) == HIPACM_ERROR_INVALID_ARGUMENT);
 
   /* A newer minor than the plugin's: the plugin's newest, saying so. */
   CHECK(newer->abi_version == HIPACM_ABI_VERSION);
