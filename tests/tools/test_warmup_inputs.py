@@ -99,6 +99,7 @@ def test_dry_run_lists_what_would_compile_and_compiles_nothing(run, backend_usab
     assert r.rc == 0, r.err
     assert warm_doc["totals"]["compiled"] == 2
     assert cache_entries(run) == 2
+    before = run("cache", "stats", "--json").json()
 
     new = tmp_path / "new_kernel.hip"
     new.write_text('extern "C" __global__ void fresh(float* x) { x[0] = 2.0f; }\n')
@@ -113,7 +114,10 @@ def test_dry_run_lists_what_would_compile_and_compiles_nothing(run, backend_usab
     assert "compile  gfx90a   " + str(new) in r.err
     # Nothing was compiled or stored: the cache still holds two entries, and the new kernel still
     # needs compiling.
-    assert cache_entries(run) == 2
+    after = run("cache", "stats", "--json").json()
+    assert after["entries"] == 2
+    # Not even a lookup count was written.
+    assert (after["hits"], after["lookups"]) == (before["hits"], before["lookups"])
     r = run("warmup", new, "--arch", "gfx90a", "--dry-run")
     assert "dry run: 1 to compile, 0 from the cache" in r.out
     # Another arch has nothing cached yet.
