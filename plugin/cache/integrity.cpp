@@ -15,9 +15,6 @@ namespace {
 // backend::check_compile_result's).
 constexpr std::size_t kMaxLoweredNameBytes = 64 * 1024;
 
-// Arch, source name, backend and version strings: short in every real entry.
-constexpr std::size_t kMaxLabelBytes = 4096;
-
 bool fail(std::string* error, std::string message) {
   *error = std::move(message);
   return false;

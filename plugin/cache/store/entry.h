@@ -2,11 +2,16 @@
 // entry.h - one cached compile: the code object, what the compile reported, and bookkeeping.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace hipacm::cache {
+
+/// The most bytes of an arch, source name, backend or version string that an
+/// entry or a stored failure may hold: short in every real one.
+inline constexpr std::size_t kMaxLabelBytes = 4096;
 
 /// The bookkeeping of an entry, without its payload (for listings).
 struct EntryInfo {

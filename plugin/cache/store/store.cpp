@@ -53,10 +53,6 @@ constexpr std::size_t kMaxUntrustedEntries = 1'000'000;
 constexpr const char* kPayloadBytes =
     "(length(code) + length(CAST(log AS BLOB)) + length(CAST(lowered_names AS BLOB)))";
 
-// Labels of a stored failure (arch, source name, backend, versions): the
-// same bound that integrity.cpp puts on an entry's.
-constexpr std::int64_t kMaxFailureLabelBytes = 4096;
-
 constexpr const char* kFailureColumns =
     "key, arch, source_name, backend, compiler_version, plugin_version, error_message, log, "
     "created_us, last_used_us, checksum";
@@ -558,7 +554,7 @@ std::optional<StoredFailure> CacheStore::find_failure(const std::string& key) {
     Statement s = db_->prepare(std::string("SELECT ") + kFailureColumns +
                                " FROM failures WHERE key=?1 AND " + kFailureRowIsSane);
     s.bind(1, key)
-        .bind(2, kMaxFailureLabelBytes)
+        .bind(2, static_cast<std::int64_t>(kMaxLabelBytes))
         .bind(3, static_cast<std::int64_t>(kMaxFailureMessageBytes))
         .bind(4, static_cast<std::int64_t>(kMaxFailureLogBytes));
     if (!s.step()) return std::nullopt;
