@@ -202,8 +202,12 @@ class RuntimeCompileProgram {
     std::size_t size = 0;
     if ((api_.*Calls::log_size)(program_, &size) != kRtcSuccess || size == 0) return "";
     if (size > kMaxRuntimeLogSize) {
-      return "(" + std::string(Calls::kLibrary) + " reported a " + std::to_string(size) +
-             "-byte log)";
+      // Appended, not `"(" + std::string(...)`: GCC 12 at -O3 reports a false -Wrestrict for a
+      // literal plus a temporary string (GCC PR 105329).
+      std::string note = "(";
+      note += Calls::kLibrary;
+      note += " reported a " + std::to_string(size) + "-byte log)";
+      return note;
     }
     // One spare byte: whether the size counts the terminating NUL is not documented, and the
     // library writes one.

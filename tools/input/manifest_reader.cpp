@@ -101,8 +101,9 @@ std::vector<KernelInput> read_manifest_text(std::string_view text, const fs::pat
   const auto schema = document.find("schema");
   if (schema == document.end() || !schema->is_string() || *schema != kSchema) {
     const std::string found = schema == document.end() ? "missing"
-                              : schema->is_string()    ? "'" + schema->get<std::string>() + "'"
-                                                       : std::string("a ") + schema->type_name();
+                              : schema->is_string()
+                                  ? fmt::format("'{}'", schema->get<std::string>())
+                                  : std::string("a ") + schema->type_name();
     throw InputError(fmt::format("{}: schema is {}, want '{}'", label, found, kSchema));
   }
   const auto entries = document.find("kernels");
