@@ -7,10 +7,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
+#include <tuple>
 
 #include "hip_backend/codeobject/amdgpu_target.h"
 #include "plugin/cache/integrity.h"
@@ -57,9 +59,119 @@ class TempFileBeside {
   bool placed_ = false;
 };
 
+// Reads of an unlocked database that find it changed under them before giving up.
+constexpr int kUnlockedReadAttempts = 3;
+
+bool exists(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::exists(std::filesystem::symlink_status(path, ec));
+}
+
+// SQLite's URI for `path` with `query`; the bytes a URI gives meaning to are escaped, and the
+// empty authority ("file://") keeps a path that starts with "//" a path.
+std::string file_uri(const std::string& path, const char* query) {
+  std::error_code ec;
+  const std::string absolute = std::filesystem::absolute(path, ec).string();
+  std::string uri = "file://";
+  for (const char c : ec ? path : absolute) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '%' || c == '?' || c == '#' || byte < 0x20 || byte >= 0x7f) {
+      char escaped[4];
+      std::snprintf(escaped, sizeof escaped, "%%%02X", byte);
+      uri += escaped;
+    } else {
+      uri += c;
+    }
+  }
+  return uri + "?" + query;
+}
+
+// What changes when anything writes the file: a read that sees the same before and after saw
+// one state of it.
+struct FileState {
+  dev_t device = 0;
+  ino_t inode = 0;
+  off_t size = 0;
+  timespec modified{};
+  timespec changed{};
+  bool operator==(const FileState& other) const {
+    return std::tie(device, inode, size, modified.tv_sec, modified.tv_nsec, changed.tv_sec,
+                    changed.tv_nsec) == std::tie(other.device, other.inode, other.size,
+                                                 other.modified.tv_sec, other.modified.tv_nsec,
+                                                 other.changed.tv_sec, other.changed.tv_nsec);
+  }
+};
+
+FileState file_state(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return {};
+  return {st.st_dev, st.st_ino, st.st_size, st.st_mtim, st.st_ctim};
+}
+
+// Opens `path` read-only. A journal beside it means a writer is (or was) at work, and only
+// SQLite's locking reads it consistently; without one every committed byte is in the file, and
+// immutable=1 reads it creating nothing, where even a read-only connection would create a WAL
+// and its index beside a WAL-mode database (and fail where it may not).
+std::shared_ptr<CacheStore> open_for_reading(const std::string& path, bool* unlocked) {
+  *unlocked = !exists(path + "-wal") && !exists(path + "-journal");
+  return CacheStore::open(file_uri(path, *unlocked ? "immutable=1" : "mode=ro&readonly_shm=1"),
+                          CacheStore::Access::kReadOnly);
+}
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (std::size_t at = text.find(from); at != std::string::npos;
+       at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+// The store names the URI it opened; the user gave a path.
+std::runtime_error error_naming_path(const std::exception& e, const std::string& path) {
+  return std::runtime_error(replace_all(replace_all(e.what(), file_uri(path, "immutable=1"), path),
+                                        file_uri(path, "mode=ro&readonly_shm=1"), path));
+}
+
 }  // namespace
 
-CacheAdmin::CacheAdmin(std::shared_ptr<CacheStore> store) : store_(std::move(store)) {}
+CacheAdmin::CacheAdmin(std::shared_ptr<CacheStore> store)
+    : CacheAdmin(std::move(store), "", false) {}
+
+CacheAdmin::CacheAdmin(std::shared_ptr<CacheStore> store, std::string path, bool unlocked)
+    : store_(std::move(store)),
+      path_(path.empty() ? store_->path() : std::move(path)),
+      unlocked_(unlocked) {}
+
+CacheAdmin CacheAdmin::inspect(const std::string& db_path) {
+  if (!exists(db_path))
+    throw NoCacheError("no cache at " + db_path +
+                       ": there is no database file there (nothing was created)");
+  bool unlocked = false;
+  try {
+    auto store = open_for_reading(db_path, &unlocked);
+    return CacheAdmin(std::move(store), db_path, unlocked);
+  } catch (const std::exception& e) {
+    throw error_naming_path(e, db_path);
+  }
+}
+
+template <class Fn>
+auto CacheAdmin::consistent_read(Fn&& fn) -> decltype(fn()) {
+  if (path_ == store_->path()) return fn();  // opened by path, with SQLite's locking
+  for (int attempt = 1;; ++attempt) {
+    const FileState before = file_state(path_);
+    try {
+      auto result = fn();
+      if (!unlocked_ || file_state(path_) == before) return result;
+    } catch (const std::exception& e) {
+      // An error with the file unchanged is the file's own, not a torn read.
+      if (!unlocked_ || file_state(path_) == before) throw error_naming_path(e, path_);
+    }
+    if (attempt == kUnlockedReadAttempts)
+      throw std::runtime_error(path_ + " kept changing while it was read; try again");
+    // A fresh connection: an unlocked one never looks at the file again once it has read it.
+    *this = inspect(path_);
+  }
+}
 
 CacheAdmin CacheAdmin::open(const std::string& db_path) {
   const std::string dir = std::filesystem::path(db_path).parent_path().string();
@@ -83,6 +195,8 @@ std::string CacheAdmin::default_path() {
   return dir.empty() ? dir : database_in(dir);
 }
 
+std::string CacheAdmin::path_in(const std::string& dir) { return database_in(dir); }
+
 CacheAdmin CacheAdmin::open_default() {
   const std::string path = default_path();
   if (path.empty())
@@ -90,22 +204,31 @@ CacheAdmin CacheAdmin::open_default() {
   return open(path);
 }
 
-const std::string& CacheAdmin::path() const noexcept { return store_->path(); }
+const std::string& CacheAdmin::path() const noexcept { return path_; }
 
 CacheStats CacheAdmin::stats() {
-  CacheStats s;
-  s.path = store_->path();
-  s.by_arch = store_->totals_by_arch();
+  CacheStats s = consistent_read([&] {
+    CacheStats read;
+    read.by_arch = store_->totals_by_arch();
+    read.recorded_hits = store_->recorded_hits();
+    read.recorded_misses = store_->recorded_misses();
+    read.stored_failures = static_cast<std::int64_t>(store_->count_failures());
+    return read;
+  });
+  s.path = path_;
   for (const auto& arch : s.by_arch) {
     s.entries += arch.entries;
     s.total_bytes += arch.bytes;
     s.total_hits += arch.hits;
   }
   s.file_bytes = file_size_or_zero(s.path) + file_size_or_zero(s.path + "-wal");
+  s.max_bytes = max_cache_bytes();
   return s;
 }
 
-std::vector<EntryInfo> CacheAdmin::list(const std::string& arch) { return store_->list(arch); }
+std::vector<EntryInfo> CacheAdmin::list(const std::string& arch) {
+  return consistent_read([&] { return store_->list(arch); });
+}
 
 VerifyReport CacheAdmin::verify(bool remove_bad) {
   VerifyReport report;
@@ -211,6 +334,8 @@ ImportReport CacheAdmin::import_from(const std::string& file) {
   return report;
 }
 
-std::optional<CacheEntry> CacheAdmin::lookup(const std::string& key) { return store_->find(key); }
+std::optional<CacheEntry> CacheAdmin::lookup(const std::string& key) {
+  return consistent_read([&] { return store_->find(key); });
+}
 
 }  // namespace hipacm::cache

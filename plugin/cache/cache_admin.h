@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -15,14 +16,26 @@
 
 namespace hipacm::cache {
 
+/// No cache database is where one was looked for; nothing was created there.
+class NoCacheError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// What a cache holds.
 struct CacheStats {
   std::string path;
   std::int64_t entries = 0;
   std::int64_t total_bytes = 0;  ///< payload bytes (what HIPACM_CACHE_MAX_BYTES bounds)
   std::int64_t file_bytes = 0;   ///< the database file itself, plus its WAL
-  std::int64_t total_hits = 0;
+  std::int64_t total_hits = 0;   ///< the entries' own hit counts (an evicted entry's go with it)
   std::vector<ArchTotals> by_arch;
+  std::int64_t max_bytes = 0;  ///< the bound hosts evict to: max_cache_bytes() (location.h)
+  /// Lookups that hosts recorded in this database since it was made or cleared: served from it
+  /// (hits) and not (misses, which compiled). hits / (hits + misses) is its hit rate.
+  std::int64_t recorded_hits = 0;
+  std::int64_t recorded_misses = 0;
+  std::int64_t stored_failures = 0;  ///< compile failures kept by the negative cache
 };
 
 /// An entry that failed a check, and why.
@@ -73,11 +86,19 @@ class CacheAdmin {
   /// or an export): stats, list, verify(false), export_to and lookup work;
   /// the rest throw.
   static CacheAdmin open_read_only(const std::string& db_path);
+  /// Opens an existing database only to look at it (stats, list, lookup), never writing or
+  /// creating anything: not the database, not a journal beside it. It works on a read-only file
+  /// system and for a user who may not write the cache (a system cache). A database that no
+  /// process has open is read without locks, and read again if it changed meanwhile. Throws
+  /// NoCacheError when there is no file at `db_path`.
+  static CacheAdmin inspect(const std::string& db_path);
   /// Opens the default user cache: $HIPACM_CACHE_DIR, else
   /// $XDG_CACHE_HOME/hipacm, else ~/.cache/hipacm.
   static CacheAdmin open_default();
   /// The default user cache's database path ("" when none can be derived).
   static std::string default_path();
+  /// The database file inside the cache directory `dir`.
+  static std::string path_in(const std::string& dir);
 
   const std::string& path() const noexcept;
 
@@ -105,7 +126,13 @@ class CacheAdmin {
 
  private:
   explicit CacheAdmin(std::shared_ptr<CacheStore> store);
+  CacheAdmin(std::shared_ptr<CacheStore> store, std::string path, bool unlocked);
+  // Runs a read; for an unlocked read, again while the file changed under it.
+  template <class Fn>
+  auto consistent_read(Fn&& fn) -> decltype(fn());
   std::shared_ptr<CacheStore> store_;
+  std::string path_;
+  bool unlocked_ = false;  ///< opened as SQLite's immutable=1: no locks, no files beside it
 };
 
 }  // namespace hipacm::cache

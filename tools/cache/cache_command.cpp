@@ -2,16 +2,19 @@
 // cache_command.cpp - `hipacm cache stats|list|verify|prune|clear|export|import`: the user cache.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <ctime>
 #include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "hip_backend/codeobject/amdgpu_target.h"
 #include "plugin/cache/cache_admin.h"
+#include "support/byte_size.h"
 #include "tools/common/commands.h"
 #include "tools/common/exit_codes.h"
 #include "tools/common/json_output.h"
@@ -22,32 +25,51 @@ namespace hipacm::cli {
 namespace {
 
 struct CacheOptions {
-  std::string db;  ///< a database file; empty = the default user cache
+  std::string db;  ///< a database file or a cache directory; empty = the default user cache
   bool json = false;
+  bool quiet = false;    ///< -q: the results alone, no headings, totals lines or hints
+  bool verbose = false;  ///< -v: whole keys and the compiler of each entry
   std::string arch;
   std::string file;
-  std::int64_t max_bytes = -1;
+  std::string max_bytes;  ///< prune: a byte count as parse_byte_size reads it
   bool remove_bad = false;
   int max_code_object_version = 0;  ///< export: 0 = no limit
 };
 
-cache::CacheAdmin open_cache(const CacheOptions& options) {
-  if (!options.db.empty()) return cache::CacheAdmin::open(options.db);
-  if (cache::CacheAdmin::default_path().empty())
-    throw InputError(
-        "no cache location: set HIPACM_CACHE_DIR (or XDG_CACHE_HOME or HOME), or pass --db FILE");
-  return cache::CacheAdmin::open_default();
+// The database --db names (a directory names the database inside it), else the default one's.
+std::string database_path(const CacheOptions& options) {
+  if (options.db.empty()) {
+    const std::string path = cache::CacheAdmin::default_path();
+    if (path.empty())
+      throw InputError(
+          "no cache location: set HIPACM_CACHE_DIR (or XDG_CACHE_HOME or HOME), or pass --db "
+          "FILE");
+    return path;
+  }
+  std::error_code ec;
+  return std::filesystem::is_directory(options.db, ec) ? cache::CacheAdmin::path_in(options.db)
+                                                       : options.db;
 }
 
-std::string human_bytes(std::int64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  int unit = 0;
-  while (value >= 1024.0 && unit < 4) {
-    value /= 1024.0;
-    ++unit;
-  }
-  return unit == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", value, units[unit]);
+cache::CacheAdmin open_cache(const CacheOptions& options) {
+  return cache::CacheAdmin::open(database_path(options));
+}
+
+// For commands that only look: never creates a cache, and works where it may not write.
+cache::CacheAdmin inspect_cache(const CacheOptions& options) {
+  return cache::CacheAdmin::inspect(database_path(options));
+}
+
+// Hits over all lookups, or nothing when none was recorded.
+std::optional<double> hit_rate(const cache::CacheStats& stats) {
+  const std::int64_t lookups = stats.recorded_hits + stats.recorded_misses;
+  if (lookups <= 0) return std::nullopt;
+  return static_cast<double>(stats.recorded_hits) / static_cast<double>(lookups);
+}
+
+std::size_t widest(std::size_t at_least, const std::vector<std::string>& texts) {
+  for (const std::string& text : texts) at_least = std::max(at_least, text.size());
+  return at_least;
 }
 
 std::string utc_time(std::int64_t us) {
@@ -83,8 +105,9 @@ void print_refused(const char* label, const std::vector<cache::RejectedEntry>& e
 }
 
 int run_stats(const CacheOptions& options) {
-  cache::CacheAdmin admin = open_cache(options);
+  cache::CacheAdmin admin = inspect_cache(options);
   const cache::CacheStats stats = admin.stats();
+  const std::optional<double> rate = hit_rate(stats);
   nlohmann::ordered_json by_arch = nlohmann::ordered_json::array();
   for (const cache::ArchTotals& a : stats.by_arch)
     by_arch.push_back(
@@ -92,27 +115,48 @@ int run_stats(const CacheOptions& options) {
   report(options, "stats", stats.path,
          {{"entries", stats.entries},
           {"payload_bytes", stats.total_bytes},
+          {"max_bytes", stats.max_bytes},
           {"file_bytes", stats.file_bytes},
           {"hits", stats.total_hits},
+          {"lookups",
+           {{"hits", stats.recorded_hits},
+            {"misses", stats.recorded_misses},
+            {"hit_rate", rate ? nlohmann::ordered_json(*rate) : nlohmann::ordered_json()}}},
+          {"stored_failures", stats.stored_failures},
           {"by_arch", by_arch}},
          [&] {
-           fmt::print("cache    {}\n", stats.path);
-           fmt::print("entries  {}\n", stats.entries);
-           fmt::print("payload  {} ({} bytes)\n", human_bytes(stats.total_bytes),
-                      stats.total_bytes);
-           fmt::print("on disk  {}\n", human_bytes(stats.file_bytes));
-           fmt::print("hits     {}\n", stats.total_hits);
+           fmt::print("cache     {}\n", printable(stats.path));
+           fmt::print("entries   {}\n", stats.entries);
+           fmt::print("size      {} of at most {}{}\n", human_bytes(stats.total_bytes),
+                      human_bytes(stats.max_bytes),
+                      options.verbose ? fmt::format(" ({} of {} bytes; HIPACM_CACHE_MAX_BYTES)",
+                                                    stats.total_bytes, stats.max_bytes)
+                                      : "");
+           fmt::print("on disk   {}\n", human_bytes(stats.file_bytes));
+           if (rate)
+             fmt::print("hit rate  {:.1f}% ({} of {} lookups)\n", *rate * 100,
+                        stats.recorded_hits, stats.recorded_hits + stats.recorded_misses);
+           else
+             fmt::print("hit rate  - (no lookups recorded)\n");
+           if (stats.stored_failures > 0)
+             fmt::print("failures  {} stored compile failures\n", stats.stored_failures);
            if (stats.by_arch.empty()) return;
-           fmt::print("\n{:<20} {:>8} {:>12} {:>8}\n", "arch", "entries", "bytes", "hits");
-           for (const cache::ArchTotals& a : stats.by_arch)
-             fmt::print("{:<20} {:>8} {:>12} {:>8}\n", printable(a.arch), a.entries,
+           std::vector<std::string> archs;
+           for (const cache::ArchTotals& a : stats.by_arch) archs.push_back(printable(a.arch));
+           const std::size_t width = widest(4, archs);
+           if (!options.quiet)
+             fmt::print("\n{:<{}}  {:>8} {:>12} {:>8}\n", "arch", width, "entries", "size", "hits");
+           for (std::size_t i = 0; i < archs.size(); ++i) {
+             const cache::ArchTotals& a = stats.by_arch[i];
+             fmt::print("{:<{}}  {:>8} {:>12} {:>8}\n", archs[i], width, a.entries,
                         human_bytes(a.bytes), a.hits);
+           }
          });
   return kExitOk;
 }
 
 int run_list(const CacheOptions& options) {
-  cache::CacheAdmin admin = open_cache(options);
+  cache::CacheAdmin admin = inspect_cache(options);
   const std::vector<cache::EntryInfo> entries = admin.list(options.arch);
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (const cache::EntryInfo& e : entries)
@@ -127,16 +171,28 @@ int run_list(const CacheOptions& options) {
                     {"last_used_us", e.last_used_us},
                     {"hits", e.hits}});
   report(options, "list", admin.path(), {{"entries", rows}}, [&] {
-    fmt::print("{:<16} {:<14} {:<24} {:>10} {:>6}  {}\n", "key", "arch", "source", "size", "hits",
-               "last used (UTC)");
+    // Keys, archs and names come from the database, which an import may have written. 16 hex
+    // digits identify an entry in practice (inspect takes a prefix); -v and --json have all. The
+    // source name, of any length, comes last so that it never pushes the columns apart.
+    std::vector<std::string> keys, archs;
     for (const cache::EntryInfo& e : entries) {
-      // 16 hex digits identify an entry in practice (inspect takes a prefix); --json has all.
-      // Keys, archs and names come from the database, which an import may have written.
-      fmt::print("{:<16} {:<14} {:<24} {:>10} {:>6}  {}\n", printable(e.key.substr(0, 16)),
-                 printable(e.arch), printable(e.source_name.substr(0, 24)), human_bytes(e.size),
-                 e.hits, utc_time(e.last_used_us));
+      keys.push_back(printable(options.verbose ? e.key : e.key.substr(0, 16)));
+      archs.push_back(printable(e.arch));
     }
-    fmt::print("{} entries in {}\n", entries.size(), admin.path());
+    const std::size_t key_width = widest(3, keys), arch_width = widest(4, archs);
+    if (!options.quiet)
+      fmt::print("{:<{}}  {:<{}}  {:>10} {:>6}  {:<19}  {}\n", "key", key_width, "arch", arch_width,
+                 "size", "hits", "last used (UTC)", "source");
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      const cache::EntryInfo& e = entries[i];
+      fmt::print("{:<{}}  {:<{}}  {:>10} {:>6}  {:<19}  {}{}\n", keys[i], key_width, archs[i],
+                 arch_width, human_bytes(e.size), e.hits, utc_time(e.last_used_us),
+                 printable(e.source_name),
+                 options.verbose
+                     ? fmt::format("  [{} {}]", printable(e.backend), printable(e.compiler_version))
+                     : "");
+    }
+    if (!options.quiet) fmt::print("{} entries in {}\n", entries.size(), printable(admin.path()));
   });
   return kExitOk;
 }
@@ -151,7 +207,7 @@ int run_verify(const CacheOptions& options) {
         print_refused("bad", result.bad);
         fmt::print("{} entries checked, {} bad, {} removed\n", result.checked, result.bad.size(),
                    result.removed);
-        if (!result.bad.empty() && !options.remove_bad)
+        if (!result.bad.empty() && !options.remove_bad && !options.quiet)
           fmt::print("run 'hipacm cache verify --remove' to delete the bad entries\n");
       });
   // Bad entries that are still there are a failure; removed ones are repaired.
@@ -159,9 +215,9 @@ int run_verify(const CacheOptions& options) {
 }
 
 int run_prune(const CacheOptions& options) {
-  if (options.max_bytes < 0) throw InputError("prune needs --max-bytes N (N >= 0)");
+  const std::int64_t max_bytes = byte_size_option("--max-bytes", options.max_bytes);
   cache::CacheAdmin admin = open_cache(options);
-  const std::size_t removed = admin.prune(options.max_bytes);
+  const std::size_t removed = admin.prune(max_bytes);
   const cache::CacheStats after = admin.stats();
   report(options, "prune", admin.path(),
          {{"removed", removed}, {"entries", after.entries}, {"payload_bytes", after.total_bytes}},
@@ -286,7 +342,8 @@ void add_cache_command(CLI::App& app, AppContext& context) {
       "cache", "Show, check, shrink, export and import the persistent kernel cache");
   cache_cmd->require_subcommand(1);
   add_non_empty_option(cache_cmd, "--db", options->db,
-                       "A cache database file (default: the user cache, see 'hipacm doctor')");
+                       "A cache database file or directory (default: the user cache, see "
+                       "'hipacm doctor'); stats and list only read it, and create nothing");
   cache_cmd->footer(examples_footer(
       {"hipacm cache stats",
        "hipacm cache export gfx90a.hipacm --arch gfx90a && hipacm cache import gfx90a.hipacm"},
@@ -297,22 +354,28 @@ void add_cache_command(CLI::App& app, AppContext& context) {
     CLI::App* sub = cache_cmd->add_subcommand(name, help);
     sub->add_flag("--json", options->json, "Print a JSON document instead of text");
     sub->footer(fmt::format("Example:\n  {}", example));
-    sub->callback(
-        [options, &context, run] { run_guarded(context, [&] { return run(*options); }); });
+    sub->callback([options, &context, run] {
+      options->quiet = context.quiet;
+      options->verbose = context.verbose;
+      run_guarded(context, [&] { return run(*options); });
+    });
     return sub;
   };
 
-  add("stats", "Entries, sizes and hits, in all and by arch", "hipacm cache stats", run_stats);
-  add("list", "Every entry, most recently used first", "hipacm cache list --arch gfx90a", run_list)
+  add("stats", "Entries, size and its bound, hit rate, and totals by arch (read-only)",
+      "hipacm cache stats", run_stats);
+  add("list", "Every entry, most recently used first (read-only)",
+      "hipacm cache list --arch gfx90a", run_list)
       ->add_option("--arch", options->arch, "Only entries for this arch");
   add("verify", "Re-check every entry: checksum, code object, arch", "hipacm cache verify --remove",
       run_verify)
       ->add_flag("--remove", options->remove_bad, "Delete the entries that fail");
   add("prune", "Evict least-recently-used entries down to a size",
-      "hipacm cache prune --max-bytes 1073741824", run_prune)
-      ->add_option("--max-bytes", options->max_bytes, "Payload bytes to keep at most")
-      ->required()
-      ->check(CLI::NonNegativeNumber);
+      "hipacm cache prune --max-bytes 1G", run_prune)
+      ->add_option("--max-bytes", options->max_bytes,
+                   "Payload to keep at most: bytes, or with K, M, G or T (powers of 1024): 512M, "
+                   "1.5G")
+      ->required();
   add("clear", "Remove every entry", "hipacm cache clear", run_clear);
   CLI::App* exp = add("export", "Write the cache (or one arch of it) to one file",
                       "hipacm cache export kernels.hipacm --arch gfx90a", run_export);

@@ -15,6 +15,8 @@ namespace hipacm::cli {
 /// exit status here; main() returns it once CLI11 has run the callback.
 struct AppContext {
   int exit_code = 0;
+  bool quiet = false;    ///< -q, given anywhere: results and errors only, no progress or hints
+  bool verbose = false;  ///< -v, given anywhere: more detail, and the library's info log
 };
 
 /// The end of a command's help: its examples, one a line, and what its exit statuses mean.

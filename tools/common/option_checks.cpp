@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// option_checks.cpp - strict parsing of --timeout and --arch, and the non-empty check.
+// option_checks.cpp - strict parsing of --timeout, --arch and byte counts, and the non-empty check.
 #include "tools/common/option_checks.h"
 
 #include <fmt/core.h>
@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <optional>
 
+#include "support/byte_size.h"
 #include "tools/common/exit_codes.h"
 #include "tools/common/terminal_text.h"
 
@@ -33,6 +35,11 @@ std::uint32_t timeout_ms_from_seconds(const std::string& text) {
                     printable(text), kMaxTimeoutSeconds));
   if (seconds == 0) return 0;
   return static_cast<std::uint32_t>(std::max(1.0, std::round(seconds * 1000)));
+}
+
+std::int64_t byte_size_option(const std::string& option, const std::string& text) {
+  if (const std::optional<std::int64_t> bytes = parse_byte_size(text)) return *bytes;
+  throw InputError(fmt::format("{}: {}", option, printable(byte_size_problem(text))));
 }
 
 std::vector<std::string> split_archs(const std::vector<std::string>& values) {

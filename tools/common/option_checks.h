@@ -29,6 +29,11 @@ CLI::Option* add_non_empty_option(CLI::App* command, const std::string& name, T&
 /// down to 0. Throws InputError for nan, inf, negatives and anything else.
 std::uint32_t timeout_ms_from_seconds(const std::string& text);
 
+/// A byte-count option's value: bytes, or a number with K, M, G or T (powers of 1024), as
+/// parse_byte_size (support/byte_size.h) reads it. Throws InputError naming `option` and saying
+/// what is accepted for anything else.
+std::int64_t byte_size_option(const std::string& option, const std::string& text);
+
 /// --arch values (repeated, each comma-separated) as one list in order,
 /// without repeats. Throws InputError for an empty item (`,`, `a,,b`).
 std::vector<std::string> split_archs(const std::vector<std::string>& values);
