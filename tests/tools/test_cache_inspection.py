@@ -155,3 +155,13 @@ def test_prune_refuses_what_is_not_a_byte_count(run, tmp_path, size):
     assert r.rc == 2
     assert "--max-bytes" in r.err
     assert not (tmp_path / "c.sqlite3").exists()
+
+
+@pytest.mark.parametrize("args", [["verify"], ["verify", "--remove"], ["clear"],
+                                  ["prune", "--max-bytes", "1G"]])
+def test_commands_that_change_a_cache_do_not_create_a_missing_one(run, tmp_path, args):
+    missing = tmp_path / "typo" / "kernels.sqlite3"
+    r = run("cache", "--db", missing, *args)
+    assert r.rc == 2
+    assert f"no cache at {missing}" in r.err
+    assert not missing.parent.exists()

@@ -65,3 +65,13 @@ def test_global_quiet_reaches_warmup(run, backend_usable):
 def test_quiet_and_verbose_exclude_each_other(run):
     r = run("-q", "cache", "stats", "-v")
     assert r.rc == 2 and "excludes" in r.err
+
+
+def test_verbose_turns_on_the_library_info_log_unless_hipacm_log_is_set(run, backend_usable):
+    args = ["warmup", EXAMPLES / "saxpy.hip", "--arch", "gfx90a", "--no-cache"]
+    plain = run(*args)
+    assert plain.rc == 0 and "hipacm: info:" not in plain.err
+    verbose = run("-v", *args)
+    assert verbose.rc == 0 and "hipacm: info: " in verbose.err, verbose.err
+    chosen = run(*args, "-v", env={"HIPACM_LOG": "off"})
+    assert chosen.rc == 0 and "hipacm: info:" not in chosen.err

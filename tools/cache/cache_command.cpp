@@ -51,8 +51,22 @@ std::string database_path(const CacheOptions& options) {
                                                        : options.db;
 }
 
+// For import, which may start a cache, and export, which checks its target first.
 cache::CacheAdmin open_cache(const CacheOptions& options) {
   return cache::CacheAdmin::open(database_path(options));
+}
+
+// For commands that change or copy a cache that must already be there: a typo in --db must not
+// leave an empty cache behind.
+cache::CacheAdmin open_existing_cache(const CacheOptions& options) {
+  const std::string path = database_path(options);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    throw InputError(
+        fmt::format("no cache at {}: there is no database file there (nothing was "
+                    "created)",
+                    printable(path)));
+  return cache::CacheAdmin::open(path);
 }
 
 // For commands that only look: never creates a cache, and works where it may not write.
@@ -134,8 +148,8 @@ int run_stats(const CacheOptions& options) {
                                       : "");
            fmt::print("on disk   {}\n", human_bytes(stats.file_bytes));
            if (rate)
-             fmt::print("hit rate  {:.1f}% ({} of {} lookups)\n", *rate * 100,
-                        stats.recorded_hits, stats.recorded_hits + stats.recorded_misses);
+             fmt::print("hit rate  {:.1f}% ({} of {} lookups)\n", *rate * 100, stats.recorded_hits,
+                        stats.recorded_hits + stats.recorded_misses);
            else
              fmt::print("hit rate  - (no lookups recorded)\n");
            if (stats.stored_failures > 0)
@@ -198,7 +212,7 @@ int run_list(const CacheOptions& options) {
 }
 
 int run_verify(const CacheOptions& options) {
-  cache::CacheAdmin admin = open_cache(options);
+  cache::CacheAdmin admin = open_existing_cache(options);
   const cache::VerifyReport result = admin.verify(options.remove_bad);
   report(
       options, "verify", admin.path(),
@@ -216,7 +230,7 @@ int run_verify(const CacheOptions& options) {
 
 int run_prune(const CacheOptions& options) {
   const std::int64_t max_bytes = byte_size_option("--max-bytes", options.max_bytes);
-  cache::CacheAdmin admin = open_cache(options);
+  cache::CacheAdmin admin = open_existing_cache(options);
   const std::size_t removed = admin.prune(max_bytes);
   const cache::CacheStats after = admin.stats();
   report(options, "prune", admin.path(),
@@ -229,7 +243,7 @@ int run_prune(const CacheOptions& options) {
 }
 
 int run_clear(const CacheOptions& options) {
-  cache::CacheAdmin admin = open_cache(options);
+  cache::CacheAdmin admin = open_existing_cache(options);
   const std::size_t removed = admin.clear();
   report(options, "clear", admin.path(), {{"removed", removed}},
          [&] { fmt::print("removed {} entries from {}\n", removed, admin.path()); });
