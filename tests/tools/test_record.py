@@ -122,3 +122,27 @@ def test_a_record_file_is_recognised_whatever_its_name(run, backend_usable, tmp_
     assert r.rc == 0, r.err
     doc = json.loads((tmp_path / "r.json").read_text())
     assert doc["totals"]["compiled"] == 1
+
+
+def recorded(name, arch):
+    return {"schema": "hipacm-record-1", "arch": arch, "source_name": f"{name}.hip",
+            "source": f'extern "C" __global__ void {name}(int* p) {{ p[0] = 1; }}\n'}
+
+
+def test_each_recorded_request_compiles_for_its_own_arch(run, backend_usable, tmp_path):
+    record = tmp_path / "requests.jsonl"
+    record.write_text("".join(json.dumps(recorded(name, arch)) + "\n"
+                              for name, arch in (("a", "gfx90a"), ("b", "gfx1030"))))
+    r = run("warmup", record, "--no-cache", "--json", tmp_path / "r.json")
+    assert r.rc == 0, r.err
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc["archs"] == ["gfx90a", "gfx1030"]
+    assert [(k["kernels"], k["arch"]) for k in doc["kernels"]] == [(["a"], "gfx90a"),
+                                                                 (["b"], "gfx1030")]
+
+    # --arch overrides: every recorded request compiles for every arch it names.
+    r = run("warmup", record, "--no-cache", "--arch", "gfx90a", "--json", tmp_path / "r.json")
+    assert r.rc == 0, r.err
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert [(k["kernels"], k["arch"]) for k in doc["kernels"]] == [(["a"], "gfx90a"),
+                                                                 (["b"], "gfx90a")]

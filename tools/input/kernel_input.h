@@ -28,6 +28,8 @@ struct KernelInput {
   std::size_t input_bytes() const;
   /// The same compile request: every field the compiler sees (all but path and label).
   bool same_request(const KernelInput& other) const;
+  /// Whether a run compiles it for `run_arch`: a recorded request only for its own arch.
+  bool compiles_for(const std::string& run_arch) const { return arch.empty() || arch == run_arch; }
 };
 
 /// The name hipRTC sees for a kernel file: its file name, with every byte

@@ -41,6 +41,7 @@ std::vector<DryRunEntry> dry_run(const std::vector<KernelInput>& inputs,
   std::vector<DryRunEntry> entries;
   for (const std::string& arch : settings.archs) {
     for (const KernelInput& input : inputs) {
+      if (!input.compiles_for(arch)) continue;
       DryRunEntry entry{&input, arch, false};
       if (lookup) {
         backend::CompileRequest request;

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <hipacm/hipacm.hpp>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 
@@ -48,14 +49,28 @@ struct WarmupOptions {
   std::size_t log_lines = 10;
 };
 
-std::vector<std::string> resolve_archs(const WarmupOptions& options) {
+// --arch compiles every input for the archs it names, recorded requests included. Without it, a
+// recorded request compiles for the arch it was recorded with, and every other input for
+// $HIPACM_ARCH or the device's.
+std::vector<std::string> resolve_archs(const WarmupOptions& options,
+                                       std::vector<KernelInput>& inputs) {
   std::vector<std::string> archs = split_archs(options.archs);
-  if (archs.empty()) {
+  if (!archs.empty()) {
+    for (KernelInput& input : inputs) input.arch.clear();
+    return archs;
+  }
+  bool any_without_arch = false;
+  for (const KernelInput& input : inputs) {
+    any_without_arch = any_without_arch || input.arch.empty();
+    if (!input.arch.empty() && std::find(archs.begin(), archs.end(), input.arch) == archs.end())
+      archs.push_back(input.arch);
+  }
+  if (any_without_arch) {
     // $HIPACM_ARCH or the device's, as the plugin resolves it.
     const std::string fallback = hipacm::backend_info().default_arch;
     if (fallback.empty())
       throw InputError("no arch: pass --arch (e.g. --arch gfx90a,gfx1030) or set HIPACM_ARCH");
-    archs.push_back(fallback);
+    if (std::find(archs.begin(), archs.end(), fallback) == archs.end()) archs.push_back(fallback);
   }
   return archs;
 }
@@ -69,13 +84,12 @@ WarmupResult run_serial(const std::vector<KernelInput>& inputs, const WarmupSett
   serial.no_cache = true;
   serial.cache_dir.clear();
   serial.cache_failures = false;
-  Progress progress(stderr, look, inputs.size() * serial.archs.size());
+  Progress progress(stderr, look, compile_count(inputs, serial.archs));
   return run_warmup(inputs, serial, progress);
 }
 
 int run(const WarmupOptions& options) {
   WarmupSettings settings;
-  settings.archs = resolve_archs(options);
   settings.jobs = options.jobs;
   settings.timeout_ms = timeout_ms_from_seconds(options.timeout_seconds);
   settings.cache_dir = options.cache_dir;
@@ -87,7 +101,8 @@ int run(const WarmupOptions& options) {
   input_settings.extensions = kernel_extensions(options.extensions);
   input_settings.common_options =
       common_compiler_options(options.include_dirs, options.defines, options.extra_options);
-  const std::vector<KernelInput> inputs = collect_kernel_inputs(options.paths, input_settings);
+  std::vector<KernelInput> inputs = collect_kernel_inputs(options.paths, input_settings);
+  settings.archs = resolve_archs(options, inputs);
   check_request_names(inputs);
   check_archs(settings);
 
@@ -101,7 +116,7 @@ int run(const WarmupOptions& options) {
     return kExitOk;
   }
   const ProgressLook look = choose_progress_look(stderr, options.quiet);
-  Progress progress(stderr, look, inputs.size() * settings.archs.size());
+  Progress progress(stderr, look, compile_count(inputs, settings.archs));
   const WarmupResult result = run_warmup(inputs, settings, progress);
   std::optional<WarmupResult> serial;
   if (options.compare_serial) serial = run_serial(inputs, settings, look);
@@ -131,11 +146,11 @@ void add_warmup_command(CLI::App& app, AppContext& context) {
       "warmup", "Compile kernels for one or more archs through hipacm (and fill its cache)");
   add_non_empty_option(warmup, "paths", options->paths,
                        "Kernel files, directories (searched recursively for --ext files, .hip by "
-                       "default) or a JSON manifest")
+                       "default), a JSON manifest or a record file ($HIPACM_RECORD)")
       ->required();
   warmup->add_option("-a,--arch", options->archs,
-                     "Target archs, comma-separated or repeated (default: $HIPACM_ARCH, else the "
-                     "GPU's)");
+                     "Target archs, comma-separated or repeated (default: a recorded request's "
+                     "own arch, else $HIPACM_ARCH, else the GPU's)");
   warmup->add_option("-j,--jobs", options->jobs, "Parallel compiles (0 = one per core)")
       ->check(CLI::Range(0, 4096));
   warmup

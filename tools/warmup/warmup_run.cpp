@@ -100,6 +100,14 @@ void check_archs(const WarmupSettings& settings) {
   for (const std::string& arch : settings.archs) enter_mode(settings, arch).exit();
 }
 
+std::size_t compile_count(const std::vector<KernelInput>& inputs,
+                          const std::vector<std::string>& archs) {
+  std::size_t count = 0;
+  for (const std::string& arch : archs)
+    for (const KernelInput& input : inputs) count += input.compiles_for(arch) ? 1 : 0;
+  return count;
+}
+
 WarmupResult run_warmup(const std::vector<KernelInput>& inputs, const WarmupSettings& settings,
                         Progress& progress) {
   using Clock = std::chrono::steady_clock;
@@ -120,7 +128,10 @@ WarmupResult run_warmup(const std::vector<KernelInput>& inputs, const WarmupSett
     hipacm::Mode mode = enter_mode(settings, arch);
     std::vector<hipacm::Future> futures(inputs.size());
     std::vector<KernelOutcome> outcomes(inputs.size());
+    std::size_t for_this_arch = 0;
     for (std::size_t i = 0; i < inputs.size(); ++i) {
+      if (!inputs[i].compiles_for(arch)) continue;  // recorded for another arch
+      ++for_this_arch;
       outcomes[i].input = &inputs[i];
       outcomes[i].arch = arch;
       try {
@@ -138,7 +149,7 @@ WarmupResult run_warmup(const std::vector<KernelInput>& inputs, const WarmupSett
     std::vector<std::size_t> pending;
     for (std::size_t i = 0; i < futures.size(); ++i)
       if (futures[i]) pending.push_back(i);
-    std::size_t done = inputs.size() - pending.size();
+    std::size_t done = for_this_arch - pending.size();
     progress.update(done_before + done, failed, arch);
     while (!pending.empty()) {
       futures[pending.front()].wait_for(kPoll);
@@ -156,8 +167,9 @@ WarmupResult run_warmup(const std::vector<KernelInput>& inputs, const WarmupSett
       if (futures[i]) read_outcome(futures[i], &outcomes[i]);
     result.arch_wall_seconds.emplace_back(
         arch, std::chrono::duration<double>(Clock::now() - arch_started).count());
-    done_before += inputs.size();
-    for (KernelOutcome& outcome : outcomes) result.outcomes.push_back(std::move(outcome));
+    done_before += for_this_arch;
+    for (KernelOutcome& outcome : outcomes)
+      if (outcome.input != nullptr) result.outcomes.push_back(std::move(outcome));
   }
   progress.finish();
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - started).count();

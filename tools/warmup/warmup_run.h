@@ -62,7 +62,11 @@ void check_request_names(const std::vector<KernelInput>& inputs);
 /// Throws BackendUnavailable or InputError (unknown arch).
 void check_archs(const WarmupSettings& settings);
 
-/// One mode per arch, in order, each with every input submitted at once.
+/// How many compiles run_warmup() makes: every input for every arch it compiles for.
+std::size_t compile_count(const std::vector<KernelInput>& inputs,
+                          const std::vector<std::string>& archs);
+
+/// One mode per arch, in order, each with every input it compiles for submitted at once.
 /// Never throws for a failed compile: that is an outcome. A request the plugin
 /// refuses at submit (HIPACM_ERROR_INVALID_ARGUMENT) is bad input: InputError.
 WarmupResult run_warmup(const std::vector<KernelInput>& inputs, const WarmupSettings& settings,
