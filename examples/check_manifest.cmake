@@ -59,8 +59,9 @@ foreach(i RANGE ${last})
   endif()
   file(READ "${KERNELS_DIR}/${source}" content)
 
-  # The description is the first line without "// ".
-  string(REGEX MATCH "^// ([^\n]*)" first_line "${content}")
+  # The description is the first line without "// ", after the SPDX licence line.
+  string(REGEX REPLACE "^// SPDX-License-Identifier:[^\n]*\n" "" described "${content}")
+  string(REGEX MATCH "^// ([^\n]*)" first_line "${described}")
   string(JSON description GET "${manifest}" kernels ${i} description)
   if(NOT first_line OR NOT description STREQUAL CMAKE_MATCH_1)
     problem("${source}: description differs from the file's first line")

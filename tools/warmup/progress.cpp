@@ -2,6 +2,8 @@
 // progress.cpp - draws warmup progress: count, rate and ETA, as a bar or as plain lines.
 #include "tools/warmup/progress.h"
 
+#include "support/environment.h"
+
 #include <fmt/core.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -37,19 +39,16 @@ std::size_t columns_of(int fd) {
   winsize size{};
   if (::ioctl(fd, TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
     return std::min<std::size_t>(size.ws_col, kMaxColumns);
-  if (const char* text = std::getenv("COLUMNS"); text != nullptr) {
+  if (const auto text = backend::environment_value("COLUMNS")) {
     std::size_t columns = 0;
-    const char* end = text + std::strlen(text);
-    const auto [ptr, ec] = std::from_chars(text, end, columns);
+    const char* end = text->data() + text->size();
+    const auto [ptr, ec] = std::from_chars(text->data(), end, columns);
     if (ec == std::errc() && ptr == end && columns > 0) return std::min(columns, kMaxColumns);
   }
   return kDefaultColumns;
 }
 
-bool env_set(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr && value[0] != '\0';
-}
+bool env_set(const char* name) { return backend::environment_value(name).has_value(); }
 
 }  // namespace
 
@@ -60,8 +59,7 @@ ProgressLook choose_progress_look(std::FILE* stream, bool quiet) {
     return look;
   }
   const int fd = ::fileno(stream);
-  const char* term = std::getenv("TERM");
-  const bool dumb = term != nullptr && std::strcmp(term, "dumb") == 0;
+  const bool dumb = backend::environment_value("TERM") == std::optional<std::string>("dumb");
   look.style = ::isatty(fd) && !dumb ? ProgressStyle::kBar : ProgressStyle::kLines;
   // no-color.org: set and not empty turns colour off.
   look.color = look.style == ProgressStyle::kBar && !env_set("NO_COLOR");
