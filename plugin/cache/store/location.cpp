@@ -10,10 +10,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include <hipacm/hipacm.h>
 
 #include "plugin/cache/store/schema.h"
+#include "support/byte_size.h"
 #include "support/environment.h"
 #include "support/log.h"
 #include "support/status_error.h"
@@ -85,16 +87,12 @@ std::string system_cache_path() {
 std::int64_t max_cache_bytes() {
   const std::string value = env("HIPACM_CACHE_MAX_BYTES");
   if (value.empty()) return kDefaultMaxBytes;
-  char* end = nullptr;
-  errno = 0;
-  const long long parsed = std::strtoll(value.c_str(), &end, 10);
-  if (errno != 0 || end == value.c_str() || *end != '\0' || parsed < 0) {
-    backend::log_once(
-        backend::LogLevel::kWarning, "cache-max-bytes",
-        "HIPACM_CACHE_MAX_BYTES is '" + value + "', not a byte count; using the default of 2 GiB");
-    return kDefaultMaxBytes;
-  }
-  return parsed;
+  // The same spellings as `hipacm cache prune --max-bytes`: 2147483648, 512M, 1.5G, 100KiB.
+  if (const std::optional<std::int64_t> parsed = parse_byte_size(value)) return *parsed;
+  backend::log_once(
+      backend::LogLevel::kWarning, "cache-max-bytes",
+      "HIPACM_CACHE_MAX_BYTES: " + byte_size_problem(value) + "; using the default of 2 GiB");
+  return kDefaultMaxBytes;
 }
 
 bool on_network_filesystem(const std::string& path, std::string* fs_name) {

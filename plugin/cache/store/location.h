@@ -43,8 +43,9 @@ std::string database_in(const std::string& dir);
 /// inside it); empty when unset.
 std::string system_cache_path();
 
-/// $HIPACM_CACHE_MAX_BYTES, else 2 GiB. A malformed value logs one warning
-/// and uses the default.
+/// $HIPACM_CACHE_MAX_BYTES (bytes, or with a unit: "512M", "1.5G", "100KiB";
+/// see parse_byte_size), else 2 GiB. A malformed value logs one warning and
+/// uses the default.
 std::int64_t max_cache_bytes();
 
 /// True when `path` (or its nearest existing parent) is on NFS, SMB/CIFS or

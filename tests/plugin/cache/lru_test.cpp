@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "plugin/cache/cache_admin.h"
+#include "plugin/cache/store/location.h"
 #include "tests/plugin/cache/cache_test_support.h"
 
 namespace hipacm::cache_test {
@@ -64,6 +65,28 @@ TEST_F(CacheLru, AnEntryLargerThanTheBoundIsTheOnlyOneKept) {
   const auto listed = admin.list();
   ASSERT_EQ(listed.size(), 1u) << "exceeded by at most the newest entry";
   EXPECT_TRUE(compile_in_mode(dir.path(), b).from_cache);
+}
+
+// The variable takes what `hipacm cache prune --max-bytes` takes; anything else is the default.
+TEST_F(CacheLru, TheBoundTakesBytesOrAUnit) {
+  constexpr std::int64_t kDefault = std::int64_t{2} << 30;
+  const std::pair<const char*, std::int64_t> cases[] = {
+      {"4096", 4096},
+      {"100KiB", 100 * 1024},
+      {"512M", std::int64_t{512} << 20},
+      {"1.5G", (std::int64_t{3} << 30) / 2},
+      {"5g", std::int64_t{5} << 30},
+      {"5GB", kDefault},   // ambiguous: refused, not guessed
+      {"-1", kDefault},    // negative
+      {"lots", kDefault},  // not a number
+      {"1e9", kDefault},   // no exponents
+  };
+  for (const auto& [text, expected] : cases) {
+    setenv("HIPACM_CACHE_MAX_BYTES", text, 1);
+    EXPECT_EQ(cache::max_cache_bytes(), expected) << text;
+  }
+  unsetenv("HIPACM_CACHE_MAX_BYTES");
+  EXPECT_EQ(cache::max_cache_bytes(), kDefault);
 }
 
 TEST_F(CacheLru, PruneAndClear) {
