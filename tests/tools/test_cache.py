@@ -85,6 +85,22 @@ def test_inspect_by_key_prefix_lists_the_kernels(run, backend_usable, tmp_path):
     assert missing.rc == 2 and "no cache entry" in missing.err
 
 
+def test_inspect_by_key_only_reads_the_cache(run, backend_usable, tmp_path, cache_dir):
+    warm(run, tmp_path)
+    key = run("cache", "list", "--json").json()["entries"][0]["key"]
+    before = sorted(p.name for p in cache_dir.iterdir())
+    cache_dir.chmod(0o500)
+    try:
+        # --db may name the cache's directory, as for `hipacm cache`.
+        r = run("inspect", key[:16], "--db", cache_dir, env={"HIPACM_CACHE_DIR": str(tmp_path / "x")})
+    finally:
+        cache_dir.chmod(0o700)
+    assert r.rc == 0, r.err
+    assert key[:16] in r.out
+    assert sorted(p.name for p in cache_dir.iterdir()) == before
+    assert not (tmp_path / "x").exists()
+
+
 def test_verify_finds_a_tampered_blob_and_remove_repairs_it(run, backend_usable, tmp_path,
                                                            cache_dir):
     warm(run, tmp_path)

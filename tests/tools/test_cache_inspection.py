@@ -158,10 +158,20 @@ def test_prune_refuses_what_is_not_a_byte_count(run, tmp_path, size):
 
 
 @pytest.mark.parametrize("args", [["verify"], ["verify", "--remove"], ["clear"],
-                                  ["prune", "--max-bytes", "1G"]])
+                                  ["prune", "--max-bytes", "1G"], ["export", "OUT"]])
 def test_commands_that_change_a_cache_do_not_create_a_missing_one(run, tmp_path, args):
     missing = tmp_path / "typo" / "kernels.sqlite3"
+    args = [str(tmp_path / "out.sqlite3") if a == "OUT" else a for a in args]
     r = run("cache", "--db", missing, *args)
     assert r.rc == 2
     assert f"no cache at {missing}" in r.err
     assert not missing.parent.exists()
+    assert not (tmp_path / "out.sqlite3").exists()
+
+
+def test_inspect_by_key_without_a_cache_creates_none(run, tmp_path):
+    cache_dir = tmp_path / "nothing-here"
+    r = run("inspect", "0123abcd", env={"HIPACM_CACHE_DIR": str(cache_dir)})
+    assert r.rc == 2
+    assert "0123abcd" in r.err
+    assert not cache_dir.exists()

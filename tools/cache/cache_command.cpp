@@ -51,7 +51,7 @@ std::string database_path(const CacheOptions& options) {
                                                        : options.db;
 }
 
-// For import, which may start a cache, and export, which checks its target first.
+// For import, which may start a cache.
 cache::CacheAdmin open_cache(const CacheOptions& options) {
   return cache::CacheAdmin::open(database_path(options));
 }
@@ -281,7 +281,7 @@ std::vector<std::string> export_warnings(const cache::ExportReport& result, int 
 }
 
 int run_export(const CacheOptions& options) {
-  cache::CacheAdmin admin = open_cache(options);
+  cache::CacheAdmin admin = open_existing_cache(options);
   const cache::ExportReport result =
       admin.export_entries(options.file, {options.arch, options.max_code_object_version});
   const std::vector<std::string> warnings =

@@ -73,11 +73,14 @@ int report_code_object(const std::string& source, const std::vector<std::uint8_t
 // A cache key, or a unique prefix of one (what 'hipacm cache list' shows), in the user cache or
 // the --db file.
 std::vector<std::uint8_t> code_from_cache(const InspectOptions& options) {
-  const std::string db = options.db.empty() ? cache::CacheAdmin::default_path() : options.db;
-  if (db.empty() || !std::filesystem::exists(db))
+  std::string db = options.db.empty() ? cache::CacheAdmin::default_path() : options.db;
+  std::error_code ec;
+  if (!db.empty() && std::filesystem::is_directory(db, ec)) db = cache::CacheAdmin::path_in(db);
+  if (db.empty() || !std::filesystem::exists(db, ec))
     throw InputError(fmt::format("{}: no such file, and no cache database at '{}' to look it up in",
                                  options.file, db));
-  cache::CacheAdmin admin = cache::CacheAdmin::open_read_only(db);
+  // Only looks: creates nothing, and reads a cache this user may not write (a system cache).
+  cache::CacheAdmin admin = cache::CacheAdmin::inspect(db);
   std::vector<std::string> matches;
   for (const cache::EntryInfo& entry : admin.list())
     if (entry.key.rfind(options.file, 0) == 0) matches.push_back(entry.key);
@@ -112,7 +115,8 @@ void add_inspect_command(CLI::App& app, AppContext& context) {
                        "A code object file (AMDGPU ELF, amdgcnspirv SPIR-V or NVIDIA CUBIN), or a "
                        "cache key or key prefix as 'hipacm cache list' shows it")
       ->required();
-  add_non_empty_option(inspect, "--db", options->db, "The cache database to look keys up in");
+  add_non_empty_option(inspect, "--db", options->db,
+                       "The cache database (or its directory) to look keys up in");
   inspect->add_flag("--json", options->json, "Print a JSON document instead of text");
   finish_command(
       inspect, context, [options] { return run(*options); },
