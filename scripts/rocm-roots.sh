@@ -22,7 +22,7 @@ ROCM_ROOTS_BUILDER=1
 # suites, nm and readelf for the ABI checks, ps and file for scripts.
 ROCM_ROOTS_TEST_PACKAGES="cmake python3 python3-pytest binutils file procps"
 ROCM_ROOTS_BUILD_PACKAGES="g++ make ninja-build pkg-config libboost-thread-dev libboost-chrono-dev
-  libssl-dev libsqlite3-dev libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev googletest"
+  nettle-dev libsqlite3-dev libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev googletest"
 # The ctest labels the roots leave out (the install test, the fuzz replays, the GPU suite); read
 # by the scripts that source this one.
 # shellcheck disable=SC2034
