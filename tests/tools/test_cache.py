@@ -186,7 +186,9 @@ def test_help_shows_an_example_for_every_cache_subcommand(run):
         assert r.rc == 0 and "Example" in r.out, sub
 
 
-def test_trust02_export_to_a_dangling_symlink_exits_2_and_creates_nothing(run, tmp_path):
+def test_trust02_export_to_a_dangling_symlink_exits_2_and_creates_nothing(run, backend_usable,
+                                                                         tmp_path):
+    warm(run, tmp_path)  # export refuses a missing cache before it looks at its target
     target = tmp_path / "elsewhere" / "victim.sqlite3"
     target.parent.mkdir()
     link = tmp_path / "export.hipacm"
