@@ -113,6 +113,7 @@ FileState file_state(const std::string& path) {
 // immutable=1 reads it creating nothing, where even a read-only connection would create a WAL
 // and its index beside a WAL-mode database (and fail where it may not).
 std::shared_ptr<CacheStore> open_for_reading(const std::string& path, bool* unlocked) {
+  refuse_non_regular_file(path);
   *unlocked = !exists(path + "-wal") && !exists(path + "-journal");
   return CacheStore::open(file_uri(path, *unlocked ? "immutable=1" : "mode=ro&readonly_shm=1"),
                           CacheStore::Access::kReadOnly);

@@ -175,3 +175,15 @@ def test_inspect_by_key_without_a_cache_creates_none(run, tmp_path):
     assert r.rc == 2
     assert "0123abcd" in r.err
     assert not cache_dir.exists()
+
+
+@pytest.mark.parametrize("command", [["cache", "stats"], ["cache", "list"], ["cache", "verify"],
+                                     ["inspect", "0123abcd"]])
+def test_a_fifo_where_the_database_should_be_is_refused_at_once(run, tmp_path, command):
+    fifo = tmp_path / "kernels.sqlite3"
+    os.mkfifo(fifo)
+    args = [*command[:1], "--db", tmp_path, *command[1:]] if command[0] == "cache" else \
+        [*command, "--db", tmp_path]
+    r = run(*args, timeout=60)  # opening the FIFO for reading would block for ever
+    assert r.rc == 2
+    assert "is a FIFO, not a regular file" in r.err

@@ -125,3 +125,18 @@ def test_dry_run_lists_what_would_compile_and_compiles_nothing(run, backend_usab
     assert "dry run: 2 to compile, 0 from the cache" in r.out
     r = run("warmup", *kernels, "--arch", "gfx90a", "--dry-run", "--no-cache")
     assert "dry run: 2 to compile, 0 from the cache" in r.out
+
+
+def test_repeatable_options_before_the_paths_leave_the_paths_alone(run, tmp_path):
+    # Each of these takes one value per use: the directory after them is still the path.
+    (tmp_path / "k.cu").write_text('extern "C" __global__ void k(float* x) { x[0] = 1; }\n')
+    r = run("warmup", "--arch", "gfx90a", "-a", "gfx1030", "-I", tmp_path, "-D", "X=1", "-D", "Y",
+            "--option=-O2", "--ext", ".hip", "--ext", ".cu", EXAMPLES, tmp_path,
+            "--dry-run", "--json", "-")
+    assert r.rc == 0, r.err
+    doc = json.loads(r.out)
+    kernels = doc["kernels"]
+    assert {k["arch"] for k in kernels} == {"gfx90a", "gfx1030"}
+    hip_files = len(list(EXAMPLES.glob("*.hip")))
+    assert len(kernels) == 2 * (hip_files + 1)
+    assert all(k["options"][:4] == ["-I" + str(tmp_path), "-DX=1", "-DY", "-O2"] for k in kernels)

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 
 #include "plugin/cache/cache_admin.h"
 #include "tools/common/code_object_summary.h"
@@ -80,7 +81,13 @@ std::vector<std::uint8_t> code_from_cache(const InspectOptions& options) {
     throw InputError(fmt::format("{}: no such file, and no cache database at '{}' to look it up in",
                                  options.file, db));
   // Only looks: creates nothing, and reads a cache this user may not write (a system cache).
-  cache::CacheAdmin admin = cache::CacheAdmin::inspect(db);
+  cache::CacheAdmin admin = [&] {
+    try {
+      return cache::CacheAdmin::inspect(db);
+    } catch (const std::runtime_error& e) {
+      throw InputError(e.what());  // not a cache: the user named the wrong thing (exit 2)
+    }
+  }();
   std::vector<std::string> matches;
   for (const cache::EntryInfo& entry : admin.list())
     if (entry.key.rfind(options.file, 0) == 0) matches.push_back(entry.key);

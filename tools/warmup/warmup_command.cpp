@@ -138,6 +138,10 @@ int run(const WarmupOptions& options) {
   return any_failed && !options.keep_going ? kExitFailures : kExitOk;
 }
 
+// A repeatable option takes one value each time it is given, so that in
+// `hipacm warmup --arch gfx90a kernels/` the path stays a path.
+CLI::Option* one_value_each(CLI::Option* option) { return option->allow_extra_args(false); }
+
 }  // namespace
 
 void add_warmup_command(CLI::App& app, AppContext& context) {
@@ -148,9 +152,10 @@ void add_warmup_command(CLI::App& app, AppContext& context) {
                        "Kernel files, directories (searched recursively for --ext files, .hip by "
                        "default), a JSON manifest or a record file ($HIPACM_RECORD)")
       ->required();
-  warmup->add_option("-a,--arch", options->archs,
-                     "Target archs, comma-separated or repeated (default: a recorded request's "
-                     "own arch, else $HIPACM_ARCH, else the GPU's)");
+  one_value_each(
+      warmup->add_option("-a,--arch", options->archs,
+                         "Target archs, comma-separated or repeated (default: a "
+                         "recorded request's own arch, else $HIPACM_ARCH, else the GPU's)"));
   warmup->add_option("-j,--jobs", options->jobs, "Parallel compiles (0 = one per core)")
       ->check(CLI::Range(0, 4096));
   warmup
@@ -170,17 +175,17 @@ void add_warmup_command(CLI::App& app, AppContext& context) {
                  "Store failed compiles in the cache, and fail a kernel whose failure is stored "
                  "at once, without compiling it again")
       ->excludes(no_cache);
-  warmup->add_option("-I,--include-dir", options->include_dirs,
-                     "Add DIR to every kernel's include path (repeatable)");
-  warmup->add_option("-D,--define", options->defines,
-                     "Define NAME (or NAME=VALUE) for every kernel (repeatable)");
-  warmup->add_option(
+  one_value_each(warmup->add_option("-I,--include-dir", options->include_dirs,
+                                    "Add DIR to every kernel's include path (repeatable)"));
+  one_value_each(warmup->add_option("-D,--define", options->defines,
+                                    "Define NAME (or NAME=VALUE) for every kernel (repeatable)"));
+  one_value_each(warmup->add_option(
       "--option", options->extra_options,
       "Pass OPT to the compiler for every kernel (repeatable; --option=-O2 for a value "
-      "that starts with a dash)");
-  warmup->add_option("--ext", options->extensions,
-                     "File name endings a directory contributes, comma-separated or repeated "
-                     "(default .hip; e.g. --ext .hip,.cpp,.cu)");
+      "that starts with a dash)"));
+  one_value_each(warmup->add_option("--ext", options->extensions,
+                                    "File name endings a directory contributes, comma-separated "
+                                    "or repeated (default .hip; e.g. --ext .hip,.cpp,.cu)"));
   warmup->add_flag("--compare-serial", options->compare_serial,
                    "After the run, compile the same kernels again one at a time without the "
                    "cache, and print the measured wall-time ratio");

@@ -5,6 +5,7 @@
 #include <boost/thread/lock_guard.hpp>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <stdexcept>
 #include <utility>
 
 #include "plugin/cache/store/name_list.h"
@@ -228,8 +230,21 @@ std::string moved_aside_name(const std::string& path) {
   return path + ".corrupt-" + stamp;
 }
 
+void refuse_non_regular_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return;  // missing: SQLite creates it or reports it
+  if (S_ISREG(st.st_mode)) return;
+  const char* what = S_ISDIR(st.st_mode)    ? "a directory"
+                     : S_ISFIFO(st.st_mode) ? "a FIFO"
+                     : S_ISSOCK(st.st_mode) ? "a socket"
+                                            : "a device";
+  throw std::runtime_error(path + " is " + what + ", not a regular file: it cannot be a cache " +
+                           "database");
+}
+
 std::shared_ptr<CacheStore> CacheStore::open(const std::string& path, Access access,
                                              bool network_fs) {
+  if (path.rfind("file:", 0) != 0) refuse_non_regular_file(path);
   auto store = std::make_shared<CacheStore>(OpenTag(), path, access, network_fs);
   boost::lock_guard<boost::mutex> lock(store->mutex_);
   try {

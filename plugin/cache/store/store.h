@@ -38,7 +38,9 @@ class CacheStore {
   /// `network_fs`, where SQLite's shared-memory WAL index is unsafe. A
   /// read-write open of a damaged or foreign file moves it aside (renamed
   /// with a UTC timestamp) and starts fresh, with one logged warning.
-  /// Throws when the file cannot be used at all.
+  /// Throws when the file cannot be used at all, and for a path that names
+  /// something other than a regular file (a FIFO would block the open
+  /// forever). A "file:" URI is opened as it is: its caller checks the file.
   static std::shared_ptr<CacheStore> open(const std::string& path, Access access,
                                           bool network_fs = false);
 
@@ -157,5 +159,11 @@ class CacheStore {
 
 /// "<path>.corrupt-<UTC timestamp>" for a file moved aside.
 std::string moved_aside_name(const std::string& path);
+
+/// Throws std::runtime_error when something exists at `path` (following
+/// symbolic links) that is not a regular file: a FIFO, a device, a directory,
+/// a socket. Opening a FIFO as a database blocks until a writer comes, which
+/// would hang the host; the others only give confusing SQLite errors.
+void refuse_non_regular_file(const std::string& path);
 
 }  // namespace hipacm::cache

@@ -175,6 +175,36 @@ TEST_F(CacheCorruption, UnusableLocationDegradesToCompiling) {
   EXPECT_EQ(counter.compiles.load(), 4);
 }
 
+// Opening a FIFO as a database would block until a writer came: the host would hang. A FIFO, a
+// directory or a device where the user or the system database should be is refused at once, and
+// the compile goes on.
+TEST_F(CacheCorruption, ADatabaseThatIsNotARegularFileIsRefusedWithoutBlocking) {
+  TempDir fifo_dir, dir_dir, system_fifo;
+  ASSERT_EQ(::mkfifo(fifo_dir.db().c_str(), 0600), 0);
+  fs::create_directory(dir_dir.db());
+  const std::string system_db = system_fifo.path() + "/system.sqlite3";
+  ASSERT_EQ(::mkfifo(system_db.c_str(), 0600), 0);
+  CountingFactory counter;
+  for (const std::string& location : {fifo_dir.path(), dir_dir.path()}) {
+    const Outcome outcome = compile_in_mode(location);
+    ASSERT_EQ(outcome.enter_status, HIPACM_SUCCESS) << location;
+    ASSERT_EQ(outcome.status, HIPACM_SUCCESS) << location;
+    EXPECT_FALSE(outcome.from_cache);
+  }
+  for (const std::string& system : {system_db, std::string("/dev/null")}) {
+    setenv("HIPACM_SYSTEM_CACHE", system.c_str(), 1);
+    TempDir user_dir;
+    const Outcome outcome = compile_in_mode(user_dir.path());
+    ASSERT_EQ(outcome.status, HIPACM_SUCCESS) << system;
+    EXPECT_FALSE(outcome.from_cache);
+  }
+  EXPECT_EQ(counter.compiles.load(), 4);
+  for (const std::string& path : {fifo_dir.db(), dir_dir.db(), system_db}) {
+    EXPECT_THROW(cache::CacheAdmin::inspect(path), std::runtime_error) << path;
+    EXPECT_THROW(cache::CacheAdmin::open_read_only(path), std::runtime_error) << path;
+  }
+}
+
 TEST_F(CacheCorruption, MissingParentIsCreated) {
   TempDir dir;
   const std::string nested = dir.path() + "/a/b/c";
