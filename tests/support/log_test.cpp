@@ -250,7 +250,11 @@ TEST(LogSinkConcurrency, AReplacedSinkIsNeverCalledAfterTheSwapReturns) {
       old.replaced.store(true, std::memory_order_release);
       calls_when_replaced.push_back(old.calls.load(std::memory_order_relaxed));
     }
-    std::this_thread::yield();
+    // Each installed sink is called before it is replaced, however the threads are scheduled,
+    // so that every swap races with calls in flight.
+    if (!to_null)
+      while (generations.back().calls.load(std::memory_order_relaxed) == 0)
+        std::this_thread::yield();
   }
   set_log_sink(nullptr, nullptr, LogLevel::kOff);
   generations.back().replaced.store(true, std::memory_order_release);
