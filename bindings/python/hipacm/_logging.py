@@ -134,8 +134,18 @@ def set_log_level(level: Union[int, str]) -> None:
     debug), when set, caps what the plugin sends.
 
     Args:
-        level: A :mod:`logging` level, e.g. ``logging.DEBUG`` or ``"DEBUG"``.
+        level: A :mod:`logging` level, e.g. ``logging.DEBUG``, or its name in
+            any case (``"debug"``, ``"WARNING"``); ``"off"`` (also ``"none"``
+            or ``"quiet"``, as ``$HIPACM_LOG`` spells it) lets nothing through.
+
+    Raises:
+        ValueError: for a name that is not a level; TypeError for another type.
     """
+    if isinstance(level, str):
+        name = level.strip().upper()
+        level = logging.CRITICAL + 10 if name in ("OFF", "NONE", "QUIET") else name
+    elif isinstance(level, bool) or not isinstance(level, int):
+        raise TypeError(f"a logging level is an int or a name, not {type(level).__name__}")
     logger.setLevel(level)
     sync()
 

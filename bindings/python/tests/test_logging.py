@@ -208,3 +208,23 @@ def test_a_raising_handler_never_reaches_the_plugin(tmp_path, monkeypatch, capfd
         logger.removeHandler(handler)
     err = capfd.readouterr().err
     assert "handler bug" not in err and "Exception ignored" not in err, err
+
+
+@pytest.mark.parametrize("name,plugin_level", [
+    ("debug", _ffi.LOG_DEBUG), ("Info", _ffi.LOG_INFO), (" warning ", _ffi.LOG_WARNING),
+    ("ERROR", _ffi.LOG_ERROR), ("off", _ffi.LOG_OFF), ("quiet", _ffi.LOG_OFF),
+])
+def test_level_names_in_any_case_as_hipacm_log_spells_them(restore_logger_level, monkeypatch,
+                                                           name, plugin_level):
+    monkeypatch.delenv("HIPACM_LOG", raising=False)
+    hipacm.set_log_level(name)
+    assert _logging.registered_level() == plugin_level
+
+
+@pytest.mark.parametrize("bad,error", [("loud", ValueError), (None, TypeError),
+                                       (1.5, TypeError), (True, TypeError)])
+def test_a_level_that_is_not_one_is_refused_and_changes_nothing(restore_logger_level, bad, error):
+    before = (restore_logger_level.level, _logging.registered_level())
+    with pytest.raises(error):
+        hipacm.set_log_level(bad)
+    assert (restore_logger_level.level, _logging.registered_level()) == before
