@@ -6,14 +6,13 @@
 # Environment: COUNT (default 64), ARCH (default gfx90a), JOBS (default 0 = one per core),
 # WARM_RUNS (default 5: the warm command is run that many times and the median is compared).
 #
-# The kernels are the examples, copied COUNT/16 times; each copy gets a comment naming its
-# variant and a -DHIPACM_BENCH_VARIANT=<n> option directive (the scheme of
-# bench/common/example_kernels.cpp), so no two are the same compile and every one has its own
-# cache key. The cache lives in a fresh temporary directory: the first run is cold, the later
+# The kernels are COUNT distinct copies of the examples (bench/common/kernel_variants.sh), each
+# with its own cache key. The cache lives in a fresh temporary directory: the first run is cold, the later
 # ones find every kernel in it. The ratio compares whole processes (start-up included), which is
 # what a job script waits for.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/common/kernel_variants.sh
 build=${1:-build/release}
 hipacm="$build/hipacm"
 count=${COUNT:-64}
@@ -24,21 +23,7 @@ warm_runs=${WARM_RUNS:-5}
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-examples=(examples/kernels/*.hip)
-made=0
-for ((variant = 0; made < count; ++variant)); do
-  dir="$work/kernels/v$variant"
-  mkdir -p "$dir"
-  cp -r examples/kernels/include "$dir/"
-  for source in "${examples[@]}"; do
-    ((made < count)) || break
-    # The leading // block carries the directives, so the new lines go on top of it.
-    { echo "// bench variant $variant"
-      echo "// hipacm: option=-DHIPACM_BENCH_VARIANT=$variant"
-      cat "$source"; } > "$dir/$(basename "$source")"
-    made=$((made + 1))
-  done
-done
+make_kernel_variants "$work/kernels" "$count"
 
 export HIPACM_CACHE_DIR="$work/cache"
 runs=(cold)

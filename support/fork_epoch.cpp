@@ -54,7 +54,12 @@ void in_parent() noexcept {
   g_forks_in_flight.fetch_sub(1, std::memory_order_release);
 }
 
+// pthread_atfork and fork() exclude each other, so a fork either copies the registration or
+// happens before it; only in the first case does in_child() run, and mark it done.
+constinit ForkSafeOnce g_install;
+
 void in_child() noexcept {
+  g_install.mark_done();
   // First, so that every child handler already sees the parent's objects as foreign.
   g_epoch.fetch_add(1, std::memory_order_acq_rel);
   run_in_reverse<&ForkParticipant::child>();
@@ -63,9 +68,7 @@ void in_child() noexcept {
 }
 
 void install_once() noexcept {
-  // A function-local static: thread-safe, runs once, no global constructor.
-  static const bool installed = pthread_atfork(&prepare, &in_parent, &in_child) == 0;
-  (void)installed;
+  g_install.call([] { pthread_atfork(&prepare, &in_parent, &in_child); });
 }
 
 }  // namespace

@@ -3,7 +3,12 @@
 // count of forks that tells a child's objects from its parent's.
 #pragma once
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdint>
+#include <new>
+#include <thread>
 
 #include "support/no_destructor.h"
 
@@ -52,6 +57,48 @@ template <class T>
 void nothing_more(T&) noexcept {}
 }  // namespace fork_detail
 
+/// Runs an initialiser once per process, and stays correct across fork(). A function-local
+/// static's guard is not: when fork() copies it while another thread is inside the initialiser,
+/// the child finds it "in progress" for ever, since that thread does not exist there, and hangs
+/// on first use. Here the state names the process whose thread is initialising, so a child that
+/// finds a parent's claim runs the initialiser itself. The initialiser must therefore tolerate
+/// running over a half-built object (placement new into storage that owns nothing yet).
+/// Constant-initialised: usable as a static without a global constructor.
+class ForkSafeOnce {
+ public:
+  constexpr ForkSafeOnce() noexcept = default;
+
+  template <class Init>
+  void call(Init&& init) {
+    for (;;) {
+      std::uint64_t state = state_.load(std::memory_order_acquire);
+      if (state == kDone) return;
+      const std::uint64_t mine = static_cast<std::uint64_t>(::getpid()) << 1;
+      if (state == mine) {  // another thread of this process is initialising
+        std::this_thread::yield();
+        continue;
+      }
+      // Free, or claimed by a thread of a parent process that is not here.
+      if (!state_.compare_exchange_weak(state, mine, std::memory_order_acq_rel)) continue;
+      try {
+        init();
+      } catch (...) {
+        state_.store(kFree, std::memory_order_release);
+        throw;
+      }
+      state_.store(kDone, std::memory_order_release);
+      return;
+    }
+  }
+  /// For a fork child handler that knows the initialiser had finished what the child needs.
+  void mark_done() noexcept { state_.store(kDone, std::memory_order_release); }
+
+ private:
+  static constexpr std::uint64_t kFree = 0;
+  static constexpr std::uint64_t kDone = 1;  // claims are pid << 1: even and at least 2
+  std::atomic<std::uint64_t> state_{kFree};
+};
+
 /// The process's one T, built on first use and never destroyed, whose member `mutex` fork()
 /// holds at `Rank`: a child never inherits it locked. `InChild` runs in the child, the lock still
 /// held, before it is released (to forget what belonged to the parent's threads).
@@ -61,27 +108,33 @@ template <class T, ForkRank Rank, void (*InChild)(T&) noexcept = &fork_detail::n
 class ForkGuarded {
  public:
   /// Built, then joined to the fork epoch, on first use: before any caller can take the lock.
+  /// A fork() while another thread builds it leaves the child to build its own.
   static T& instance() {
-    T& value = storage();
-    static const bool joined = (join_fork_epoch(Rank, kParticipant), true);
-    (void)joined;
-    return value;
+    once_.call([] {
+      ::new (static_cast<void*>(buffer_)) backend::NoDestructor<T>();
+      join_fork_epoch(Rank, kParticipant);
+    });
+    return storage();
   }
 
  private:
-  // Apart from the join in instance(): a fork handler must never wait on the guard of a static
-  // whose initialiser is itself waiting for that fork to end.
   static T& storage() {
-    static backend::NoDestructor<T> value;
-    return *value;
+    return **std::launder(reinterpret_cast<backend::NoDestructor<T>*>(buffer_));
   }
   static void prepare() noexcept { storage().mutex.lock(); }
   static void parent() noexcept { storage().mutex.unlock(); }
   static void child() noexcept {
     InChild(storage());
     storage().mutex.unlock();
+    // This handler runs only for a joined participant, so the object was whole at the fork.
+    once_.mark_done();
   }
   static constexpr ForkParticipant kParticipant{&prepare, &parent, &child};
+  // Zero-initialised storage and a constant-initialised once: no guard that fork() could copy
+  // half-taken, and no global constructor.
+  alignas(backend::NoDestructor<T>) static inline unsigned char buffer_[sizeof(
+      backend::NoDestructor<T>)];
+  static constinit inline ForkSafeOnce once_;
 };
 
 }  // namespace hipacm

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "hip_backend/dispatch/compiler_identity.h"
+#include "plugin/cache/compile_claim.h"
 #include "plugin/cache/integrity.h"
 #include "plugin/cache/key/external_inputs.h"
 #include "plugin/cache/key/key.h"
@@ -20,6 +21,11 @@ namespace hipacm::cache {
 namespace {
 
 using backend::LogLevel;
+
+// How long a compile waits for another holder of its key's claim before it compiles as well. A
+// holder that dies releases its claim at once, so this bounds only a holder that is still
+// compiling (or a fork()ed child that inherited its claim and lives on).
+constexpr std::chrono::milliseconds kMaxClaimWait{120000};
 
 void warn_once(const std::string& topic, const std::string& message) noexcept {
   backend::log_once(LogLevel::kWarning, topic, message);
@@ -127,6 +133,23 @@ backend::CompileResult CachingCompiler::compile(const backend::CompileRequest& r
     result.compile_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
+  }
+  // One compile per key on the machine: the claim's holder compiles and stores, while every other
+  // thread or process that shares the cache waits for it and then finds the key stored. The
+  // lookup after the claim is what makes the count exact: whoever claims first after a store
+  // finds the entry, however the claims and stores interleave.
+  CompileClaim claim;
+  if (settings_.policy == Policy::kReadWrite && !settings_.user_db.empty()) {
+    claim = CompileClaim::acquire(settings_.user_db, keyed->key, kMaxClaimWait);
+    if (claim.waited().count() > 0)
+      backend::log(LogLevel::kDebug, "waited " + std::to_string(claim.waited().count()) +
+                                         " ms for another compile of " + request.source_name +
+                                         " (key " + keyed->key + ")");
+    if (serve_stored(*keyed, request, &result)) {
+      result.compile_seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      return result;
+    }
   }
   // The one place a miss is counted: try_ready's lookup is always followed
   // by this one, which may still hit if another process stored it meanwhile.

@@ -180,6 +180,25 @@ def test_two_warmups_racing_on_one_cache_both_succeed(cli_path, backend_usable, 
     assert report["checked"] == len(manifest["kernels"])  # one entry per key
 
 
+def test_four_warmups_of_the_same_kernels_compile_each_once_between_them(cli_path, backend_usable,
+                                                                         tmp_path, cache_dir):
+    env = base_env(cache_dir)
+    runs = 4
+    reports = [tmp_path / f"report{i}.json" for i in range(runs)]
+    procs = [subprocess.Popen([cli_path, "warmup", str(EXAMPLES), "--arch", "gfx90a", "-q",
+                               "--json", str(report)], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for report in reports]
+    for p in procs:
+        _, err = p.communicate(timeout=600)
+        assert p.returncode == 0, err
+    totals = [json.loads(report.read_text())["totals"] for report in reports]
+    kernels = totals[0]["kernels"]
+    assert all(t["kernels"] == kernels and t["failed"] == 0 for t in totals), totals
+    # Each kernel is compiled by one run; the other runs wait for it and report a cache hit.
+    assert sum(t["compiled"] for t in totals) == kernels, totals
+    assert sum(t["cache_hits"] for t in totals) == (runs - 1) * kernels, totals
+
+
 def test_help_shows_an_example_for_every_cache_subcommand(run):
     for sub in ["stats", "list", "verify", "prune", "clear", "export", "import"]:
         r = run("cache", sub, "--help")

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <fstream>
 #include <set>
 #include <thread>
 
@@ -68,18 +69,27 @@ void expect_one_valid_entry_per_kernel(const std::string& db) {
   EXPECT_EQ(admin.stats().entries, kKernels);
 }
 
-// The helper the two-process test runs (twice, at once); skipped otherwise.
+// The helper the multi-process tests run (several at once); skipped otherwise. It writes
+// "<compiler runs> <cache hits>" to its report file.
 TEST(CacheHelper, WarmCache) {
   const char* dir = std::getenv("HIPACM_CACHE_TEST_WARM_DIR");
-  if (dir == nullptr) GTEST_SKIP() << "run by CacheConcurrency.TwoProcessesWarmTheSameCache";
+  if (dir == nullptr) GTEST_SKIP() << "run by CacheConcurrency.*Processes*";
   int hits = 0;
   EXPECT_TRUE(warm(dir, &hits));
+  hipacm_stats stats{};
+  stats.struct_size = sizeof stats;
+  ASSERT_EQ(hipacm_get_stats(&stats), HIPACM_SUCCESS);
+  if (const char* report = std::getenv("HIPACM_CACHE_TEST_REPORT")) {
+    std::ofstream out(report);
+    out << stats.compiles << ' ' << hits << '\n';
+  }
 }
 
-pid_t spawn_helper(const std::string& dir) {
+pid_t spawn_helper(const std::string& dir, const std::string& report = "") {
   const std::string filter = "--gtest_filter=CacheHelper.WarmCache";
   const std::string binary = HIPACM_CACHE_TEST_BINARY;
-  std::vector<std::string> env_strings{"HIPACM_CACHE_TEST_WARM_DIR=" + dir};
+  std::vector<std::string> env_strings{"HIPACM_CACHE_TEST_WARM_DIR=" + dir,
+                                       "HIPACM_CACHE_TEST_REPORT=" + report};
   for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
   std::vector<char*> envp;
   for (auto& s : env_strings) envp.push_back(s.data());
@@ -106,6 +116,40 @@ TEST(CacheConcurrency, TwoProcessesWarmTheSameCache) {
   int hits = 0;
   EXPECT_TRUE(warm(dir.path(), &hits));
   EXPECT_EQ(hits, kKernels);
+}
+
+// Processes that warm the same kernels into one cache at once compile each kernel once between
+// them (the claim on its key); the others wait and are served the stored object as a hit.
+TEST(CacheConcurrency, FourProcessesCompileEachKernelOnceBetweenThem) {
+  constexpr int kProcesses = 4;
+  TempDir dir;
+  TempDir reports;
+  std::vector<pid_t> helpers;
+  for (int i = 0; i < kProcesses; ++i) {
+    helpers.push_back(spawn_helper(dir.path(), reports.path() + "/" + std::to_string(i)));
+    ASSERT_GT(helpers.back(), 0);
+  }
+  for (pid_t pid : helpers) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "helper status " << status;
+  }
+  std::uint64_t compiles = 0;
+  int hits = 0;
+  for (int i = 0; i < kProcesses; ++i) {
+    std::ifstream in(reports.path() + "/" + std::to_string(i));
+    std::uint64_t helper_compiles = 0;
+    int helper_hits = 0;
+    ASSERT_TRUE(in >> helper_compiles >> helper_hits) << "helper " << i << " wrote no report";
+    EXPECT_EQ(helper_compiles + static_cast<std::uint64_t>(helper_hits),
+              static_cast<std::uint64_t>(kKernels))
+        << "helper " << i << ": every kernel is compiled or served";
+    compiles += helper_compiles;
+    hits += helper_hits;
+  }
+  EXPECT_EQ(compiles, static_cast<std::uint64_t>(kKernels)) << "compiled once on the machine";
+  EXPECT_EQ(hits, (kProcesses - 1) * kKernels);
+  expect_one_valid_entry_per_kernel(dir.db());
 }
 
 TEST(CacheConcurrency, PoolThreadsShareTheStore) {

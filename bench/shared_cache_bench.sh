@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# shared_cache_bench.sh - several `hipacm warmup` runs of the same kernels into one cache at once,
+# against one run alone: how many compiles they make between them, and how much longer they take.
+#
+# Usage: bench/shared_cache_bench.sh [BUILD_DIR]      (default build/release)
+# Environment: COUNT (kernels, default 12), RUNS (concurrent runs, default 4), ROUNDS (default 3),
+# ARCH (default gfx90a), JOBS (each run's --jobs, default 0 = one per core).
+#
+# Each round, alternating which goes first: one run alone into a fresh cache, and RUNS runs
+# started together into another fresh cache. Every run is a whole `hipacm` process, timed from
+# outside; the concurrent side's time is until the last of them exits. Claims on cache keys
+# (docs/CACHE.md, "One compile per kernel per machine") should make the concurrent runs compile
+# COUNT kernels in total, not RUNS x COUNT.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source bench/common/kernel_variants.sh
+build=${1:-build/release}
+hipacm="$build/hipacm"
+count=${COUNT:-12}
+runs=${RUNS:-4}
+rounds=${ROUNDS:-3}
+arch=${ARCH:-gfx90a}
+jobs=${JOBS:-0}
+[[ -x $hipacm ]] || { echo "no $hipacm: build the hipacm-cli target first" >&2; exit 2; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+make_kernel_variants "$work/kernels" "$count"
+
+warm_into() {  # CACHE_DIR REPORT
+  HIPACM_CACHE_DIR=$1 "$hipacm" warmup "$work/kernels" --arch "$arch" --jobs "$jobs" --quiet \
+    --json "$2" >/dev/null
+}
+alone() {  # ROUND
+  local start end
+  start=$(date +%s.%N)
+  warm_into "$work/alone$1" "$work/alone$1.json"
+  end=$(date +%s.%N)
+  echo "alone $1 $start $end" >> "$work/times"
+}
+together() {  # ROUND
+  local start end i pids=()
+  start=$(date +%s.%N)
+  for ((i = 0; i < runs; ++i)); do
+    warm_into "$work/together$1" "$work/together$1-$i.json" &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid"; done
+  end=$(date +%s.%N)
+  echo "together $1 $start $end" >> "$work/times"
+}
+for ((round = 0; round < rounds; ++round)); do
+  if ((round % 2 == 0)); then alone "$round"; together "$round"
+  else together "$round"; alone "$round"; fi
+done
+
+/usr/bin/python3 - "$work" "$runs" "$count" <<'PY'
+import json, statistics, sys
+work, runs, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+seconds = {}
+for line in open(f"{work}/times"):
+    side, rnd, start, end = line.split()
+    seconds[(side, rnd)] = float(end) - float(start)
+ratios = []
+for rnd in sorted({r for _, r in seconds}, key=int):
+    alone = json.load(open(f"{work}/alone{rnd}.json"))["totals"]
+    together = [json.load(open(f"{work}/together{rnd}-{i}.json"))["totals"] for i in range(runs)]
+    if alone["failed"] or any(t["failed"] for t in together):
+        sys.exit(f"round {rnd}: a kernel failed to compile")
+    compiled = sum(t["compiled"] for t in together)
+    hits = sum(t["cache_hits"] for t in together)
+    ratio = seconds[("together", rnd)] / seconds[("alone", rnd)]
+    ratios.append(ratio)
+    print(f"round {rnd}: alone {seconds[('alone', rnd)]:.3f} s, {alone['compiled']} compiled; "
+          f"{runs} together {seconds[('together', rnd)]:.3f} s, {compiled} compiled and {hits} "
+          f"cache hits between them; ratio {ratio:.2f}x")
+    if compiled != count:
+        print(f"  note: {compiled} compiles for {count} kernels")
+print(f"median ratio, {runs} runs together / one alone: {statistics.median(ratios):.2f}x "
+      f"({count} kernels, {len(ratios)} rounds)")
+PY
