@@ -7,6 +7,7 @@ namespace {
 
 constexpr std::string_view kComgrDir = "/comgr-";
 constexpr std::string_view kMainSource = "/input/CompileSource";
+constexpr std::string_view kInputDir = "/input/";
 constexpr std::string_view kHeaderDir = "/include/";
 
 bool is_alnum(char c) {
@@ -17,6 +18,12 @@ bool is_alnum(char c) {
 bool ends_path(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"' || c == '\'' || c == '(' ||
          c == '<' || c == '`';
+}
+
+// Whether `rest` starts with `dir` followed by a file name (kept in the log).
+bool names_a_file_in(std::string_view rest, std::string_view dir) {
+  return rest.substr(0, dir.size()) == dir && rest.size() > dir.size() &&
+         !ends_path(rest[dir.size()]) && rest[dir.size()] != ':';
 }
 
 }  // namespace
@@ -43,9 +50,10 @@ std::string with_request_file_names(std::string_view log, std::string_view sourc
         (rest.size() == kMainSource.size() || !is_alnum(rest[kMainSource.size()]))) {
       replacement = source_name;
       end += kMainSource.size();
-    } else if (rest.substr(0, kHeaderDir.size()) == kHeaderDir && rest.size() > kHeaderDir.size() &&
-               !ends_path(rest[kHeaderDir.size()]) && rest[kHeaderDir.size()] != ':') {
+    } else if (names_a_file_in(rest, kHeaderDir)) {
       end += kHeaderDir.size();  // the header's own name follows and is kept
+    } else if (names_a_file_in(rest, kInputDir)) {
+      end += kInputDir.size();  // newer comgr keeps the source's own name under input/
     } else {
       continue;
     }

@@ -141,11 +141,17 @@ def test_stats_of_a_cache_without_lookups_has_no_hit_rate(run, backend_usable, t
     assert "no lookups recorded" in run("cache", "--db", fresh, "stats").out
 
 
-@pytest.mark.parametrize("size,kept", [("0", 0), ("1.5G", 2), ("100K", 2), ("8KiB", 1)])
+@pytest.mark.parametrize("size,kept", [("0", 0), ("1.5G", 2), ("100M", 2), ("KiB", 1), ("k", 1)])
 def test_prune_takes_byte_counts_with_units(run, backend_usable, size, kept):
     warm(run)
-    sizes = sorted(e["size"] for e in run("cache", "list", "--json").json()["entries"])
-    assert sizes[0] <= 8192 < sizes[0] + sizes[1]  # two kernels of a few KiB each
+    sizes = [e["size"] for e in run("cache", "list", "--json").json()["entries"]]
+    assert len(sizes) == 2
+    if kept == 1:
+        # Room for the larger entry alone, in whole KiB (code objects differ between ROCm
+        # releases): read as bytes instead, it would keep nothing.
+        kib = -(-max(sizes) // 1024)
+        assert kib * 1024 < sum(sizes)
+        size = f"{kib}{size}"
     r = run("cache", "prune", "--max-bytes", size, "--json")
     assert r.rc == 0, r.err
     assert r.json()["entries"] == kept

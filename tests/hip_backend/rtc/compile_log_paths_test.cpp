@@ -18,12 +18,25 @@ TEST(CompileLogPaths, MainSourceAndHeadersGetTheRequestNames) {
             "saxpy.hip:3:49: error: no matching function for call to 'f'\n");
 }
 
+// ROCm 6's comgr keeps the source's own name under input/ (and runs inside the worker's private
+// TMPDIR); only the directories go.
+TEST(CompileLogPaths, NewerComgrInputNamesKeepTheirName) {
+  const std::string log =
+      "In file included from /tmp/hipacm-worker-u84KWL/comgr-d9f2bb/input/saxpy_broken.hip:2:\n"
+      "/tmp/hipacm-worker-u84KWL/comgr-1086e2/input/many_errors.hip:2:10: error: undeclared\n"
+      "/tmp/comgr-ab12/input/CompileSourceX:1:1: another file\n";
+  EXPECT_EQ(with_request_file_names(log, "ignored.hip"),
+            "In file included from saxpy_broken.hip:2:\n"
+            "many_errors.hip:2:10: error: undeclared\n"
+            "CompileSourceX:1:1: another file\n");
+}
+
 TEST(CompileLogPaths, OtherTextIsKeptByteForByte) {
   for (const std::string& log : {
            std::string("saxpy.cu(3): error: identifier \"bad\" is undefined\n"),
            std::string("/usr/lib/llvm-15/lib/clang/15.0.7/include/x.h:9:8: note: here\n"),
            std::string("/tmp/comgr-/input/CompileSource:1:1: no id\n"),
-           std::string("/tmp/comgr-ab12/input/CompileSourceX:1:1: other file\n"),
+           std::string("/tmp/comgr-ab12/input/\n"),
            std::string("/tmp/comgr-ab12/output/a.o\n"),
            std::string("file.hip:3:1: relative/comgr-ab12/input/CompileSource is not absolute\n"),
            std::string("x:/tmp/comgr-ab12/input/CompileSource after a colon\n"),
