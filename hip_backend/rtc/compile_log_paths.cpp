@@ -42,7 +42,8 @@ std::string with_request_file_names(std::string_view log, std::string_view sourc
     if (log[start] != '/' || prefix.find(':') != std::string_view::npos) continue;
     std::size_t end = at + kComgrDir.size();
     const std::size_t id_start = end;
-    while (end < log.size() && is_alnum(log[end])) ++end;
+    // ROCm 5 and 6 name the directory comgr-XXXXXX, ROCm 7 comgr-PID-N-XXXXXX.
+    while (end < log.size() && (is_alnum(log[end]) || log[end] == '-')) ++end;
     if (end == id_start) continue;
     const std::string_view rest = log.substr(end);
     std::string_view replacement;

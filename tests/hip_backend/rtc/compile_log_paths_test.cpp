@@ -24,11 +24,16 @@ TEST(CompileLogPaths, NewerComgrInputNamesKeepTheirName) {
   const std::string log =
       "In file included from /tmp/hipacm-worker-u84KWL/comgr-d9f2bb/input/saxpy_broken.hip:2:\n"
       "/tmp/hipacm-worker-u84KWL/comgr-1086e2/input/many_errors.hip:2:10: error: undeclared\n"
-      "/tmp/comgr-ab12/input/CompileSourceX:1:1: another file\n";
+      "/tmp/comgr-ab12/input/CompileSourceX:1:1: another file\n"
+      // ROCm 7.2's directories carry the process id and a counter.
+      "In file included from /tmp/comgr-28340-0-c3f35c/input/saxpy_broken.hip:2:\n"
+      "/tmp/hipacm-worker-gbklue/comgr-28337-0-d29af9/include/helper.h:1:43: error: nope\n";
   EXPECT_EQ(with_request_file_names(log, "ignored.hip"),
             "In file included from saxpy_broken.hip:2:\n"
             "many_errors.hip:2:10: error: undeclared\n"
-            "CompileSourceX:1:1: another file\n");
+            "CompileSourceX:1:1: another file\n"
+            "In file included from saxpy_broken.hip:2:\n"
+            "helper.h:1:43: error: nope\n");
 }
 
 TEST(CompileLogPaths, OtherTextIsKeptByteForByte) {
