@@ -54,9 +54,26 @@ KERNELS = [
 ]
 
 
+def sanitizer_runtime(library):
+    """The ASan runtime a sanitized build's library needs first in an uninstrumented process."""
+    linked = subprocess.run(["ldd", str(library)], capture_output=True, text=True, check=False)
+    for line in linked.stdout.splitlines():
+        parts = line.split()
+        if parts and parts[0].startswith("libasan.so") and len(parts) >= 3:
+            return parts[2]
+    return None
+
+
 def run_host(tmp_path, cache, record=None):
     env = base_env(cache)
-    env["HIPACM_LIBRARY"] = str(Path(CLI).resolve().parent / "libhipacm.so.1")
+    library = Path(CLI).resolve().parent / "libhipacm.so.1"
+    env["HIPACM_LIBRARY"] = str(library)
+    runtime = sanitizer_runtime(library)
+    if runtime is not None:
+        # Python itself is not instrumented: the runtime must come first, and the interpreter's
+        # own allocations at exit are not the plugin's leaks.
+        env["LD_PRELOAD"] = runtime
+        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
     env["PYTHONPATH"] = str(REPO / "bindings" / "python")
     env["HIPACM_ARCH"] = ARCH  # the mode's arch is resolved from it; the record must name it
     env.pop("HIPACM_RECORD", None)
