@@ -244,6 +244,11 @@ backend::CompileRequest numbered_request(int thread, int index) {
 }
 
 TEST(RequestRecorderConcurrency, ThreadsAndForkedChildrenAppendWholeLinesOnce) {
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+  // The sanitizer runtimes of GCC 12 take no lock of their allocator at fork(): a child forked
+  // while a parent thread allocates can hang in malloc, whatever the code under test does.
+  GTEST_SKIP() << "the sanitizer runtime does not support allocation after a multi-threaded fork";
+#endif
   RecordDir record;
   constexpr int kThreads = 8;
   constexpr int kPerThread = 40;
