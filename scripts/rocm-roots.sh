@@ -117,7 +117,7 @@ rocm_root_exec() {
 # alone), and HIPACM_ROCM_MATRIX_COMGR_LIBRARY passed on as HIPACM_COMGR_LIBRARY.
 rocm_test_environment() {
   ROCM_TEST_ENV=("HIPACM_ARCH=${HIPACM_ARCH:-gfx90a}" "HIPACM_CACHE=${HIPACM_CACHE:-off}"
-    CTEST_OUTPUT_ON_FAILURE=1)
+    "HIPACM_MACHINE_JOBS=${HIPACM_MACHINE_JOBS:-256}" CTEST_OUTPUT_ON_FAILURE=1)
   local var
   for var in LSAN_OPTIONS ASAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS; do
     if [ -n "${!var:-}" ]; then ROCM_TEST_ENV+=("$var=${!var}"); fi

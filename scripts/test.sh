@@ -10,6 +10,9 @@ export CTEST_OUTPUT_ON_FAILURE=1
 # The suites count and time real compiles; only the cache suite (which sets
 # its own policy and directories) uses the persistent cache.
 export HIPACM_CACHE=${HIPACM_CACHE:-off}
+# ctest runs suites side by side, each sizing its pools as if alone; a machine-wide budget of
+# nproc would make them queue behind each other. The budget's own tests set theirs.
+export HIPACM_MACHINE_JOBS=${HIPACM_MACHINE_JOBS:-256}
 export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
 # hipRTC's LLVM installs its own signal stack on pool threads; ASan's would
 # then be unmapped twice at thread exit.

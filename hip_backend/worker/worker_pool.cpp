@@ -36,7 +36,9 @@ boost::chrono::milliseconds idle_timeout_from_env() {
 }  // namespace
 
 WorkerPool::Lease::Lease(Lease&& other) noexcept
-    : pool_(std::exchange(other.pool_, nullptr)), worker_(std::move(other.worker_)) {}
+    : pool_(std::exchange(other.pool_, nullptr)),
+      machine_slot_(std::move(other.machine_slot_)),
+      worker_(std::move(other.worker_)) {}
 
 WorkerPool::Lease::~Lease() {
   if (pool_) pool_->checkin(std::move(worker_));
@@ -59,6 +61,9 @@ WorkerPool::Lease WorkerPool::checkout(const std::string& path, unsigned max_bus
     ++busy_;
     lease.pool_ = this;  // from here on the lease's destructor frees the slot
   }
+  // Outside the pool's lock: other processes' compiles decide how long this takes. Spawning a
+  // worker is compiler work too (it loads and initialises the compiler), so it waits as well.
+  lease.machine_slot_ = MachineBudget::instance().acquire();
   while (std::unique_ptr<WorkerProcess> worker = take_idle(path)) {
     if (worker->probe_idle()) {
       lease.worker_ = std::move(worker);

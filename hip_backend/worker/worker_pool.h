@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "hip_backend/worker/machine_budget.h"
 #include "hip_backend/worker/worker_process.h"
 #include "support/fork_epoch.h"
 
@@ -52,15 +53,17 @@ class WorkerPool {
     friend class WorkerPool;
     explicit Lease(WorkerPool* pool) : pool_(pool) {}
     WorkerPool* pool_ = nullptr;  ///< non-null while a busy slot is held
+    MachineSlot machine_slot_;    ///< this user's machine-wide slot, freed after the checkin
     std::unique_ptr<WorkerProcess> worker_;
   };
 
   /// The process-wide pool (created on first use, never destroyed).
   static WorkerPool& instance();
 
-  /// Waits until fewer than max_busy workers are busy (0 counts as 1), then
-  /// returns the most recently used idle worker of `path` that is still
-  /// alive, or a new one. An empty Lease with *error when spawning fails.
+  /// Waits until fewer than max_busy workers are busy (0 counts as 1) and
+  /// until the user's machine-wide budget (MachineBudget::instance()) has a
+  /// free slot, then returns the most recently used idle worker of `path`
+  /// that is still alive, or a new one. An empty Lease with *error when spawning fails.
   /// Throws only std::bad_alloc (nothing is held then).
   Lease checkout(const std::string& path, unsigned max_busy, std::string* error);
 

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: MIT
+// machine_budget.cpp - per-user compile slots: OFD locks on one file, a FIFO to wake waiters.
+#include "hip_backend/worker/machine_budget.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <new>
+#include <utility>
+
+#include "hip_backend/worker/worker_fd_registry.h"
+#include "support/environment.h"
+#include "support/fork_epoch.h"
+#include "support/log.h"
+#include "support/no_destructor.h"
+
+namespace hipacm::backend {
+namespace {
+
+// More would only mean "no limit" on any machine this runs on, and keeps offsets small.
+constexpr unsigned kMaxLimit = 65536;
+// How long a waiter sleeps when no release wakes it: the slot of a holder that died frees
+// without a wake-up byte, and a waiter with a smaller limit may have let another's byte go by.
+constexpr int kFallbackPollMs = 100;
+
+bool lock_byte(int fd, std::int64_t index, short type) noexcept {
+  struct flock lock {};
+  lock.l_type = type;
+  lock.l_whence = SEEK_SET;
+  lock.l_start = static_cast<off_t>(index);
+  lock.l_len = 1;
+  return ::fcntl(fd, F_OFD_SETLK, &lock) == 0;
+}
+
+unsigned online_cpus() noexcept {
+  const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<unsigned>(std::min<long>(n, kMaxLimit)) : 1;
+}
+
+std::string default_runtime_dir() {
+  if (auto xdg = environment_value("XDG_RUNTIME_DIR"); xdg && xdg->front() == '/') {
+    return *xdg + "/hipacm";
+  }
+  return "/tmp/hipacm-" + std::to_string(::geteuid());
+}
+
+/// Makes `dir` if it is missing, then accepts it only as a real directory of this user that no
+/// one else may write to: slots in a directory another user controls could be held against us.
+bool private_directory(const std::string& dir, std::string* why) {
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    *why = "cannot create " + dir + ": " + std::strerror(errno);
+    return false;
+  }
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0) {
+    *why = "cannot inspect " + dir + ": " + std::strerror(errno);
+    return false;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    *why = dir + " is not a directory";
+    return false;
+  }
+  if (st.st_uid != ::geteuid()) {
+    *why = dir + " belongs to another user (uid " + std::to_string(st.st_uid) + ")";
+    return false;
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    *why = dir + " is writable by other users";
+    return false;
+  }
+  return true;
+}
+
+/// Opens `path` as this user's regular file (or FIFO), never through a link.
+UniqueFd open_owned(const std::string& path, mode_t kind, int flags) {
+  UniqueFd fd(::open(path.c_str(), flags | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600));
+  struct stat st {};
+  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || (st.st_mode & S_IFMT) != kind ||
+      st.st_uid != ::geteuid()) {
+    return UniqueFd();
+  }
+  return fd;
+}
+
+/// open_owned(), registered so that a fork()ed child closes its copy (see WorkerFdRegistry):
+/// a child's copy of a slot would hold it, and of the FIFO would look like a waiter.
+UniqueFd open_registered(const std::string& path, mode_t kind, int flags) {
+  auto registry = WorkerFdRegistry::lock();
+  UniqueFd fd = open_owned(path, kind, flags);
+  if (fd.valid()) WorkerFdRegistry::add_locked(fd.get());
+  return fd;
+}
+
+}  // namespace
+
+MachineBudgetConfig MachineBudgetConfig::from_environment(std::string* warning) {
+  MachineBudgetConfig config;
+  config.limit = online_cpus();
+  if (const auto text = environment_value("HIPACM_MACHINE_JOBS")) {
+    unsigned value = 0;
+    const char* end = text->data() + text->size();
+    const auto [ptr, ec] = std::from_chars(text->data(), end, value);
+    if (*text == "off" || *text == "0") {
+      config.limit = 0;
+    } else if (ec == std::errc() && ptr == end && value > 0) {
+      config.limit = std::min(value, kMaxLimit);
+    } else if (warning) {
+      *warning = "HIPACM_MACHINE_JOBS='" + *text +
+                 "' is not a positive count or 'off'; using the machine's " +
+                 std::to_string(config.limit) + " online CPUs";
+    }
+  }
+  const auto dir = environment_value("HIPACM_RUNTIME_DIR");
+  config.runtime_dir = dir ? *dir : default_runtime_dir();
+  return config;
+}
+
+MachineSlot::MachineSlot(MachineSlot&& other) noexcept
+    : fd_(std::move(other.fd_)),
+      index_(other.index_),
+      wake_fifo_(other.wake_fifo_),
+      epoch_(other.epoch_) {}
+
+MachineSlot& MachineSlot::operator=(MachineSlot&& other) noexcept {
+  if (this != &other) {
+    release();
+    fd_ = std::move(other.fd_);
+    index_ = other.index_;
+    wake_fifo_ = other.wake_fifo_;
+    epoch_ = other.epoch_;
+  }
+  return *this;
+}
+
+MachineSlot::~MachineSlot() { release(); }
+
+void MachineSlot::release() noexcept {
+  if (!fd_.valid()) return;
+  if (epoch_ != fork_epoch()) {
+    // Taken in a parent: the worker descriptor registry closed our copy in this child, and the
+    // number may name another file by now. The parent still holds the slot.
+    fd_.release();
+    return;
+  }
+  // Unlock explicitly: a fork()ed child may still share this description, and its copy of the
+  // descriptor would otherwise keep the slot held.
+  lock_byte(fd_.get(), index_, F_UNLCK);
+  WorkerFdRegistry::close(fd_);
+  if (wake_fifo_ != nullptr && !wake_fifo_->empty()) {
+    // Opening the write end fails (ENXIO) when no one has it open to read, that is when no one
+    // waits: then there is no one to wake either.
+    UniqueFd wake = open_registered(*wake_fifo_, S_IFIFO, O_WRONLY | O_NONBLOCK);
+    const char byte = 1;
+    // Non-blocking: a full FIFO already holds more wake-ups than anyone needs.
+    if (wake.valid()) [[maybe_unused]]
+      const ssize_t n = ::write(wake.get(), &byte, 1);
+    WorkerFdRegistry::close(wake);
+  }
+}
+
+MachineBudget::MachineBudget(MachineBudgetConfig config) : limit_(config.limit) {
+  if (!config.disabled_reason.empty()) {
+    disable(std::move(config.disabled_reason));
+    return;
+  }
+  if (limit_ == 0) return;
+  std::string why;
+  if (config.runtime_dir.empty() || config.runtime_dir.front() != '/') {
+    disable("its runtime directory '" + config.runtime_dir + "' is not an absolute path");
+    return;
+  }
+  if (!private_directory(config.runtime_dir, &why)) {
+    disable(std::move(why));
+    return;
+  }
+  const std::string file = config.runtime_dir + "/worker-slots";
+  UniqueFd probe = open_owned(file, S_IFREG, O_RDWR | O_CREAT);
+  struct flock query {};
+  query.l_type = F_WRLCK;
+  query.l_whence = SEEK_SET;
+  query.l_len = 1;
+  if (!probe.valid()) {
+    disable("cannot open " + file + " as this user's own regular file");
+    return;
+  }
+  if (::fcntl(probe.get(), F_OFD_GETLK, &query) != 0) {
+    disable("the file system of " + file + " has no open-file-description locks");
+    return;
+  }
+  slot_file_ = file;
+  const std::string fifo = file + ".wake";
+  struct stat st {};
+  if ((::mkfifo(fifo.c_str(), 0600) == 0 || errno == EEXIST) && ::lstat(fifo.c_str(), &st) == 0 &&
+      S_ISFIFO(st.st_mode) && st.st_uid == ::geteuid()) {
+    wake_fifo_ = fifo;
+  } else {
+    log(LogLevel::kDebug, "no wake-up FIFO " + fifo + ": waiters for a slot poll instead");
+  }
+}
+
+void MachineBudget::disable(std::string reason) noexcept {
+  limit_ = 0;
+  disabled_reason_ = std::move(reason);
+  log_once(LogLevel::kWarning, "machine-budget",
+           "the machine-wide worker budget is off: " + disabled_reason_);
+}
+
+MachineBudget& MachineBudget::instance() {
+  // Not a function-local static: fork() could copy its guard half-taken (see ForkSafeOnce).
+  alignas(
+      NoDestructor<MachineBudget>) static unsigned char buffer[sizeof(NoDestructor<MachineBudget>)];
+  static constinit ForkSafeOnce once;
+  once.call([] {
+    std::string warning;
+    MachineBudgetConfig config = MachineBudgetConfig::from_environment(&warning);
+    if (!warning.empty()) log(LogLevel::kWarning, warning);
+    ::new (static_cast<void*>(buffer)) NoDestructor<MachineBudget>(std::move(config));
+  });
+  return **std::launder(reinterpret_cast<NoDestructor<MachineBudget>*>(buffer));
+}
+
+MachineSlot MachineBudget::acquire() {
+  MachineSlot slot;
+  if (limit_ == 0) return slot;
+  slot.fd_ = open_registered(slot_file_, S_IFREG, O_RDWR);
+  if (!slot.fd_.valid()) {
+    log_once(LogLevel::kWarning, "machine-budget-open",
+             "cannot open " + slot_file_ + ": compiling without the machine-wide worker budget");
+    return slot;
+  }
+  slot.wake_fifo_ = &wake_fifo_;
+  slot.epoch_ = fork_epoch();
+  // Start at a different slot in each call, so that waiters do not all fight over slot 0.
+  static std::atomic<unsigned> next{0};
+  const unsigned start =
+      (next.fetch_add(1, std::memory_order_relaxed) + static_cast<unsigned>(::getpid())) % limit_;
+  // Open only while this thread waits: releases find a reader and write. Open before each look,
+  // so a slot freed between a failed look and the sleep still leaves a byte to wake on. O_RDWR:
+  // a read end with no writer would report POLLHUP for ever.
+  UniqueFd wake;
+  for (;;) {
+    for (unsigned i = 0; i < limit_; ++i) {
+      const std::int64_t index = (start + i) % limit_;
+      if (lock_byte(slot.fd_.get(), index, F_WRLCK)) {
+        slot.index_ = index;
+        WorkerFdRegistry::close(wake);
+        return slot;
+      }
+      if (errno != EAGAIN && errno != EACCES) {
+        log_once(LogLevel::kWarning, "machine-budget-lock",
+                 std::string("cannot lock a slot of ") + slot_file_ + ": " + std::strerror(errno) +
+                     "; compiling without the machine-wide worker budget");
+        WorkerFdRegistry::close(wake);
+        WorkerFdRegistry::close(slot.fd_);
+        return MachineSlot();
+      }
+    }
+    if (!wake.valid() && !wake_fifo_.empty()) {
+      wake = open_registered(wake_fifo_, S_IFIFO, O_RDWR | O_NONBLOCK);
+      if (wake.valid()) continue;  // look once more, now that a release would wake us
+    }
+    wait_for_release(wake.get());
+  }
+}
+
+void MachineBudget::wait_for_release(int wake) noexcept {
+  if (wake < 0) {
+    ::poll(nullptr, 0, kFallbackPollMs / 10);
+    return;
+  }
+  pollfd fifo{wake, POLLIN, 0};
+  for (;;) {
+    const int ready = ::poll(&fifo, 1, kFallbackPollMs);
+    if (ready <= 0) return;  // the slow poll, or a signal: look again
+    char byte = 0;
+    // One byte stands for one freed slot: whoever reads it looks; the others sleep on.
+    if (::read(wake, &byte, 1) == 1) return;
+  }
+}
+
+std::optional<unsigned> MachineBudget::slots_in_use() const {
+  if (limit_ == 0) return std::nullopt;
+  UniqueFd fd = open_owned(slot_file_, S_IFREG, O_RDONLY);
+  if (!fd.valid()) return std::nullopt;
+  unsigned held = 0;
+  for (unsigned i = 0; i < limit_; ++i) {
+    struct flock query {};
+    query.l_type = F_WRLCK;
+    query.l_whence = SEEK_SET;
+    query.l_start = static_cast<off_t>(i);
+    query.l_len = 1;
+    if (::fcntl(fd.get(), F_OFD_GETLK, &query) != 0) return std::nullopt;
+    if (query.l_type != F_UNLCK) ++held;
+  }
+  return held;
+}
+
+}  // namespace hipacm::backend

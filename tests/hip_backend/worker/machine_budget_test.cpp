@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: MIT
+// machine_budget_test.cpp - the machine-wide worker budget: slots shared by processes, freed by a
+// killed holder, refused in unsafe directories, and obeyed by worker pools in several processes.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <future>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "hip_backend/worker/machine_budget.h"
+#include "hip_backend/worker/worker_pool.h"
+#include "tests/hip_backend/worker/worker_test_support.h"
+
+namespace hipacm::test {
+namespace {
+
+namespace fs = std::filesystem;
+using backend::MachineBudget;
+using backend::MachineBudgetConfig;
+using backend::MachineSlot;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "hipacm-budget-XXXXXX").string();
+    path_ = ::mkdtemp(pattern.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+MachineBudgetConfig config_for(const std::string& dir, unsigned limit) {
+  MachineBudgetConfig config;
+  config.limit = limit;
+  config.runtime_dir = dir + "/run";
+  return config;
+}
+
+/// Waits for `future` long enough that only a hang can miss it (not a timing assertion).
+template <class T>
+bool finishes(std::future<T>& future) {
+  return future.wait_for(std::chrono::seconds(60)) == std::future_status::ready;
+}
+
+TEST(MachineBudget, SlotsAreExclusiveAndAWaiterTakesTheFreedOne) {
+  TempDir dir;
+  MachineBudget budget(config_for(dir.path(), 2));
+  ASSERT_EQ(budget.limit(), 2u) << budget.disabled_reason();
+  MachineSlot a = budget.acquire();
+  MachineSlot b = budget.acquire();
+  ASSERT_TRUE(a.held());
+  ASSERT_TRUE(b.held());
+  EXPECT_NE(a.index(), b.index());
+  EXPECT_EQ(budget.slots_in_use(), 2u);
+
+  std::atomic<bool> got{false};
+  auto waiter = std::async(std::launch::async, [&] {
+    MachineSlot c = budget.acquire();
+    got.store(true);
+    return c.index();
+  });
+  // The waiter cannot have a slot while both are held.
+  EXPECT_EQ(waiter.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout);
+  EXPECT_FALSE(got.load());
+  const std::int64_t freed = a.index();
+  a = MachineSlot();
+  ASSERT_TRUE(finishes(waiter));
+  EXPECT_EQ(waiter.get(), freed);
+  EXPECT_EQ(budget.slots_in_use(), 1u);  // the waiter's slot went with it
+}
+
+TEST(MachineBudget, AKilledHolderFreesItsSlot) {
+  TempDir dir;
+  const MachineBudgetConfig config = config_for(dir.path(), 1);
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    MachineBudget mine(config);
+    MachineSlot slot = mine.acquire();
+    const char byte = slot.held() ? 'y' : 'n';
+    [[maybe_unused]] const ssize_t n = ::write(ready[1], &byte, 1);
+    for (;;) ::pause();
+  }
+  ::close(ready[1]);
+  char byte = 0;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  ::close(ready[0]);
+  ASSERT_EQ(byte, 'y');
+
+  MachineBudget budget(config);
+  EXPECT_EQ(budget.slots_in_use(), 1u);
+  auto waiter = std::async(std::launch::async, [&] { return budget.acquire().held(); });
+  EXPECT_EQ(waiter.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout);
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  // No wake-up byte comes from a killed holder: the waiter's slow poll finds the slot.
+  ASSERT_TRUE(finishes(waiter));
+  EXPECT_TRUE(waiter.get());
+}
+
+TEST(MachineBudget, NoLimitGivesEmptySlotsAtOnce) {
+  TempDir dir;
+  MachineBudget budget(config_for(dir.path(), 0));
+  EXPECT_EQ(budget.limit(), 0u);
+  EXPECT_TRUE(budget.disabled_reason().empty());
+  EXPECT_FALSE(budget.acquire().held());
+  EXPECT_FALSE(budget.slots_in_use().has_value());
+  EXPECT_FALSE(fs::exists(dir.path() + "/run"));  // nothing is created for no budget
+}
+
+TEST(MachineBudget, UnsafeDirectoriesTurnTheBudgetOffAndSayWhy) {
+  TempDir dir;
+  const std::string shared = dir.path() + "/shared";
+  ASSERT_EQ(::mkdir(shared.c_str(), 0700), 0);
+  ASSERT_EQ(::chmod(shared.c_str(), 0777), 0);
+  MachineBudgetConfig config;
+  config.limit = 4;
+  config.runtime_dir = shared;
+  MachineBudget world_writable(config);
+  EXPECT_EQ(world_writable.limit(), 0u);
+  EXPECT_NE(world_writable.disabled_reason().find("writable by other users"), std::string::npos)
+      << world_writable.disabled_reason();
+  EXPECT_FALSE(world_writable.acquire().held());
+
+  const std::string link = dir.path() + "/link";
+  ASSERT_EQ(::mkdir((dir.path() + "/real").c_str(), 0700), 0);
+  ASSERT_EQ(::symlink((dir.path() + "/real").c_str(), link.c_str()), 0);
+  config.runtime_dir = link;
+  MachineBudget through_link(config);
+  EXPECT_EQ(through_link.limit(), 0u);
+  EXPECT_NE(through_link.disabled_reason().find("not a directory"), std::string::npos)
+      << through_link.disabled_reason();
+
+  config.runtime_dir = "relative/dir";
+  MachineBudget relative(config);
+  EXPECT_EQ(relative.limit(), 0u);
+  EXPECT_NE(relative.disabled_reason().find("absolute"), std::string::npos);
+
+  if (::geteuid() == 0) {
+    const std::string foreign = dir.path() + "/foreign";
+    ASSERT_EQ(::mkdir(foreign.c_str(), 0700), 0);
+    ASSERT_EQ(::chown(foreign.c_str(), 65534, 65534), 0);
+    config.runtime_dir = foreign;
+    MachineBudget other_user(config);
+    EXPECT_EQ(other_user.limit(), 0u);
+    EXPECT_NE(other_user.disabled_reason().find("another user"), std::string::npos)
+        << other_user.disabled_reason();
+  }
+}
+
+TEST(MachineBudget, ASlotFileThatIsALinkIsRefused) {
+  TempDir dir;
+  const std::string run = dir.path() + "/run";
+  ASSERT_EQ(::mkdir(run.c_str(), 0700), 0);
+  const std::string target = dir.path() + "/elsewhere";
+  ASSERT_EQ(::symlink(target.c_str(), (run + "/worker-slots").c_str()), 0);
+  MachineBudget budget(config_for(dir.path(), 2));
+  EXPECT_EQ(budget.limit(), 0u);
+  EXPECT_NE(budget.disabled_reason().find("worker-slots"), std::string::npos);
+  EXPECT_FALSE(fs::exists(target));  // nothing was created through the link
+}
+
+TEST(MachineBudget, EnvironmentNamesTheLimitAndTheDirectory) {
+  TempDir dir;
+  {
+    ScopedEnv jobs("HIPACM_MACHINE_JOBS", "3");
+    ScopedEnv where("HIPACM_RUNTIME_DIR", dir.path());
+    std::string warning;
+    const MachineBudgetConfig config = MachineBudgetConfig::from_environment(&warning);
+    EXPECT_EQ(config.limit, 3u);
+    EXPECT_EQ(config.runtime_dir, dir.path());
+    EXPECT_TRUE(warning.empty());
+  }
+  for (const char* off : {"off", "0"}) {
+    ScopedEnv jobs("HIPACM_MACHINE_JOBS", std::string(off));
+    EXPECT_EQ(MachineBudgetConfig::from_environment(nullptr).limit, 0u) << off;
+  }
+  const unsigned cpus = static_cast<unsigned>(::sysconf(_SC_NPROCESSORS_ONLN));
+  for (const char* bad : {"many", "-2", "4x", "99999999999999999999"}) {
+    ScopedEnv jobs("HIPACM_MACHINE_JOBS", std::string(bad));
+    std::string warning;
+    const MachineBudgetConfig config = MachineBudgetConfig::from_environment(&warning);
+    EXPECT_EQ(config.limit, cpus) << bad;
+    EXPECT_NE(warning.find("HIPACM_MACHINE_JOBS"), std::string::npos) << bad;
+  }
+  {
+    ScopedEnv jobs("HIPACM_MACHINE_JOBS", std::nullopt);
+    ScopedEnv where("HIPACM_RUNTIME_DIR", std::nullopt);
+    ScopedEnv xdg("XDG_RUNTIME_DIR", dir.path());
+    const MachineBudgetConfig config = MachineBudgetConfig::from_environment(nullptr);
+    EXPECT_EQ(config.limit, cpus);
+    EXPECT_EQ(config.runtime_dir, dir.path() + "/hipacm");
+  }
+  {
+    ScopedEnv where("HIPACM_RUNTIME_DIR", std::nullopt);
+    ScopedEnv xdg("XDG_RUNTIME_DIR", std::nullopt);
+    EXPECT_EQ(MachineBudgetConfig::from_environment(nullptr).runtime_dir,
+              "/tmp/hipacm-" + std::to_string(::geteuid()));
+  }
+}
+
+// --- worker pools in several processes ---------------------------------------------------------
+
+double monotonic_seconds() {
+  timespec now{};
+  ::clock_gettime(CLOCK_MONOTONIC, &now);  // one clock for every process on the machine
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) / 1e9;
+}
+
+/// The most intervals that overlap at any moment.
+int peak_overlap(std::vector<std::pair<double, double>> intervals) {
+  std::vector<std::pair<double, int>> events;
+  for (const auto& [start, end] : intervals) {
+    events.emplace_back(start, +1);
+    events.emplace_back(end, -1);
+  }
+  std::sort(events.begin(), events.end());  // at a tie, an end (-1) sorts first
+  int now = 0, peak = 0;
+  for (const auto& event : events) peak = std::max(peak, now += event.second);
+  return peak;
+}
+
+constexpr int kProcesses = 3;
+constexpr unsigned kThreadsEach = 2;
+constexpr int kCompilesEach = 3;
+
+/// Runs kProcesses children, each compiling kCompilesEach times on each of kThreadsEach threads
+/// through its own worker pool, and returns every compile's [start, end] as the workers saw them
+/// busy. The echo fault makes each compile a 250 ms sleep in the worker.
+std::vector<std::pair<double, double>> compile_in_processes() {
+  const backend::CompileRequest request = echo_request();  // compiled before any fork
+  ScopedEnv enable("HIPACM_WORKER_ENABLE_FAULTS", "1");
+  ScopedEnv fault("HIPACM_WORKER_FAULT", "echo=250");
+  int results[2];
+  EXPECT_EQ(::pipe(results), 0);
+  std::vector<pid_t> children;
+  for (int p = 0; p < kProcesses; ++p) {
+    const pid_t child = ::fork();
+    if (child == 0) {
+      ::close(results[0]);
+      std::vector<std::thread> threads;
+      for (unsigned t = 0; t < kThreadsEach; ++t) {
+        threads.emplace_back([&] {
+          for (int i = 0; i < kCompilesEach; ++i) {
+            std::string error;
+            auto lease =
+                backend::WorkerPool::instance().checkout(kWorkerPath, kThreadsEach, &error);
+            if (!lease) _exit(3);
+            const double start = monotonic_seconds();
+            const backend::CompileResult result = lease->compile(request, 60000);
+            const double end = monotonic_seconds();
+            if (result.status != HIPACM_SUCCESS) _exit(4);
+            const double interval[2] = {start, end};
+            // A pipe write of at most PIPE_BUF bytes is atomic.
+            if (::write(results[1], interval, sizeof interval) != sizeof interval) _exit(5);
+          }
+        });
+      }
+      for (auto& thread : threads) thread.join();
+      backend::WorkerPool::instance().shutdown();
+      _exit(0);
+    }
+    children.push_back(child);
+  }
+  ::close(results[1]);
+  std::vector<std::pair<double, double>> intervals;
+  double interval[2];
+  while (::read(results[0], interval, sizeof interval) == sizeof interval) {
+    intervals.emplace_back(interval[0], interval[1]);
+  }
+  ::close(results[0]);
+  for (const pid_t child : children) {
+    int status = -1;
+    EXPECT_EQ(::waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
+  }
+  return intervals;
+}
+
+TEST(MachineBudgetPools, ProcessesTogetherNeverCompileMoreThanTheBudget) {
+  TempDir dir;
+  ScopedEnv jobs("HIPACM_MACHINE_JOBS", "2");
+  ScopedEnv where("HIPACM_RUNTIME_DIR", dir.path());
+  const auto intervals = compile_in_processes();
+  ASSERT_EQ(intervals.size(), static_cast<std::size_t>(kProcesses * kThreadsEach * kCompilesEach));
+  // Six threads want to compile at once; two slots let two of them.
+  EXPECT_EQ(peak_overlap(intervals), 2);
+}
+
+TEST(MachineBudgetPools, WithoutTheBudgetTheSameProcessesCompileTogether) {
+  // The control: the measurement above sees more than two when nothing limits the pools.
+  ScopedEnv jobs("HIPACM_MACHINE_JOBS", "off");
+  const auto intervals = compile_in_processes();
+  ASSERT_EQ(intervals.size(), static_cast<std::size_t>(kProcesses * kThreadsEach * kCompilesEach));
+  EXPECT_GT(peak_overlap(intervals), 2);
+}
+
+}  // namespace
+}  // namespace hipacm::test
