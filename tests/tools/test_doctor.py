@@ -107,3 +107,30 @@ def test_doctor_warns_about_a_default_arch_that_comgr_does_not_know(run, backend
     assert arch["level"] == "warning"
     assert "gfx9999" in arch["summary"] and "not usable" in arch["summary"]
     assert "HIPACM_ARCH" in arch["hint"]
+
+
+def test_doctor_shows_the_machine_wide_worker_budget(run, tmp_path):
+    runtime = tmp_path / "run"
+    r = run("doctor", "--json", env={"HIPACM_MACHINE_JOBS": "3", "HIPACM_RUNTIME_DIR": str(runtime)})
+    worker = checks_by_name(r.json())["worker"]
+    assert worker["details"]["machine_jobs"] == 3
+    assert worker["details"]["machine_jobs_in_use"] == 0
+    assert worker["details"]["machine_slot_file"] == str(runtime / "worker-slots")
+    assert (runtime.stat().st_mode & 0o777) == 0o700
+    if worker["details"]["found"]:
+        assert "machine-wide budget 3 compiling workers (0 in use now)" in worker["summary"]
+
+    r = run("doctor", "--json", env={"HIPACM_MACHINE_JOBS": "off"})
+    assert checks_by_name(r.json())["worker"]["details"]["machine_jobs"] == 0
+
+
+def test_doctor_says_why_an_unsafe_runtime_directory_turns_the_budget_off(run, tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    r = run("doctor", "--json", env={"HIPACM_MACHINE_JOBS": "4", "HIPACM_RUNTIME_DIR": str(shared)})
+    details = checks_by_name(r.json())["worker"]["details"]
+    assert details["machine_jobs"] == 0
+    assert details["machine_jobs_in_use"] is None
+    assert "writable by other users" in details["machine_jobs_off_because"]
+    assert not (shared / "worker-slots").exists()

@@ -12,6 +12,7 @@
 
 #include "hip_backend/hiprtc/comgr_isa.h"
 #include "hip_backend/hiprtc/hiprtc_release.h"
+#include "hip_backend/worker/machine_budget.h"
 #include "hip_backend/worker/worker_locator.h"
 #include "support/dynamic_library.h"
 #include "support/environment.h"
@@ -123,8 +124,21 @@ Check worker_check() {
   check.details = {{"found", !worker.empty()},
                    {"path", worker},
                    {"isolation", isolation.empty() ? "auto" : isolation}};
+  const backend::MachineBudget& budget = backend::MachineBudget::instance();
+  const std::optional<unsigned> in_use = budget.slots_in_use();
+  check.details["machine_jobs"] = budget.limit();
+  check.details["machine_jobs_in_use"] = in_use ? nlohmann::ordered_json(*in_use) : nullptr;
+  check.details["machine_slot_file"] = budget.slot_file();
+  if (!budget.disabled_reason().empty())
+    check.details["machine_jobs_off_because"] = budget.disabled_reason();
+  const std::string budget_text =
+      budget.limit() == 0
+          ? std::string("no machine-wide worker budget") +
+                (budget.disabled_reason().empty() ? "" : " (" + budget.disabled_reason() + ")")
+          : fmt::format("machine-wide budget {} compiling workers ({} in use now)", budget.limit(),
+                        in_use ? std::to_string(*in_use) : "?");
   if (!worker.empty())
-    check.summary = "hipacm-worker at " + worker;
+    check.summary = "hipacm-worker at " + worker + "; " + budget_text;
   else
     flag(check, CheckLevel::kWarning,
          "no hipacm-worker: compiles run one at a time, in-process; " + why,
