@@ -19,6 +19,7 @@ using Clock = std::chrono::steady_clock;
 // digits. Two keys share a byte only when those digits collide; they then take turns, which
 // costs time, never correctness.
 constexpr int kOffsetHexDigits = 11;
+constexpr std::chrono::milliseconds kLongestPause{5};
 
 bool lock_byte(int fd, std::int64_t offset, short type) noexcept {
   struct flock lock {};
@@ -58,7 +59,10 @@ CompileClaim CompileClaim::acquire(const std::string& database, const std::strin
   const std::int64_t offset = offset_of(key);
   const Clock::time_point start = Clock::now();
   const Clock::time_point deadline = start + max_wait;
-  auto pause = std::chrono::milliseconds(2);
+  // A short poll: the waiter's whole wait is added to its own warm-up, kernel after kernel, and a
+  // compile takes tens of milliseconds at least, so a few milliseconds of checking costs little.
+  // (A blocking F_OFD_SETLKW could not honour max_wait.)
+  auto pause = std::chrono::milliseconds(1);
   for (;;) {
     if (lock_byte(fd.get(), offset, F_WRLCK)) break;
     // Anything but "held by another description" means this file system cannot do it.
@@ -69,7 +73,7 @@ CompileClaim CompileClaim::acquire(const std::string& database, const std::strin
       return claim;
     }
     std::this_thread::sleep_for(std::min<Clock::duration>(pause, deadline - now));
-    pause = std::min(pause * 2, std::chrono::milliseconds(50));
+    pause = std::min(pause * 2, kLongestPause);
   }
   claim.waited_ = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
   claim.fd_ = std::move(fd);
