@@ -312,6 +312,8 @@ int main(int argc, char** argv) {
   std::size_t count = 64;
   int rounds = 3, timeout_s = 120, budget_s = 300;
   unsigned threads = 16;
+  // A later option wins, so a wrapper's defaults can be overridden by appending options.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--generate", generate_dir, "write the kernel set into this directory and exit");
   app.add_option("--examples", examples, "example kernels to generate the set from");
   app.add_option("--count", count, "kernels to generate (default 64)");

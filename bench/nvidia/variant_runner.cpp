@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "bench/common/kernel_request.h"
+#include "hip_backend/hiprtc/hiprtc_api.h"
 #include "hip_backend/hiprtc/inprocess_compiler.h"
 
 #include "nvrtc_library.h"
@@ -65,10 +66,13 @@ backend::CompileRequest to_backend_request(const SetKernel& k, const std::string
 }
 
 /// The AMD baseline: hipRTC (loaded with dlopen, like hipacm's workers load it) in this process,
-/// one compile after another.
+/// one compile after another. As with NVRTC, the library is loaded before the clock starts and
+/// its first-use initialization falls in the first compile.
 VariantRun run_serial_hiprtc(const std::vector<SetKernel>& set, const std::string& arch,
                              bool warm) {
   VariantRun run;
+  std::string load_error;
+  if (backend::load_hiprtc(&load_error) == nullptr) throw std::runtime_error(load_error);
   if (warm)
     for (const auto& k : warm_up_set(1)) {
       const auto result = backend::compile_with_hiprtc(to_backend_request(k, arch));
