@@ -67,7 +67,7 @@ done
 #
 #    Stubs: LLVM links libz3 (the static analyzer's solver) and, through libxml2 and libicuuc,
 #    libicudata (Unicode tables); compiling a kernel calls neither. Packed whole they would add
-#    about 14.5 MiB compressed to a carry limit of 64 MiB, so by default each is replaced by a
+#    about 14 MiB compressed to a carry limit of 64 MiB, so by default each is replaced by a
 #    generated library of the same soname that defines every symbol the packed libraries take
 #    from it (functions print their name and abort; data is zero). HIPACM_DEVICE_ROCM_STUBS=""
 #    packs the real ones.
@@ -160,8 +160,10 @@ pack_rocm() {
     hiprtc=$(ldconfig -p | awk '$1 == "libamdhip64.so.5" {print $NF; exit}')
   fi
   [[ -n $hiprtc && -f $hiprtc ]] || die "no hipRTC (libamdhip64.so.5) here; install libamdhip64-5 and libamd-comgr2, or set HIPACM_DEVICE_ROCM=0"
+  # The comgr beside hipRTC, else the linker's (what hipRTC's dlopen by soname finds here).
   local comgr
-  comgr=$(ldconfig -p | awk '$1 == "libamd_comgr.so.2" {print $NF; exit}')
+  comgr=$(dirname "$hiprtc")/libamd_comgr.so.2
+  [[ -f $comgr ]] || comgr=$(ldconfig -p | awk '$1 == "libamd_comgr.so.2" {print $NF; exit}')
   [[ -n $comgr && -f $comgr ]] || die "no comgr (libamd_comgr.so.2) here; install libamd-comgr2"
   mkdir -p "$ROCM_OUT/.raw" "$ROCM_CACHE"
   # soname, then the file it resolves to, for hipRTC, comgr and everything either loads.

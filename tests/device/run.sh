@@ -209,7 +209,8 @@ fi
   grep -q "^variant " "$OUT/python-bench.log" 2>/dev/null ||
     sed -n '/^variant /,/^(median_s/p' "$OUT/bench.log" 2>/dev/null | head -30
   echo "--- benchmark gfx90a (hipRTC on the CPU cores; vs_a = serial hipRTC median / row median)"
-  grep -E "^(hipacm-nvidia-bench:|hipacm backend:|unpacked the ROCm)" "$OUT/amd-bench.log" 2>/dev/null
+  grep -E "^(hipacm-nvidia-bench:|hipacm backend:|unpacked the ROCm|unpack-rocm:|a library of the ROCm)" \
+    "$OUT/amd-bench.log" 2>/dev/null
   sed -n '/^variant /,/^(median_s/p' "$OUT/amd-bench.log" 2>/dev/null | head -30
   grep -E "^(first error of|note: stopped early)" "$OUT/amd-bench.log" 2>/dev/null | head -5
   echo "--- demo"
