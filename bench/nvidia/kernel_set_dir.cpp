@@ -14,9 +14,10 @@ namespace {
 namespace fs = std::filesystem;
 
 // CUDA spells HIP's __shfl_down with a lane mask. A HIP-compatibility prelude that already
-// provides it as a macro wins; as a function it is simply not called.
+// provides it as a macro wins; as a function it is simply not called. HIP compilers (hipRTC
+// defines __HIP__, not always __HIP_PLATFORM_AMD__, before the source) have it.
 constexpr const char* kShuffleShim =
-    "#if !defined(__HIP_PLATFORM_AMD__) && !defined(__shfl_down)\n"
+    "#if !defined(__HIP__) && !defined(__HIP_PLATFORM_AMD__) && !defined(__shfl_down)\n"
     "#define __shfl_down(value, delta) __shfl_down_sync(0xffffffffu, (value), (delta))\n"
     "#endif\n";
 

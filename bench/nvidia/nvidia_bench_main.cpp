@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // nvidia_bench_main.cpp - hipacm-nvidia-bench: one generated kernel set compiled for an NVIDIA
-// arch by a serial NVRTC loop, by hipacm in-process and by hipacm worker pools of several sizes,
-// each measurement in a fresh child process, variants alternating across rounds.
+// arch (NVRTC) or an AMD one (hipRTC) by a serial loop, by hipacm in-process and by hipacm worker
+// pools of several sizes, each measurement in a fresh child process, variants alternating across
+// rounds.
 #include <unistd.h>
 #include <hipacm/hipacm.hpp>
 
@@ -31,7 +32,7 @@ constexpr const char* kResultPrefix = "RESULT ";
 /// One column of the table: a variant at a pool size.
 struct Measure {
   std::string id;       ///< e.g. "e16", the row name
-  std::string variant;  ///< a, d, e or cache
+  std::string variant;  ///< a, a-warm, d, e, e-warm or cache
   unsigned threads = 1;
   std::string description;
 };
@@ -124,29 +125,39 @@ void print_table(const json& results, std::size_t kernels) {
 
 int run_all(const std::string& self, const std::string& set_dir, const std::string& arch,
             int rounds, unsigned threads, const std::vector<unsigned>& scaling,
-            const std::string& json_path, int timeout_s, int budget_s) {
+            const std::vector<std::string>& skip, const std::string& json_path, int timeout_s,
+            int budget_s) {
   const auto set = load_kernel_set(set_dir);
-  std::printf("hipacm-nvidia-bench: %zu kernels from %s, arch %s, %d rounds, %u cores\n",
-              set.size(), set_dir.c_str(), arch.c_str(), rounds,
+  const bool amd = is_amd_arch(arch);
+  const std::string compiler = amd ? "hipRTC" : "NVRTC";
+  std::printf("hipacm-nvidia-bench: %zu kernels from %s, arch %s (%s), %d rounds, %u cores\n",
+              set.size(), set_dir.c_str(), arch.c_str(), compiler.c_str(), rounds,
               std::thread::hardware_concurrency());
   json env = {{"cores", std::thread::hardware_concurrency()}};
-  try {
-    const NvrtcLibrary nvrtc;
-    std::printf("NVRTC %s (%s)\n", nvrtc.version().c_str(), nvrtc.path().c_str());
-    env["nvrtc"] = nvrtc.version();
-    env["nvrtc_library"] = nvrtc.path();
-  } catch (const std::exception& e) {
-    std::printf("NVRTC unavailable: %s\n", e.what());
-    env["nvrtc_error"] = e.what();
+  if (!amd) {
+    try {
+      const NvrtcLibrary nvrtc;
+      std::printf("NVRTC %s (%s)\n", nvrtc.version().c_str(), nvrtc.path().c_str());
+      env["nvrtc"] = nvrtc.version();
+      env["nvrtc_library"] = nvrtc.path();
+    } catch (const std::exception& e) {
+      std::printf("NVRTC unavailable: %s\n", e.what());
+      env["nvrtc_error"] = e.what();
+    }
   }
   const hipacm::BackendInfo info = hipacm::backend_info();
   std::printf("hipacm backend: %s %s (%s)\n", info.compiler.c_str(), info.version.c_str(),
               info.library_path.c_str());
   env["hipacm_backend"] = info.compiler + " " + info.version;
+  if (amd) {
+    env["hiprtc"] = info.version;
+    env["hiprtc_library"] = info.library_path;
+  }
 
   std::vector<Measure> measures = {
-      {"a", "a", 1, "serial NVRTC loop (dlopen libnvrtc)"},
-      {"a-warm", "a-warm", 1, "a after one untimed compile (NVRTC initialized)"},
+      {"a", "a", 1,
+       amd ? "serial hipRTC loop (in-process, dlopen)" : "serial NVRTC loop (dlopen libnvrtc)"},
+      {"a-warm", "a-warm", 1, "a after one untimed compile (" + compiler + " initialized)"},
       {"d" + std::to_string(threads), "d", threads,
        "hipacm in-process, " + std::to_string(threads) + " pool threads"},
   };
@@ -159,6 +170,13 @@ int run_all(const std::string& self, const std::string& set_dir, const std::stri
                       "e" + std::to_string(threads) + " with the pool started and initialized"});
   const Measure cold{"cache-cold", "cache", threads, "e with an empty cache dir (fills it)"};
   const Measure warm{"cache-warm", "cache", threads, "e again, same cache dir (from_cache)"};
+  const auto skipped = [&](const std::string& id) {
+    return std::find(skip.begin(), skip.end(), id) != skip.end();
+  };
+  measures.erase(std::remove_if(measures.begin(), measures.end(),
+                                [&](const Measure& m) { return skipped(m.id); }),
+                 measures.end());
+  const bool cache_rows = !skipped("cache");
 
   std::map<std::string, json> runs;
   const auto started = std::chrono::steady_clock::now();
@@ -170,7 +188,8 @@ int run_all(const std::string& self, const std::string& set_dir, const std::stri
   bool truncated = false;
   for (int round = 0; round < rounds && !truncated; ++round) {
     std::vector<Measure> order = measures;
-    std::rotate(order.begin(), order.begin() + (round % order.size()), order.end());
+    if (!order.empty())
+      std::rotate(order.begin(), order.begin() + (round % order.size()), order.end());
     if (round % 2 == 1) std::reverse(order.begin(), order.end());
     for (const auto& m : order) {
       if (over_budget()) {
@@ -182,6 +201,7 @@ int run_all(const std::string& self, const std::string& set_dir, const std::stri
       std::fflush(stdout);
       runs[m.id].push_back(r);
     }
+    if (!cache_rows) continue;
     if (truncated || over_budget()) {
       truncated = true;
       break;
@@ -199,8 +219,10 @@ int run_all(const std::string& self, const std::string& set_dir, const std::stri
   fs::remove_all(cache_root, ec);
   if (truncated) std::printf("note: stopped early, the %d s budget was used up\n", budget_s);
 
-  measures.push_back(cold);
-  measures.push_back(warm);
+  if (cache_rows) {
+    measures.push_back(cold);
+    measures.push_back(warm);
+  }
   json results = json::array();
   for (const auto& m : measures) {
     const json& list = runs.count(m.id) ? runs[m.id] : json::array();
@@ -246,6 +268,7 @@ int run_all(const std::string& self, const std::string& set_dir, const std::stri
     json doc = {{"schema", "hipacm-nvidia-bench-1"},
                 {"tool", "hipacm-nvidia-bench"},
                 {"arch", arch},
+                {"compiler", amd ? "hiprtc" : "nvrtc"},
                 {"kernels", set.size()},
                 {"rounds", rounds},
                 {"environment", env},
@@ -257,15 +280,22 @@ int run_all(const std::string& self, const std::string& set_dir, const std::stri
   return 0;
 }
 
-std::vector<unsigned> parse_sizes(const std::string& text) {
-  std::vector<unsigned> sizes;
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> parts;
   std::size_t at = 0;
   while (at < text.size()) {
     const std::size_t comma = text.find(',', at);
-    sizes.push_back(static_cast<unsigned>(std::stoul(text.substr(at, comma - at))));
+    if (comma != at) parts.push_back(text.substr(at, comma - at));
     if (comma == std::string::npos) break;
     at = comma + 1;
   }
+  return parts;
+}
+
+std::vector<unsigned> parse_sizes(const std::string& text) {
+  std::vector<unsigned> sizes;
+  for (const std::string& part : split_commas(text))
+    sizes.push_back(static_cast<unsigned>(std::stoul(part)));
   return sizes;
 }
 
@@ -275,21 +305,28 @@ std::vector<unsigned> parse_sizes(const std::string& text) {
 int main(int argc, char** argv) {
   namespace nv = hipacm::bench::nvidia;
   CLI::App app{
-      "Compile-time benchmark for NVIDIA archs: serial NVRTC vs hipacm in-process vs "
-      "hipacm worker pools (1..N workers) vs a cached re-run."};
+      "Compile-time benchmark for NVIDIA archs (NVRTC) and AMD ones (hipRTC): a serial loop vs "
+      "hipacm in-process vs hipacm worker pools (1..N workers) vs a cached re-run."};
   std::string generate_dir, set_dir, arch = "sm_90", json_path, single, cache_dir,
-                                     scaling = "1,2,4,8,16", examples = HIPACM_EXAMPLES_DIR;
+                                     scaling = "1,2,4,8,16", skip, examples = HIPACM_EXAMPLES_DIR;
   std::size_t count = 64;
   int rounds = 3, timeout_s = 120, budget_s = 300;
   unsigned threads = 16;
+  // A later option wins, so a wrapper's defaults can be overridden by appending options.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--generate", generate_dir, "write the kernel set into this directory and exit");
   app.add_option("--examples", examples, "example kernels to generate the set from");
   app.add_option("--count", count, "kernels to generate (default 64)");
   app.add_option("--set", set_dir, "the generated kernel set to compile");
-  app.add_option("--arch", arch, "target arch (default sm_90)");
+  app.add_option("--arch", arch,
+                 "target arch (default sm_90); an AMD one (gfx90a) compiles the serial rows with "
+                 "hipRTC");
   app.add_option("--rounds", rounds, "rounds; variants alternate order across rounds");
   app.add_option("--threads", threads, "pool size of d, e and the cache runs (default 16)");
   app.add_option("--scaling", scaling, "worker counts for e (default 1,2,4,8,16)");
+  app.add_option("--skip", skip,
+                 "rows to leave out, comma-separated (e.g. a-warm,d16; cache drops both cache "
+                 "rows)");
   app.add_option("--json", json_path, "write the results as JSON here");
   app.add_option("--timeout", timeout_s, "seconds one measurement may take (default 120)");
   app.add_option("--budget", budget_s, "stop starting measurements after this many seconds");
@@ -310,8 +347,8 @@ int main(int argc, char** argv) {
     }
     if (!single.empty()) return nv::run_single(single, set_dir, arch, threads, cache_dir);
     const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-    return nv::run_all(self, set_dir, arch, rounds, threads, nv::parse_sizes(scaling), json_path,
-                       timeout_s, budget_s);
+    return nv::run_all(self, set_dir, arch, rounds, threads, nv::parse_sizes(scaling),
+                       nv::split_commas(skip), json_path, timeout_s, budget_s);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "hipacm-nvidia-bench: %s\n", e.what());
     return 1;

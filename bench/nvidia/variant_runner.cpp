@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// variant_runner.cpp - the variants themselves: a plain NVRTC loop and hipacm modes.
+// variant_runner.cpp - the variants themselves: a plain NVRTC or hipRTC loop and hipacm modes.
 #include "variant_runner.h"
 
 #include <sys/resource.h>
@@ -10,6 +10,8 @@
 #include <utility>
 
 #include "bench/common/kernel_request.h"
+#include "hip_backend/hiprtc/hiprtc_api.h"
+#include "hip_backend/hiprtc/inprocess_compiler.h"
 
 #include "nvrtc_library.h"
 #include "worker_rss_monitor.h"
@@ -45,6 +47,45 @@ VariantRun run_serial_nvrtc(const std::vector<SetKernel>& set, const std::string
       ++run.ok;
     } catch (const std::exception& e) {
       if (run.failed++ == 0) run.error = e.what();
+    }
+  }
+  run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return run;
+}
+
+/// One kernel as the in-process hipRTC compiler's request, the way hipacm's workers get it.
+backend::CompileRequest to_backend_request(const SetKernel& k, const std::string& arch) {
+  backend::CompileRequest r;
+  r.source = k.source;
+  r.source_name = k.file;
+  r.options = k.options;
+  r.headers = k.headers;
+  r.name_expressions = k.name_expressions;
+  r.arch = arch;
+  return r;
+}
+
+/// The AMD baseline: hipRTC (loaded with dlopen, like hipacm's workers load it) in this process,
+/// one compile after another. As with NVRTC, the library is loaded before the clock starts and
+/// its first-use initialization falls in the first compile.
+VariantRun run_serial_hiprtc(const std::vector<SetKernel>& set, const std::string& arch,
+                             bool warm) {
+  VariantRun run;
+  std::string load_error;
+  if (backend::load_hiprtc(&load_error) == nullptr) throw std::runtime_error(load_error);
+  if (warm)
+    for (const auto& k : warm_up_set(1)) {
+      const auto result = backend::compile_with_hiprtc(to_backend_request(k, arch));
+      if (result.status != HIPACM_SUCCESS)
+        throw std::runtime_error("warm-up compile failed: " + result.error_message);
+    }
+  const auto start = Clock::now();
+  for (const auto& k : set) {
+    const auto result = backend::compile_with_hiprtc(to_backend_request(k, arch));
+    if (result.status == HIPACM_SUCCESS) {
+      ++run.ok;
+    } else if (run.failed++ == 0) {
+      run.error = k.file + ": " + result.error_message + "\n" + result.log.substr(0, 800);
     }
   }
   run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -102,11 +143,14 @@ VariantRun run_hipacm(const std::vector<SetKernel>& set, const std::string& arch
 
 }  // namespace
 
+bool is_amd_arch(const std::string& arch) { return arch.rfind("gfx", 0) == 0; }
+
 VariantRun run_variant(const std::string& variant, const std::vector<SetKernel>& set,
                        const std::string& arch, unsigned threads, const std::string& cache_dir) {
   VariantRun run;
   if (variant == "a" || variant == "a-warm") {
-    run = run_serial_nvrtc(set, arch, variant == "a-warm");
+    run = is_amd_arch(arch) ? run_serial_hiprtc(set, arch, variant == "a-warm")
+                            : run_serial_nvrtc(set, arch, variant == "a-warm");
   } else if (variant == "d") {
     run = run_hipacm(set, arch, hipacm::Isolation::InProcess, threads, "");
   } else if (variant == "e") {

@@ -25,9 +25,12 @@ struct VariantRun {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(VariantRun, seconds, ok, failed, from_cache, host_peak_kib,
                                    worker_peak_kib, workers_total_kib, workers_seen, error)
 
-/// Variant names: "a" (serial NVRTC), "a-warm" (the same after one untimed compile),
-/// "d" (hipacm in-process), "e" (hipacm worker processes), "e-warm" (e after an untimed mode
-/// that started and initialized the workers), "cache" (e with a read-write cache in
+/// True for an AMD target ("gfx90a", "gfx90a:xnack-"): the serial rows then compile with hipRTC.
+bool is_amd_arch(const std::string& arch);
+
+/// Variant names: "a" (serial NVRTC, or serial hipRTC for an AMD arch), "a-warm" (the same after
+/// one untimed compile), "d" (hipacm in-process), "e" (hipacm worker processes), "e-warm" (e after
+/// an untimed mode that started and initialized the workers), "cache" (e with a read-write cache in
 /// `cache_dir`). `threads` is the pool size.
 VariantRun run_variant(const std::string& variant, const std::vector<SetKernel>& set,
                        const std::string& arch, unsigned threads, const std::string& cache_dir);

@@ -1,15 +1,24 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# run.sh - the whole NVIDIA device suite in one command on a GPU machine: environment report,
-# example-kernel GPU checks, C++ and Python compile benchmarks, and the Triton slot-bug demo.
+# run.sh - the whole device suite in one command on a GPU machine: environment report,
+# example-kernel GPU checks, C++ compile benchmarks for NVIDIA (NVRTC, sm_90) and AMD (hipRTC,
+# gfx90a, on the CPU cores), Python compile benchmarks, and the Triton slot-bug demo.
 # Needs .device-bundle/ (made by scripts/device-bundle.sh on the build machine). Every stage runs
 # under timeout(1), logs into $OUT, and a failing stage does not stop the next one.
+#
+# Environment: OUT (./device-out); HIPACM_DEVICE_BUDGET_S, the whole run (540 s);
+# HIPACM_DEVICE_STAGES, the stages to run, comma-separated, of checks, nvidia, amd, python and
+# demo (default: all; the environment report always runs); HIPACM_DEVICE_AMD_ROUNDS (2) and
+# HIPACM_DEVICE_AMD_ARGS (more hipacm-nvidia-bench options, e.g. "--skip a-warm,d16").
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$(pwd)
 OUT=${OUT:-$ROOT/device-out}
 BUNDLE=$ROOT/.device-bundle
-TOTAL_BUDGET_S=${HIPACM_DEVICE_BUDGET_S:-500}  # the whole run; each stage gets at most what is left
+TOTAL_BUDGET_S=${HIPACM_DEVICE_BUDGET_S:-540}  # the whole run; each stage gets at most what is left
+STAGES=,${HIPACM_DEVICE_STAGES:-checks,nvidia,amd,python,demo},
+AMD_ROUNDS=${HIPACM_DEVICE_AMD_ROUNDS:-2}
+AMD_ARGS=${HIPACM_DEVICE_AMD_ARGS:-}
 mkdir -p "$OUT"
 SUMMARY=$OUT/summary.txt
 WORK=$(mktemp -d /tmp/hipacm-device.XXXXXX)
@@ -18,6 +27,14 @@ STARTED=$(date +%s)
 : > "$SUMMARY"
 
 note() { echo "$*" | tee -a "$SUMMARY"; }
+wanted() { [[ $STAGES == *,$1,* ]]; }
+for name in ${STAGES//,/ }; do
+  case $name in
+    checks|nvidia|amd|python|demo) ;;
+    *) echo "run.sh: unknown stage '$name' in HIPACM_DEVICE_STAGES (checks, nvidia, amd, python, demo)" >&2
+       exit 2 ;;
+  esac
+done
 remaining() { echo $(( TOTAL_BUDGET_S - ($(date +%s) - STARTED) )); }
 
 # stage NAME LIMIT_S LOGFILE COMMAND...: runs COMMAND under timeout with min(LIMIT, time left),
@@ -49,7 +66,7 @@ stage() {
   return 0
 }
 
-note "hipacm device suite, $(date -u +%FT%TZ), host $(hostname)"
+note "hipacm device suite, $(date -u +%FT%TZ), host $(hostname), stages ${STAGES:1:-1}"
 if [[ ! -x $BUNDLE/hipacm-device-check || ! -f $BUNDLE/libhipacm.so.1 ]]; then
   note "FAIL     .device-bundle is missing or incomplete: run 'bash scripts/device-bundle.sh' on the"
   note "         build machine and carry .device-bundle to this one."
@@ -129,33 +146,73 @@ PY
 }
 export -f environment_report
 
+# -- AMD: the bundle's ROCm hipRTC runtime (xz-compressed, scripts/device-bundle.sh) unpacked into
+#    $WORK/rocm, first on the loader's path of our binaries and named by HIPACM_HIPRTC_LIBRARY.
+#    hipRTC needs no GPU for an explicit arch: gfx90a compiles run on this machine's CPU cores.
+amd_bench() {
+  local t0=$SECONDS hiprtc rc
+  hiprtc=$(bash tests/device/unpack-rocm.sh "$BUNDLE/rocm" "$WORK/rocm")
+  rc=$?
+  (( rc == 0 )) || return "$rc"
+  echo "unpacked the ROCm runtime ($(du -sm "$WORK/rocm" | cut -f1) MiB) in $((SECONDS - t0)) s: $hiprtc"
+  local ld=$BUNDLE:$WORK/rocm:$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  if env LD_LIBRARY_PATH="$ld" ldd "$hiprtc" "$WORK/rocm/libamd_comgr.so.2" | grep "not found"; then
+    echo "a library of the ROCm runtime is missing"
+    return 1
+  fi
+  # shellcheck disable=SC2086  # AMD_ARGS: options, split on purpose
+  env LD_LIBRARY_PATH="$ld" HIPACM_HIPRTC_LIBRARY="$hiprtc" "$BUNDLE/hipacm-nvidia-bench" \
+    --set "$SET" --arch gfx90a --rounds "$AMD_ROUNDS" --threads 16 --scaling 1,2,4,8,16 \
+    --timeout 60 --budget 170 --json "$OUT/bench-amd.json" $AMD_ARGS
+}
+SET=$WORK/kernel-set
+export SET OUT LIBDIR AMD_ROUNDS AMD_ARGS
+export -f amd_bench
+
 stage "environment" 60 env.log bash -c environment_report
 
-stage "device checks (worker processes)" 120 device-tests.log \
-  env LD_LIBRARY_PATH="$HIPACM_LD" "$BUNDLE/hipacm-device-check" --kernels examples/kernels --arch sm_90 --isolation process
-stage "device checks (in-process)" 90 device-tests.log \
-  env LD_LIBRARY_PATH="$HIPACM_LD" "$BUNDLE/hipacm-device-check" --kernels examples/kernels --arch sm_90 --isolation in-process
+if wanted checks; then
+  stage "device checks (worker processes)" 120 device-tests.log \
+    env LD_LIBRARY_PATH="$HIPACM_LD" "$BUNDLE/hipacm-device-check" --kernels examples/kernels --arch sm_90 --isolation process
+  stage "device checks (in-process)" 90 device-tests.log \
+    env LD_LIBRARY_PATH="$HIPACM_LD" "$BUNDLE/hipacm-device-check" --kernels examples/kernels --arch sm_90 --isolation in-process
+fi
 
-SET=$WORK/kernel-set
-stage "generate the 64-kernel set" 30 bench.log \
-  env LD_LIBRARY_PATH="$HIPACM_LD" "$BUNDLE/hipacm-nvidia-bench" --generate "$SET" --examples examples/kernels --count 64
-stage "C++ bench (a, d, e1..e16, cache)" 260 bench.log \
-  env LD_LIBRARY_PATH="$HIPACM_LD" "$BUNDLE/hipacm-nvidia-bench" --set "$SET" --arch sm_90 --rounds 3 --threads 16 \
-  --scaling 1,2,4,8,16 --timeout 60 --budget 170 --json "$OUT/bench.json"
-stage "Python bench (Triton b, CuPy c)" 170 python-bench.log \
-  python3 bench/nvidia/python_bench.py --set "$SET" --arch sm_90 --threads 16 --rounds 3 \
-  --cupy-rounds 2 --timeout 60 --baseline "$OUT/bench.json" --json "$OUT/python-bench.json"
-stage "Triton slot-bug demo" 90 demo.log \
-  env LD_LIBRARY_PATH="$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" python3 examples/triton_slot_bug/demo.py --arch sm_90
+if wanted nvidia || wanted amd || wanted python; then
+  stage "generate the 64-kernel set" 30 bench.log \
+    env LD_LIBRARY_PATH="$HIPACM_LD" "$BUNDLE/hipacm-nvidia-bench" --generate "$SET" --examples examples/kernels --count 64
+fi
+if wanted nvidia; then
+  stage "C++ bench sm_90 (a, d, e1..e16, cache)" 150 bench.log \
+    env LD_LIBRARY_PATH="$HIPACM_LD" "$BUNDLE/hipacm-nvidia-bench" --set "$SET" --arch sm_90 --rounds 3 --threads 16 \
+    --scaling 1,2,4,8,16 --timeout 60 --budget 110 --json "$OUT/bench.json"
+fi
+if wanted amd; then
+  stage "C++ bench gfx90a (hipRTC on the CPU)" 210 amd-bench.log bash -c amd_bench
+fi
+if wanted python; then
+  stage "Python bench (Triton b, CuPy c)" 150 python-bench.log \
+    python3 bench/nvidia/python_bench.py --set "$SET" --arch sm_90 --threads 16 --rounds 3 \
+    --cupy-rounds 2 --timeout 60 --baseline "$OUT/bench.json" --json "$OUT/python-bench.json"
+fi
+if wanted demo; then
+  stage "Triton slot-bug demo" 60 demo.log \
+    env LD_LIBRARY_PATH="$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" python3 examples/triton_slot_bug/demo.py --arch sm_90
+fi
 
 {
   echo
   echo "--- device checks"
   grep -E "^(GPU:|FAIL|[0-9]+ passed)" "$OUT/device-tests.log" 2>/dev/null | head -40
-  echo "--- benchmark (C++ and Python rows; vs_a = serial NVRTC median / row median)"
+  echo "--- benchmark sm_90 (C++ and Python rows; vs_a = serial NVRTC median / row median)"
   sed -n '/^variant /,/^(median_s/p' "$OUT/python-bench.log" 2>/dev/null | head -30
   grep -q "^variant " "$OUT/python-bench.log" 2>/dev/null ||
     sed -n '/^variant /,/^(median_s/p' "$OUT/bench.log" 2>/dev/null | head -30
+  echo "--- benchmark gfx90a (hipRTC on the CPU cores; vs_a = serial hipRTC median / row median)"
+  grep -E "^(hipacm-nvidia-bench:|hipacm backend:|unpacked the ROCm|unpack-rocm:|a library of the ROCm)" \
+    "$OUT/amd-bench.log" 2>/dev/null
+  sed -n '/^variant /,/^(median_s/p' "$OUT/amd-bench.log" 2>/dev/null | head -30
+  grep -E "^(first error of|note: stopped early)" "$OUT/amd-bench.log" 2>/dev/null | head -5
   echo "--- demo"
   grep -E "Triton slot bug|hipacm_active_mode|2nd mode|summary" "$OUT/demo.log" 2>/dev/null
   echo "--- total $(( $(date +%s) - STARTED )) s"
