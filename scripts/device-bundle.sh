@@ -35,7 +35,7 @@ rm -rf "$BUNDLE"
 mkdir -p "$BUNDLE/deps"
 # libhipacm looks for hipacm-worker beside itself: keep them in one directory.
 cp -L "$BUILD_DIR/libhipacm.so.1" "$BUNDLE/libhipacm.so.1" || die "no libhipacm.so.1"
-for exe in hipacm-worker hipacm-device-check hipacm-nvidia-bench; do
+for exe in hipacm hipacm-worker hipacm-device-check hipacm-nvidia-bench; do
   cp "$BUILD_DIR/$exe" "$BUNDLE/$exe" || die "no $exe in $BUILD_DIR"
 done
 strip --strip-unneeded "$BUNDLE"/libhipacm.so.1 "$BUNDLE"/hipacm-* 2>/dev/null || true

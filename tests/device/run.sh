@@ -7,16 +7,17 @@
 # under timeout(1), logs into $OUT, and a failing stage does not stop the next one.
 #
 # Environment: OUT (./device-out); HIPACM_DEVICE_BUDGET_S, the whole run (540 s);
-# HIPACM_DEVICE_STAGES, the stages to run, comma-separated, of checks, nvidia, amd, python and
-# demo (default: all; the environment report always runs); HIPACM_DEVICE_AMD_ROUNDS (2) and
-# HIPACM_DEVICE_AMD_ARGS (more hipacm-nvidia-bench options, e.g. "--skip a-warm,d16").
+# HIPACM_DEVICE_STAGES, the stages to run, comma-separated, of checks, nvidia, amd, python, node
+# and demo (default: all; the environment report always runs); HIPACM_DEVICE_AMD_ROUNDS (2) and
+# HIPACM_DEVICE_AMD_ARGS (more hipacm-nvidia-bench options, e.g. "--skip a-warm,d16");
+# HIPACM_DEVICE_NODE_RUNS (8) and HIPACM_DEVICE_NODE_ROUNDS (2) for the node stage.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$(pwd)
 OUT=${OUT:-$ROOT/device-out}
 BUNDLE=$ROOT/.device-bundle
 TOTAL_BUDGET_S=${HIPACM_DEVICE_BUDGET_S:-540}  # the whole run; each stage gets at most what is left
-STAGES=,${HIPACM_DEVICE_STAGES:-checks,nvidia,amd,python,demo},
+STAGES=,${HIPACM_DEVICE_STAGES:-checks,nvidia,amd,python,node,demo},
 AMD_ROUNDS=${HIPACM_DEVICE_AMD_ROUNDS:-2}
 AMD_ARGS=${HIPACM_DEVICE_AMD_ARGS:-}
 mkdir -p "$OUT"
@@ -30,8 +31,8 @@ note() { echo "$*" | tee -a "$SUMMARY"; }
 wanted() { [[ $STAGES == *,$1,* ]]; }
 for name in ${STAGES//,/ }; do
   case $name in
-    checks|nvidia|amd|python|demo) ;;
-    *) echo "run.sh: unknown stage '$name' in HIPACM_DEVICE_STAGES (checks, nvidia, amd, python, demo)" >&2
+    checks|nvidia|amd|python|node|demo) ;;
+    *) echo "run.sh: unknown stage '$name' in HIPACM_DEVICE_STAGES (checks, nvidia, amd, python, node, demo)" >&2
        exit 2 ;;
   esac
 done
@@ -165,9 +166,28 @@ amd_bench() {
     --set "$SET" --arch gfx90a --rounds "$AMD_ROUNDS" --threads 16 --scaling 1,2,4,8,16 \
     --timeout 60 --budget 170 --json "$OUT/bench-amd.json" $AMD_ARGS
 }
+# Node scale: NODE_RUNS `hipacm warmup` processes of the same 64 kernels into one cache at once,
+# against one alone (bench/shared_cache_bench.sh): compiles between them, wall ratio, and the most
+# workers that compiled at once under the machine-wide budget. sm_90, then gfx90a when the ROCm
+# runtime is unpacked (the amd stage does that).
+node_bench() {
+  local arch=$1 ld=$HIPACM_LD
+  if [[ $arch == gfx* ]]; then
+    local rc
+    HIPACM_HIPRTC_LIBRARY=$(bash tests/device/unpack-rocm.sh "$BUNDLE/rocm" "$WORK/rocm-node")
+    rc=$?
+    (( rc == 0 )) || return "$rc"
+    export HIPACM_HIPRTC_LIBRARY
+    ld=$BUNDLE:$WORK/rocm-node:$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  fi
+  env LD_LIBRARY_PATH="$ld" COUNT=64 RUNS="$NODE_RUNS" ROUNDS="$NODE_ROUNDS" ARCH="$arch" \
+    bash bench/shared_cache_bench.sh "$BUNDLE"
+}
+NODE_RUNS=${HIPACM_DEVICE_NODE_RUNS:-8}
+NODE_ROUNDS=${HIPACM_DEVICE_NODE_ROUNDS:-2}
 SET=$WORK/kernel-set
-export SET OUT LIBDIR AMD_ROUNDS AMD_ARGS
-export -f amd_bench
+export SET OUT LIBDIR AMD_ROUNDS AMD_ARGS NODE_RUNS NODE_ROUNDS
+export -f amd_bench node_bench
 
 stage "environment" 60 env.log bash -c environment_report
 
@@ -195,6 +215,10 @@ if wanted python; then
     python3 bench/nvidia/python_bench.py --set "$SET" --arch sm_90 --threads 16 --rounds 3 \
     --cupy-rounds 2 --timeout 60 --baseline "$OUT/bench.json" --json "$OUT/python-bench.json"
 fi
+if wanted node; then
+  stage "node: $NODE_RUNS warmups of 64 kernels, sm_90" 90 node-bench.log bash -c "node_bench sm_90"
+  stage "node: $NODE_RUNS warmups of 64 kernels, gfx90a" 150 node-bench.log bash -c "node_bench gfx90a"
+fi
 if wanted demo; then
   stage "Triton slot-bug demo" 60 demo.log \
     env LD_LIBRARY_PATH="$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" python3 examples/triton_slot_bug/demo.py --arch sm_90
@@ -213,6 +237,8 @@ fi
     "$OUT/amd-bench.log" 2>/dev/null
   sed -n '/^variant /,/^(median_s/p' "$OUT/amd-bench.log" 2>/dev/null | head -30
   grep -E "^(first error of|note: stopped early)" "$OUT/amd-bench.log" 2>/dev/null | head -5
+  echo "--- node scale (bench/shared_cache_bench.sh)"
+  grep -E "^(round|median)" "$OUT/node-bench.log" 2>/dev/null
   echo "--- demo"
   grep -E "Triton slot bug|hipacm_active_mode|2nd mode|summary" "$OUT/demo.log" 2>/dev/null
   echo "--- total $(( $(date +%s) - STARTED )) s"
