@@ -469,6 +469,13 @@ int run_cluster_warmup(const WarmupJob& job) {
     fmt::print(stderr, "hipacm: error: {}\n", printable(e.what()));
     std::fflush(stderr);
     return kExitFailures;
+  } catch (const std::exception& e) {
+    // The other ranks wait in a collective that this rank will never join: only an abort ends
+    // them, through the launcher, which then stops the job.
+    const bool input = dynamic_cast<const InputError*>(&e) != nullptr;
+    fmt::print(stderr, "hipacm: error: rank {}: {}\n", cluster.rank(), printable(e.what()));
+    std::fflush(stderr);
+    cluster.abort_job(input ? kExitUsage : kExitFailures);
   }
 }
 
