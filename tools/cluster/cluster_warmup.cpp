@@ -14,6 +14,7 @@
 
 #include "plugin/cache/cache_admin.h"
 #include "plugin/cache/store/location.h"
+#include "support/environment.h"
 #include "tools/cluster/cluster_messages.h"
 #include "tools/cluster/job_report.h"
 #include "tools/cluster/mpi_comm.h"
@@ -38,8 +39,8 @@ double seconds_since(Clock::time_point start) {
 
 // Tests stop one rank in the middle of its compiles, as a crash or an out-of-memory kill would.
 bool dies_here(int rank) {
-  const char* value = std::getenv("HIPACM_MPI_TEST_DIE_RANK");
-  return value != nullptr && *value != '\0' && std::atoi(value) == rank;
+  const std::optional<std::string> value = backend::environment_value("HIPACM_MPI_TEST_DIE_RANK");
+  return value && *value == std::to_string(rank);
 }
 
 Bytes u64_bytes(std::uint64_t a, std::uint64_t b) {

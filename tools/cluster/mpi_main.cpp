@@ -4,8 +4,10 @@
 
 #include <cstdlib>
 #include <exception>
+#include <optional>
 #include <string>
 
+#include "support/environment.h"
 #include "tools/cluster/cluster_warmup.h"
 #include "tools/cluster/mpi_comm.h"
 #include "tools/common/commands.h"
@@ -18,8 +20,9 @@ int main(int argc, char** argv) {
     MpiSession session(&argc, &argv);
     // One cache per rank when several share a machine: HIPACM_CACHE_DIR may hold %r as
     // --cache-dir may, and is made this rank's before anything reads it.
-    if (const char* dir = std::getenv("HIPACM_CACHE_DIR"))
-      ::setenv("HIPACM_CACHE_DIR", with_rank(dir, session.rank()).c_str(), 1);
+    if (const std::optional<std::string> dir =
+            hipacm::backend::environment_value("HIPACM_CACHE_DIR"))
+      ::setenv("HIPACM_CACHE_DIR", with_rank(*dir, session.rank()).c_str(), 1);
     ClusterRunner cluster;
     cluster.rank = session.rank();
     cluster.run = &run_cluster_warmup;
