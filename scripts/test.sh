@@ -79,7 +79,10 @@ fi
 echo "=== hipacm: fuzzing every decoder of untrusted bytes (60 s a target) ==="
 bash scripts/fuzz.sh "${HIPACM_FUZZ_SECONDS:-60}"
 
-CTEST_ARGS="" run_config asan -DCMAKE_BUILD_TYPE=Debug -DHIPACM_SANITIZE=address -DHIPACM_WERROR=ON
+# Not the mpi label: Open MPI's libraries and the daemons its launcher starts are not built with
+# ASan and keep process-lifetime allocations that LeakSanitizer would report in every rank; the
+# MPI code's decoders are fuzzed instead (fuzz_cluster_message) and run in the release tests.
+CTEST_ARGS="-LE mpi" run_config asan -DCMAKE_BUILD_TYPE=Debug -DHIPACM_SANITIZE=address -DHIPACM_WERROR=ON
 # TSan runs the concurrency suites: the core and the worker pool.
 CTEST_ARGS="-L concurrency" run_config tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHIPACM_SANITIZE=thread -DHIPACM_WERROR=ON
 echo "=== hipacm: all test configurations passed ==="

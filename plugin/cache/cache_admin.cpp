@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <tuple>
+#include <utility>
 
 #include "hip_backend/codeobject/amdgpu_target.h"
 #include "plugin/cache/integrity.h"
@@ -317,22 +318,32 @@ ImportReport CacheAdmin::import_from(const std::string& file) {
   }
   ImportReport report;
   source->for_each([&](CacheEntry&& entry) {
+    std::string key = entry.info.key;
     std::string why;
-    if (!validate_entry(entry, "", &why)) {
-      report.rejected.push_back({entry.info.key, why});
-      return;
+    switch (import_entry(std::move(entry), "", &why)) {
+      case Imported::kAccepted:
+        ++report.accepted;
+        break;
+      case Imported::kDuplicate:
+        ++report.duplicates;
+        break;
+      case Imported::kRejected:
+        report.rejected.push_back({std::move(key), why});
+        break;
     }
-    if (auto existing = store_->find(entry.info.key);
-        existing && existing->checksum == entry.checksum) {
-      ++report.duplicates;
-      return;
-    }
-    entry.info.last_used_us = now_us();
-    entry.info.hits = 0;
-    store_->put(entry);
-    ++report.accepted;
   });
   return report;
+}
+
+CacheAdmin::Imported CacheAdmin::import_entry(CacheEntry entry, const std::string& expected_arch,
+                                              std::string* reason) {
+  if (!validate_entry(entry, expected_arch, reason)) return Imported::kRejected;
+  const std::optional<CacheEntry> existing = store_->find(entry.info.key);
+  if (existing.has_value() && existing->checksum == entry.checksum) return Imported::kDuplicate;
+  entry.info.last_used_us = now_us();
+  entry.info.hits = 0;
+  store_->put(entry);
+  return Imported::kAccepted;
 }
 
 std::optional<CacheEntry> CacheAdmin::lookup(const std::string& key) {

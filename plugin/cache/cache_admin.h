@@ -121,6 +121,12 @@ class CacheAdmin {
   /// Merges an exported file; every entry is validated first and rejected
   /// entries are reported, never stored.
   ImportReport import_from(const std::string& file);
+  /// Stores one entry from elsewhere (an import file, another machine) as import_from does:
+  /// validated first (for `expected_arch` too, unless it is empty), never stored when it fails,
+  /// left alone when the same checksum is already there, otherwise written in one transaction.
+  /// Returns what became of it; a rejected one gets *reason.
+  enum class Imported { kAccepted, kDuplicate, kRejected };
+  Imported import_entry(CacheEntry entry, const std::string& expected_arch, std::string* reason);
   /// The whole entry for a key (for `inspect`), or nullopt.
   std::optional<CacheEntry> lookup(const std::string& key);
 

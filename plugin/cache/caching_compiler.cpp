@@ -349,4 +349,11 @@ void CachingCompiler::store(const Keyed& keyed, const backend::CompileRequest& r
   }
 }
 
+std::optional<std::string> CachingCompiler::cache_key_of(
+    const backend::CompileRequest& request) noexcept {
+  std::optional<Keyed> keyed = key_for(request);
+  if (!keyed) return std::nullopt;
+  return std::move(keyed->key);
+}
+
 }  // namespace hipacm::cache

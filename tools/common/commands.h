@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace hipacm::cli {
 
@@ -17,7 +18,11 @@ struct AppContext {
   int exit_code = 0;
   bool quiet = false;    ///< -q, given anywhere: results and errors only, no progress or hints
   bool verbose = false;  ///< -v, given anywhere: more detail, and the library's info log
+  /// The command line as given, for a command that hands the run to another executable.
+  std::vector<std::string> arguments;
 };
+
+struct ClusterRunner;
 
 /// The end of a command's help: its examples, one a line, and what its exit statuses mean.
 inline std::string examples_footer(std::initializer_list<const char*> examples,
@@ -36,8 +41,13 @@ inline void finish_command(CLI::App* command, AppContext& context, std::function
 }
 
 /// `hipacm warmup PATHS... --arch A[,B]`: compiles kernels through modes
-/// (warmup/warmup_command.cpp).
-void add_warmup_command(CLI::App& app, AppContext& context);
+/// (warmup/warmup_command.cpp). With `cluster` (the MPI helper's), `--mpi` runs through it;
+/// without, `--mpi` hands the whole command line to the helper.
+void add_warmup_command(CLI::App& app, AppContext& context, const ClusterRunner* cluster = nullptr);
+
+/// The tool's main: parses the command line, runs the command, returns the exit status. The
+/// plain tool and the MPI helper differ only in `cluster`.
+int run_tool(int argc, char** argv, const ClusterRunner* cluster);
 
 /// `hipacm inspect FILE`: kernels, arch and machine of a code object (inspect/inspect_command.cpp).
 void add_inspect_command(CLI::App& app, AppContext& context);

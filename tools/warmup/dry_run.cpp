@@ -38,11 +38,13 @@ std::vector<DryRunEntry> dry_run(const std::vector<KernelInput>& inputs,
         cache::resolve_cache_settings(HIPACM_CACHE_READ, settings.cache_dir),
         std::make_shared<NeverCompiles>());
   }
+  // The cache's own wrapper, for the keys (none where the policy turned the cache off).
+  auto* caching = dynamic_cast<cache::CachingCompiler*>(lookup.get());
   std::vector<DryRunEntry> entries;
   for (const std::string& arch : settings.archs) {
     for (const KernelInput& input : inputs) {
       if (!input.compiles_for(arch)) continue;
-      DryRunEntry entry{&input, arch, false};
+      DryRunEntry entry{&input, arch, false, {}};
       if (lookup) {
         backend::CompileRequest request;
         request.source = input.source;
@@ -53,6 +55,7 @@ std::vector<DryRunEntry> dry_run(const std::vector<KernelInput>& inputs,
         request.arch = arch;
         backend::CompileResult ready;
         entry.cached = lookup->try_ready(request, &ready);
+        if (caching) entry.key = caching->cache_key_of(request).value_or("");
       }
       entries.push_back(entry);
     }

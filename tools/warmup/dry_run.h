@@ -18,6 +18,7 @@ struct DryRunEntry {
   const KernelInput* input = nullptr;
   std::string arch;
   bool cached = false;  ///< a valid entry for it is in the cache now
+  std::string key;      ///< its key in the cache; "" when it is not cached at all
 };
 
 /// Looks every kernel up for every arch (arch-major, inputs in order) in the cache the run would

@@ -118,6 +118,7 @@ void Progress::update(std::size_t done, std::size_t failed, const std::string& l
   done_ = std::min(done, total_);
   failed_ = failed;
   label_ = label;
+  if (listener_) listener_(done_, failed_);
   if (look_.style == ProgressStyle::kNone) return;
   const auto now = Clock::now();
   // A bar also ticks while nothing finishes, so its elapsed time and ETA stay live.

@@ -5,7 +5,9 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdio>
+#include <functional>
 #include <string>
+#include <utility>
 
 namespace hipacm::cli {
 
@@ -35,6 +37,11 @@ class Progress {
   void update(std::size_t done, std::size_t failed, const std::string& label);
   /// The final state, always drawn; ends the bar's line.
   void finish();
+  /// Called with every update's counts, drawn or not: a distributed run forwards this run's
+  /// counts to the rank that draws the whole job's.
+  void set_listener(std::function<void(std::size_t done, std::size_t failed)> listener) {
+    listener_ = std::move(listener);
+  }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -53,6 +60,7 @@ class Progress {
   std::size_t last_drawn_done_ = static_cast<std::size_t>(-1);
   std::size_t last_bar_chars_ = 0;
   bool finished_ = false;
+  std::function<void(std::size_t, std::size_t)> listener_;
 };
 
 }  // namespace hipacm::cli

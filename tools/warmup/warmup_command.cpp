@@ -3,19 +3,28 @@
 #include <fmt/core.h>
 #include <hipacm/hipacm.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "tools/common/commands.h"
 #include "tools/common/exit_codes.h"
 #include "tools/common/json_output.h"
 #include "tools/common/option_checks.h"
+#include "tools/common/terminal_text.h"
 #include "tools/input/kernel_input.h"
 #include "tools/input/run_options.h"
 #include "tools/warmup/code_object_files.h"
 #include "tools/warmup/dry_run.h"
 #include "tools/warmup/progress.h"
+#include "tools/warmup/warmup_job.h"
 #include "tools/warmup/warmup_report.h"
 #include "tools/warmup/warmup_run.h"
 
@@ -47,7 +56,35 @@ struct WarmupOptions {
   bool quiet = false;
   bool verbose = false;
   std::size_t log_lines = 10;
+  bool mpi = false;
+  std::string gather_to_root;
+  std::string costs_file;
 };
+
+constexpr const char* kMpiHelper = "hipacm-mpi";
+
+// The plain tool never links MPI (a machine without Open MPI must still run it), so `--mpi`
+// becomes the MPI helper installed beside it, given the same command line. exec keeps the
+// process, and with it what the launcher set up for this rank.
+[[noreturn]] void hand_to_mpi_helper(const std::vector<std::string>& arguments) {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const std::filesystem::path helper = self.parent_path() / kMpiHelper;
+  if (ec || ::access(helper.c_str(), X_OK) != 0)
+    throw InputError(fmt::format(
+        "--mpi needs {}, which this build of hipacm does not have (it is built when Open MPI is "
+        "found, with -DHIPACM_WITH_MPI=ON; install openmpi-bin and libopenmpi-dev)",
+        kMpiHelper));
+  std::vector<std::string> args = arguments;
+  args.at(0) = helper.string();
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  std::fflush(nullptr);
+  ::execv(helper.c_str(), argv.data());
+  throw std::runtime_error(
+      fmt::format("cannot run {}: {}", printable(helper.string()), std::strerror(errno)));
+}
 
 // --arch compiles every input for the archs it names, recorded requests included. Without it, a
 // recorded request compiles for the arch it was recorded with, and every other input for
@@ -88,11 +125,15 @@ WarmupResult run_serial(const std::vector<KernelInput>& inputs, const WarmupSett
   return run_warmup(inputs, serial, progress);
 }
 
-int run(const WarmupOptions& options) {
+int run(const WarmupOptions& options, const AppContext& context, const ClusterRunner* cluster) {
+  if (options.mpi && cluster == nullptr) hand_to_mpi_helper(context.arguments);
+  if (!options.mpi && (!options.gather_to_root.empty() || !options.costs_file.empty()))
+    throw InputError("--gather-to-root and --costs belong to a distributed run: add --mpi");
   WarmupSettings settings;
   settings.jobs = options.jobs;
   settings.timeout_ms = timeout_ms_from_seconds(options.timeout_seconds);
-  settings.cache_dir = options.cache_dir;
+  settings.cache_dir =
+      options.mpi ? with_rank(options.cache_dir, cluster->rank) : options.cache_dir;
   settings.no_cache = options.no_cache;
   settings.cache_failures = options.cache_failures;
 
@@ -105,6 +146,21 @@ int run(const WarmupOptions& options) {
   settings.archs = resolve_archs(options, inputs);
   check_request_names(inputs);
   check_archs(settings);
+
+  if (options.mpi) {
+    WarmupJob job;
+    job.inputs = &inputs;
+    job.settings = settings;
+    job.common_options = input_settings.common_options;
+    job.json_target = options.json_target;
+    job.gather_to_root = options.gather_to_root;
+    job.costs_file = options.costs_file;
+    job.quiet = options.quiet;
+    job.verbose = options.verbose;
+    job.keep_going = options.keep_going;
+    job.log_lines = options.log_lines;
+    return cluster->run(job);
+  }
 
   // With the JSON report on stdout, the human-readable text goes to stderr.
   std::FILE* text = options.json_target == "-" ? stderr : stdout;
@@ -144,7 +200,20 @@ CLI::Option* one_value_each(CLI::Option* option) { return option->allow_extra_ar
 
 }  // namespace
 
-void add_warmup_command(CLI::App& app, AppContext& context) {
+std::string with_rank(const std::string& dir, int rank) {
+  std::string out;
+  for (std::size_t i = 0; i < dir.size(); ++i) {
+    if (dir[i] == '%' && i + 1 < dir.size() && (dir[i + 1] == 'r' || dir[i + 1] == '%')) {
+      out += dir[i + 1] == 'r' ? std::to_string(rank) : "%";
+      ++i;
+    } else {
+      out += dir[i];
+    }
+  }
+  return out;
+}
+
+void add_warmup_command(CLI::App& app, AppContext& context, const ClusterRunner* cluster) {
   auto options = std::make_shared<WarmupOptions>();
   CLI::App* warmup = app.add_subcommand(
       "warmup", "Compile kernels for one or more archs through hipacm (and fill its cache)");
@@ -197,6 +266,21 @@ void add_warmup_command(CLI::App& app, AppContext& context) {
                        "Also write each code object to DIR as <name>.<arch>.co");
   warmup->add_flag("-k,--keep-going", options->keep_going,
                    "Exit 0 even when some kernels failed (failures are still reported)");
+  CLI::Option* mpi = warmup->add_flag(
+      "--mpi", options->mpi,
+      "Run as one rank of an MPI job (mpirun/srun, the same arguments on every rank): the "
+      "kernels are shared out over the ranks and every rank's cache gets every code object. "
+      "In --cache-dir, %r stands for the rank");
+  mpi->excludes("--dry-run")
+      ->excludes("--compare-serial")
+      ->excludes(no_cache)
+      ->excludes("--output-dir");
+  add_non_empty_option(warmup, "--gather-to-root", options->gather_to_root,
+                       "With --mpi: send the code objects to rank 0 only, which writes them to "
+                       "FILE as an export file ('hipacm cache import' reads it)");
+  add_non_empty_option(warmup, "--costs", options->costs_file,
+                       "With --mpi: an earlier --json report, whose compile times weigh the "
+                       "kernels when they are shared out (else their source size does)");
   warmup->add_flag("-q,--quiet", options->quiet, "No progress output");
   warmup->add_flag("-v,--verbose", options->verbose, "One line per compiled kernel");
   warmup
@@ -205,13 +289,14 @@ void add_warmup_command(CLI::App& app, AppContext& context) {
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{0}, kMaxLogLines));
   finish_command(
-      warmup, context, [options] { return run(*options); },
+      warmup, context, [options, &context, cluster] { return run(*options, context, cluster); },
       {"hipacm warmup examples/kernels --arch gfx90a,gfx1030",
        "hipacm warmup kernels/ --ext .cpp,.cu -I include -D BLOCK=256 --arch gfx90a",
        "hipacm warmup kernels/ --arch gfx90a --dry-run",
        "hipacm warmup kernels/ --arch gfx90a --no-cache --compare-serial",
        "hipacm warmup examples/kernels/manifest.json --arch gfx90a --jobs 8 --json report.json",
-       "hipacm warmup kernels/ --arch gfx1030 --no-cache --keep-going --json - | jq .totals"},
+       "hipacm warmup kernels/ --arch gfx1030 --no-cache --keep-going --json - | jq .totals",
+       "srun hipacm warmup --mpi manifest.json --arch gfx90a --cache-dir /tmp/hipacm-cache"},
       "0 all compiled, 1 some failed (0 with --keep-going), 2 usage or input error,\n"
       "3 no compiler backend.");
 }

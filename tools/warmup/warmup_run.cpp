@@ -114,7 +114,7 @@ WarmupResult run_warmup(const std::vector<KernelInput>& inputs, const WarmupSett
   WarmupResult result;
   const auto started = Clock::now();
   const std::optional<std::uint64_t> cached_failures_before = cached_failures_so_far();
-  std::size_t done_before = 0, failed = 0;
+  std::size_t done_before = 0, failed = 0, item_index = 0;
   // Built once: every arch's mode gets the same requests.
   std::vector<hipacm::Request> requests;
   for (const KernelInput& input : inputs)
@@ -131,6 +131,8 @@ WarmupResult run_warmup(const std::vector<KernelInput>& inputs, const WarmupSett
     std::size_t for_this_arch = 0;
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       if (!inputs[i].compiles_for(arch)) continue;  // recorded for another arch
+      const std::size_t item = item_index++;
+      if (!settings.only_items.empty() && !settings.only_items.at(item)) continue;
       ++for_this_arch;
       outcomes[i].input = &inputs[i];
       outcomes[i].arch = arch;

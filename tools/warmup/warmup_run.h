@@ -22,6 +22,10 @@ struct WarmupSettings {
   std::string cache_dir;         ///< "" = the plugin's default resolution
   bool no_cache = false;         ///< HIPACM_CACHE_OFF
   bool cache_failures = false;   ///< hipacm_mode_config.cache_failures
+  /// Which compiles to run, by their place in compile order (arch-major, inputs in order, each
+  /// input only for the archs it compiles for); empty = all. A distributed run gives each rank
+  /// its share.
+  std::vector<bool> only_items;
 };
 
 /// The most compiles a mode runs at once: `jobs`, or one per core for 0 (as the plugin reads
@@ -62,7 +66,8 @@ void check_request_names(const std::vector<KernelInput>& inputs);
 /// Throws BackendUnavailable or InputError (unknown arch).
 void check_archs(const WarmupSettings& settings);
 
-/// How many compiles run_warmup() makes: every input for every arch it compiles for.
+/// How many compiles run_warmup() makes: every input for every arch it compiles for (all of
+/// them, whatever `only_items` selects).
 std::size_t compile_count(const std::vector<KernelInput>& inputs,
                           const std::vector<std::string>& archs);
 

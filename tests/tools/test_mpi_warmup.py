@@ -1,0 +1,226 @@
+# SPDX-License-Identifier: MIT
+# test_mpi_warmup.py - `hipacm warmup --mpi` under mpirun -np 3, each rank with its own cache.
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import CLI, EXAMPLES, base_env
+
+RANKS = 3
+MPIRUN = shutil.which("mpirun")
+HELPER = Path(CLI).with_name("hipacm-mpi") if CLI else None
+
+needs_mpi = pytest.mark.skipif(
+    MPIRUN is None or HELPER is None or not HELPER.exists(),
+    reason="needs mpirun and a build with hipacm-mpi (HIPACM_WITH_MPI)")
+
+
+def mpi_env(tmp_path, extra=None):
+    env = base_env(tmp_path / "unused-cache")
+    env.pop("HIPACM_CACHE_DIR", None)
+    # CI runs as root; three ranks on two cores.
+    env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+                "OMPI_MCA_rmaps_base_oversubscribe": "1"})
+    env.update(extra or {})
+    return env
+
+
+def mpirun(tmp_path, *args, env=None, timeout=600):
+    command = [MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", str(RANKS), CLI,
+               "warmup", "--mpi", *map(str, args)]
+    completed = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
+                               env=mpi_env(tmp_path, env), check=False)
+    return completed
+
+
+def kernels_dir(tmp_path, count=6):
+    """`count` distinct small kernels: the examples' own, each a file of its own."""
+    out = tmp_path / "kernels"
+    out.mkdir()
+    sources = sorted(p for p in EXAMPLES.glob("*.hip")
+                     if "#include" not in p.read_text())[:count]
+    assert len(sources) == count
+    for source in sources:
+        shutil.copy(source, out / source.name)
+    return out
+
+
+def cache_keys(cache):
+    db = cache / "kernels.sqlite3"
+    if not db.exists():
+        return set()
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        return {row[0] for row in conn.execute("SELECT key FROM entries")}
+
+
+def report_of(path):
+    return json.loads(Path(path).read_text())
+
+
+@needs_mpi
+def test_every_rank_cache_gets_every_kernel_compiled_once(tmp_path, backend_usable):
+    kernels = kernels_dir(tmp_path)
+    report = tmp_path / "report.json"
+    done = mpirun(tmp_path, kernels, "--arch", "gfx90a", "--jobs", "1", "--cache-dir",
+                  tmp_path / "cache-%r", "--json", report)
+    assert done.returncode == 0, done.stdout + done.stderr
+    data = report_of(report)
+    assert data["totals"]["kernels"] == 6
+    assert data["totals"]["compiled"] == 6
+    assert data["totals"]["failed"] == 0
+    rows = data["mpi"]["per_rank"]
+    assert [row["rank"] for row in rows] == [0, 1, 2]
+    assert sum(row["compiled"] for row in rows) == 6
+    assert all(row["compiled"] >= 1 for row in rows), rows
+    assert all(row["received"] == 6 - row["compiled"] for row in rows), rows
+    assert all(row["missing_after"] == 0 for row in rows)
+    assert data["mpi"]["incomplete_ranks"] == []
+    assert data["mpi"]["bytes_exchanged"] == sum(row["bytes_received"] for row in rows)
+    # Each compiled kernel goes to the two other ranks: one message per rank that lacks some.
+    assert sum(row["sent"] for row in rows) == 12
+    keys = [cache_keys(tmp_path / f"cache-{r}") for r in range(RANKS)]
+    assert len(keys[0]) == 6 and keys[0] == keys[1] == keys[2]
+    # Only rank 0 prints the job's table.
+    assert done.stdout.count("compiled") >= 1
+    assert "3 ranks;" in done.stdout
+
+
+@needs_mpi
+def test_cached_kernels_are_neither_compiled_nor_sent_again(tmp_path, backend_usable):
+    kernels = kernels_dir(tmp_path)
+    first = mpirun(tmp_path, kernels, "--arch", "gfx90a", "--jobs", "1", "--cache-dir",
+                   tmp_path / "cache-%r", "-q")
+    assert first.returncode == 0, first.stderr
+    # Rank 2's node lost its cache: it gets every kernel, from the others' caches.
+    shutil.rmtree(tmp_path / "cache-2")
+    report = tmp_path / "again.json"
+    again = mpirun(tmp_path, kernels, "--arch", "gfx90a", "--jobs", "1", "--cache-dir",
+                   tmp_path / "cache-%r", "--json", report, "-q")
+    assert again.returncode == 0, again.stderr
+    data = report_of(report)
+    assert data["totals"]["compiled"] == 0
+    assert data["totals"]["cache_hits"] == 6
+    rows = data["mpi"]["per_rank"]
+    assert rows[2]["received"] == 6 and rows[2]["served_from_cache"] == 0
+    assert rows[0]["received"] == 0 and rows[1]["received"] == 0
+    assert sum(row["sent"] for row in rows) == 6
+    assert len(cache_keys(tmp_path / "cache-2")) == 6
+    # Every cache complete: nothing moves at all.
+    report = tmp_path / "third.json"
+    third = mpirun(tmp_path, kernels, "--arch", "gfx90a", "--cache-dir", tmp_path / "cache-%r",
+                   "--json", report, "-q")
+    assert third.returncode == 0, third.stderr
+    data = report_of(report)
+    assert data["totals"]["compiled"] == 0
+    assert data["mpi"]["bytes_exchanged"] == 0
+    assert all(row["sent"] == 0 and row["received"] == 0 for row in data["mpi"]["per_rank"])
+
+
+@needs_mpi
+def test_gather_to_root_writes_an_export_file_that_imports(tmp_path, backend_usable, run):
+    kernels = kernels_dir(tmp_path)
+    export = tmp_path / "job.hipacm"
+    report = tmp_path / "report.json"
+    done = mpirun(tmp_path, kernels, "--arch", "gfx90a", "--jobs", "1", "--cache-dir",
+                  tmp_path / "cache-%r", "--gather-to-root", export, "--json", report, "-q")
+    assert done.returncode == 0, done.stdout + done.stderr
+    data = report_of(report)
+    assert data["totals"]["compiled"] == 6
+    rows = data["mpi"]["per_rank"]
+    # Only rank 0 receives; the others' caches keep what they compiled.
+    assert rows[1]["received"] == 0 and rows[2]["received"] == 0
+    assert rows[1]["messages_sent"] <= 1 and rows[2]["messages_sent"] <= 1
+    assert len(cache_keys(tmp_path / "cache-1")) == rows[1]["compiled"]
+    imported = run("cache", "import", export, "--db", tmp_path / "fresh", "--json")
+    assert imported.rc == 0, imported.err
+    result = imported.json()
+    assert result["accepted"] == 6 and result["rejected"] == []
+    # The file is never overwritten.
+    again = mpirun(tmp_path, kernels, "--arch", "gfx90a", "--cache-dir", tmp_path / "cache-%r",
+                   "--gather-to-root", export, "-q")
+    assert again.returncode != 0
+    assert "already exists" in again.stderr
+
+
+@needs_mpi
+def test_a_failing_kernel_is_reported_once_with_its_log(tmp_path, backend_usable, broken_kernel):
+    kernels = kernels_dir(tmp_path, count=4)
+    shutil.copy(broken_kernel, kernels / "broken.hip")
+    report = tmp_path / "report.json"
+    done = mpirun(tmp_path, kernels, "--arch", "gfx90a", "--jobs", "1", "--cache-dir",
+                  tmp_path / "cache-%r", "--json", report, "-q")
+    assert done.returncode != 0
+    out = done.stdout + done.stderr
+    assert out.count("broken.hip [gfx90a]: HIPACM_ERROR_COMPILATION") == 1, out
+    assert "undefined_name" in out
+    data = report_of(report)
+    assert data["totals"]["failed"] == 1 and data["totals"]["compiled"] == 4
+    failed = [k for k in data["kernels"] if k["status"] == "failed"]
+    assert len(failed) == 1 and "undefined_name" in failed[0]["log"]
+    assert data["mpi"]["incomplete_ranks"] == []
+    for r in range(RANKS):
+        assert len(cache_keys(tmp_path / f"cache-{r}")) == 4
+    # --keep-going: the same job exits 0.
+    kept = mpirun(tmp_path, kernels, "--arch", "gfx90a", "--cache-dir", tmp_path / "cache-%r",
+                  "--keep-going", "-q")
+    assert kept.returncode == 0, kept.stderr
+    assert (kept.stdout + kept.stderr).count("broken.hip [gfx90a]: HIPACM_ERROR_COMPILATION") == 1
+
+
+@needs_mpi
+def test_a_rank_that_dies_fails_the_job_naming_it(tmp_path, backend_usable):
+    kernels = kernels_dir(tmp_path)
+    done = mpirun(tmp_path, kernels, "--arch", "gfx90a", "--jobs", "1", "--cache-dir",
+                  tmp_path / "cache-%r", "-q", env={"HIPACM_MPI_TEST_DIE_RANK": "1"})
+    assert done.returncode != 0
+    assert "rank 1 of 3 stopped without finishing" in done.stderr, done.stderr
+    # Whatever each cache holds is whole: every entry passes verification.
+    for r in range(RANKS):
+        cache = tmp_path / f"cache-{r}"
+        if not (cache / "kernels.sqlite3").exists():
+            continue
+        verify = subprocess.run([CLI, "cache", "verify", "--db", str(cache), "--json"],
+                                capture_output=True, text=True, env=mpi_env(tmp_path),
+                                check=False)
+        assert verify.returncode == 0, verify.stdout + verify.stderr
+        assert json.loads(verify.stdout)["bad"] == []
+
+
+@needs_mpi
+def test_ranks_given_different_kernels_refuse_the_job(tmp_path, backend_usable):
+    kernels = kernels_dir(tmp_path, count=2)
+    # HIPACM_CACHE_DIR's %r gives each rank its own cache, as --cache-dir's does.
+    script = tmp_path / "differ.sh"
+    script.write_text('#!/bin/sh\nif [ "$OMPI_COMM_WORLD_RANK" = 2 ]; then\n'
+                      f'  exec "{CLI}" warmup --mpi "{kernels}" --arch gfx90a -D EXTRA=1 -q\n'
+                      f'fi\nexec "{CLI}" warmup --mpi "{kernels}" --arch gfx90a -q\n')
+    script.chmod(0o755)
+    done = subprocess.run([MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", "3",
+                           str(script)], capture_output=True, text=True, timeout=600,
+                          env=mpi_env(tmp_path, {"HIPACM_CACHE_DIR": str(tmp_path / "c%r")}),
+                          check=False)
+    assert done.returncode != 0
+    assert "was given other kernels" in done.stderr, done.stderr
+
+
+def test_without_mpi_support_the_option_is_a_usage_error(tmp_path, cli_path):
+    # The plain tool alone, without hipacm-mpi beside it, as a build without Open MPI has it.
+    lone = tmp_path / "bin" / "hipacm"
+    lone.parent.mkdir()
+    shutil.copy(cli_path, lone)
+    done = subprocess.run([str(lone), "warmup", "--mpi", str(EXAMPLES), "--arch", "gfx90a"],
+                          capture_output=True, text=True, env=base_env(tmp_path / "c"),
+                          check=False)
+    assert done.returncode == 2
+    assert "--mpi needs hipacm-mpi" in done.stderr
+
+
+def test_mpi_only_options_need_mpi(run):
+    done = run("warmup", EXAMPLES, "--arch", "gfx90a", "--gather-to-root", "x.db")
+    assert done.rc == 2
+    assert "add --mpi" in done.err

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: MIT
+// cluster_messages.cpp - CBOR messages between ranks, and their bounded, checked decoding.
+#include "tools/cluster/cluster_messages.h"
+
+#include <fmt/core.h>
+
+#include <limits>
+#include <stdexcept>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+namespace hipacm::cli {
+namespace {
+
+using Json = nlohmann::json;
+constexpr int kEntriesVersion = 1;
+constexpr int kReportVersion = 1;
+
+// A malformed message throws this; decode_* turn it into false.
+class Malformed : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+const Json& field(const Json& object, const char* name) {
+  const auto found = object.find(name);
+  if (found == object.end()) throw Malformed(fmt::format("no field '{}'", name));
+  return *found;
+}
+
+std::string text(const Json& object, const char* name, std::size_t max_bytes) {
+  const Json& value = field(object, name);
+  if (!value.is_string()) throw Malformed(fmt::format("'{}' is not a string", name));
+  const std::string& out = value.get_ref<const std::string&>();
+  if (out.size() > max_bytes)
+    throw Malformed(fmt::format("'{}' is longer than {} bytes", name, max_bytes));
+  return out;
+}
+
+std::vector<std::string> names(const Json& object, const char* name) {
+  const Json& value = field(object, name);
+  if (!value.is_array() || value.size() > kMaxNames)
+    throw Malformed(fmt::format("'{}' is not a list of at most {} names", name, kMaxNames));
+  std::vector<std::string> out;
+  for (const Json& one : value) {
+    if (!one.is_string() || one.get_ref<const std::string&>().size() > cache::kMaxLabelBytes)
+      throw Malformed(fmt::format("'{}' holds something other than a name", name));
+    out.push_back(one.get<std::string>());
+  }
+  return out;
+}
+
+std::uint64_t count(const Json& object, const char* name) {
+  const Json& value = field(object, name);
+  if (!value.is_number_unsigned()) throw Malformed(fmt::format("'{}' is not a count", name));
+  return value.get<std::uint64_t>();
+}
+
+std::int64_t integer(const Json& object, const char* name) {
+  const Json& value = field(object, name);
+  if (!value.is_number_integer()) throw Malformed(fmt::format("'{}' is not an integer", name));
+  return value.get<std::int64_t>();
+}
+
+double seconds(const Json& object, const char* name) {
+  const Json& value = field(object, name);
+  if (!value.is_number()) throw Malformed(fmt::format("'{}' is not a number", name));
+  const double out = value.get<double>();
+  if (!(out >= 0.0 && out < 1e9)) throw Malformed(fmt::format("'{}' is out of range", name));
+  return out;
+}
+
+bool flag(const Json& object, const char* name) {
+  const Json& value = field(object, name);
+  if (!value.is_boolean()) throw Malformed(fmt::format("'{}' is not a boolean", name));
+  return value.get<bool>();
+}
+
+std::size_t item_of(const Json& object, std::size_t item_count) {
+  const std::uint64_t item = count(object, "item");
+  if (item >= item_count)
+    throw Malformed(fmt::format("item {} is past the job's {} items", item, item_count));
+  return static_cast<std::size_t>(item);
+}
+
+Json parse(const std::uint8_t* bytes, std::size_t size, int version) {
+  if (size > kMaxMessageBytes)
+    throw Malformed(fmt::format("{} bytes, over the bound of {}", size, kMaxMessageBytes));
+  Json message;
+  try {
+    message = Json::from_cbor(bytes, bytes + size);
+  } catch (const Json::exception& e) {
+    throw Malformed(fmt::format("not CBOR: {}", e.what()));
+  }
+  if (!message.is_object()) throw Malformed("not a CBOR map");
+  if (integer(message, "v") != version)
+    throw Malformed(
+        fmt::format("version {} where {} was expected", field(message, "v").dump(), version));
+  return message;
+}
+
+template <class Fn>
+bool decoding(std::string* error, Fn&& fn) {
+  try {
+    fn();
+    return true;
+  } catch (const Malformed& e) {
+    *error = e.what();
+  } catch (const Json::exception& e) {
+    *error = e.what();
+  }
+  return false;
+}
+
+std::vector<std::uint8_t> to_cbor(const Json& message) {
+  std::vector<std::uint8_t> out = Json::to_cbor(message);
+  if (out.size() > kMaxMessageBytes)
+    throw std::runtime_error(
+        fmt::format("a message of {} bytes is over the bound of {}: run with fewer kernels per job",
+                    out.size(), kMaxMessageBytes));
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> encode_entries(const std::vector<const EntryForItem*>& entries) {
+  Json list = Json::array();
+  for (const EntryForItem* one : entries) {
+    const cache::CacheEntry& e = one->entry;
+    list.push_back({{"item", one->item},
+                    {"key", e.info.key},
+                    {"arch", e.info.arch},
+                    {"source_name", e.info.source_name},
+                    {"backend", e.info.backend},
+                    {"compiler_version", e.info.compiler_version},
+                    {"plugin_version", e.info.plugin_version},
+                    {"created_us", e.info.created_us},
+                    {"lowered_names", e.lowered_names},
+                    {"expected_kernels", e.expected_kernels},
+                    {"log", e.log},
+                    {"code", Json::binary(e.code)},
+                    {"checksum", e.checksum}});
+  }
+  return to_cbor({{"v", kEntriesVersion}, {"entries", std::move(list)}});
+}
+
+bool decode_entries(const std::uint8_t* bytes, std::size_t size, std::size_t item_count,
+                    std::vector<EntryForItem>* out, std::string* error) {
+  out->clear();
+  return decoding(error, [&] {
+    const Json message = parse(bytes, size, kEntriesVersion);
+    const Json& list = field(message, "entries");
+    if (!list.is_array() || list.size() > item_count)
+      throw Malformed(fmt::format("'entries' is not a list of at most {} entries", item_count));
+    for (const Json& one : list) {
+      if (!one.is_object()) throw Malformed("an entry is not a map");
+      EntryForItem got;
+      got.item = item_of(one, item_count);
+      cache::CacheEntry& e = got.entry;
+      e.info.key = text(one, "key", cache::kMaxLabelBytes);
+      e.info.arch = text(one, "arch", cache::kMaxLabelBytes);
+      e.info.source_name = text(one, "source_name", cache::kMaxLabelBytes);
+      e.info.backend = text(one, "backend", cache::kMaxLabelBytes);
+      e.info.compiler_version = text(one, "compiler_version", cache::kMaxLabelBytes);
+      e.info.plugin_version = text(one, "plugin_version", cache::kMaxLabelBytes);
+      e.info.created_us = integer(one, "created_us");
+      e.lowered_names = names(one, "lowered_names");
+      e.expected_kernels = names(one, "expected_kernels");
+      e.log = text(one, "log", kMaxLogBytes);
+      const Json& code = field(one, "code");
+      if (!code.is_binary() || code.get_binary().size() > kMaxCodeBytes)
+        throw Malformed(fmt::format("'code' is not bytes, at most {}", kMaxCodeBytes));
+      e.code.assign(code.get_binary().begin(), code.get_binary().end());
+      e.checksum = text(one, "checksum", cache::kMaxLabelBytes);
+      e.info.size = cache::payload_size(e);
+      out->push_back(std::move(got));
+    }
+  });
+}
+
+std::vector<std::uint8_t> encode_report(const RankReport& report) {
+  Json outcomes = Json::array();
+  for (const ItemOutcome& o : report.outcomes)
+    outcomes.push_back({{"item", o.item},
+                        {"status", o.status},
+                        {"from_cache", o.from_cache},
+                        {"code_size", o.code_size},
+                        {"compile_seconds", o.compile_seconds},
+                        {"key", o.key},
+                        {"error", o.error},
+                        {"log", o.log},
+                        {"kernels", o.kernels}});
+  Json walls = Json::array();
+  for (const auto& [arch, wall] : report.arch_wall_seconds) walls.push_back({arch, wall});
+  return to_cbor({{"v", kReportVersion},
+                  {"rank", report.rank},
+                  {"cache_dir", report.cache_dir},
+                  {"outcomes", std::move(outcomes)},
+                  {"arch_wall_seconds", std::move(walls)},
+                  {"compile_wall_seconds", report.compile_wall_seconds},
+                  {"wall_seconds", report.wall_seconds},
+                  {"entries_sent", report.entries_sent},
+                  {"entries_received", report.entries_received},
+                  {"duplicates_received", report.duplicates_received},
+                  {"rejected_received", report.rejected_received},
+                  {"messages_sent", report.messages_sent},
+                  {"messages_received", report.messages_received},
+                  {"bytes_sent", report.bytes_sent},
+                  {"bytes_received", report.bytes_received},
+                  {"control_bytes_sent", report.control_bytes_sent},
+                  {"missing_after", report.missing_after},
+                  {"rejections", report.rejections}});
+}
+
+bool decode_report(const std::uint8_t* bytes, std::size_t size, std::size_t item_count,
+                   RankReport* out, std::string* error) {
+  *out = RankReport{};
+  return decoding(error, [&] {
+    const Json message = parse(bytes, size, kReportVersion);
+    const std::int64_t rank = integer(message, "rank");
+    if (rank < 0 || rank > std::numeric_limits<std::int32_t>::max())
+      throw Malformed("'rank' is out of range");
+    out->rank = static_cast<std::int32_t>(rank);
+    out->cache_dir = text(message, "cache_dir", cache::kMaxLabelBytes);
+    const Json& outcomes = field(message, "outcomes");
+    if (!outcomes.is_array() || outcomes.size() > item_count)
+      throw Malformed(fmt::format("'outcomes' is not a list of at most {}", item_count));
+    for (const Json& one : outcomes) {
+      if (!one.is_object()) throw Malformed("an outcome is not a map");
+      ItemOutcome o;
+      o.item = item_of(one, item_count);
+      const std::int64_t status = integer(one, "status");
+      if (status < -1000 || status > 1000) throw Malformed("'status' is out of range");
+      o.status = static_cast<std::int32_t>(status);
+      o.from_cache = flag(one, "from_cache");
+      o.code_size = count(one, "code_size");
+      o.compile_seconds = seconds(one, "compile_seconds");
+      o.key = text(one, "key", cache::kMaxLabelBytes);
+      o.error = text(one, "error", kMaxReportLogBytes);
+      o.log = text(one, "log", kMaxReportLogBytes);
+      o.kernels = names(one, "kernels");
+      out->outcomes.push_back(std::move(o));
+    }
+    const Json& walls = field(message, "arch_wall_seconds");
+    if (!walls.is_array() || walls.size() > kMaxNames)
+      throw Malformed("'arch_wall_seconds' is not a list");
+    for (const Json& wall : walls) {
+      if (!wall.is_array() || wall.size() != 2 || !wall[0].is_string() || !wall[1].is_number() ||
+          wall[0].get_ref<const std::string&>().size() > cache::kMaxLabelBytes)
+        throw Malformed("an arch wall time is not [arch, seconds]");
+      out->arch_wall_seconds.emplace_back(wall[0].get<std::string>(), wall[1].get<double>());
+    }
+    out->compile_wall_seconds = seconds(message, "compile_wall_seconds");
+    out->wall_seconds = seconds(message, "wall_seconds");
+    out->entries_sent = count(message, "entries_sent");
+    out->entries_received = count(message, "entries_received");
+    out->duplicates_received = count(message, "duplicates_received");
+    out->rejected_received = count(message, "rejected_received");
+    out->messages_sent = count(message, "messages_sent");
+    out->messages_received = count(message, "messages_received");
+    out->bytes_sent = count(message, "bytes_sent");
+    out->bytes_received = count(message, "bytes_received");
+    out->control_bytes_sent = count(message, "control_bytes_sent");
+    out->missing_after = count(message, "missing_after");
+    const std::vector<std::string> rejections = names(message, "rejections");
+    out->rejections = rejections;
+  });
+}
+
+}  // namespace hipacm::cli

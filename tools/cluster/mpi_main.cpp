@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// mpi_main.cpp - hipacm-mpi: the hipacm tool linked with MPI, which `hipacm warmup --mpi` becomes.
+#include <fmt/core.h>
+
+#include <cstdlib>
+#include <exception>
+#include <optional>
+#include <string>
+
+#include "support/environment.h"
+#include "tools/cluster/cluster_warmup.h"
+#include "tools/cluster/mpi_comm.h"
+#include "tools/common/commands.h"
+#include "tools/common/exit_codes.h"
+#include "tools/warmup/warmup_job.h"
+
+int main(int argc, char** argv) {
+  using namespace hipacm::cli;
+  try {
+    MpiSession session(&argc, &argv);
+    // One cache per rank when several share a machine: HIPACM_CACHE_DIR may hold %r as
+    // --cache-dir may, and is made this rank's before anything reads it.
+    if (const std::optional<std::string> dir =
+            hipacm::backend::environment_value("HIPACM_CACHE_DIR"))
+      ::setenv("HIPACM_CACHE_DIR", with_rank(*dir, session.rank()).c_str(), 1);
+    ClusterRunner cluster;
+    cluster.rank = session.rank();
+    cluster.run = &run_cluster_warmup;
+    return run_tool(argc, argv, &cluster);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "hipacm: error: {}\n", e.what());
+    return kExitFailures;
+  }
+}
