@@ -6,7 +6,7 @@
 #
 # Usage: bench/mpi_warmup_bench.sh [BUILD_DIR] [NP] [JOBS] [COUNT]   (default build/release 2 1 24)
 # Environment (the arguments win): NP (ranks), JOBS (each rank's --jobs), COUNT (kernels),
-# ROUNDS (default 3), ARCH (default gfx90a), MPIRUN (default mpirun).
+# ROUNDS (default 3), ARCH (default gfx90a), MPIRUN (default mpirun; may carry options).
 #
 # Each round, alternating which goes first: `mpirun -np 1` and `mpirun -np NP`, each into fresh
 # caches (one per rank, --cache-dir DIR/%r), both started through mpirun so that the launcher's
@@ -20,7 +20,7 @@ jobs=${3:-${JOBS:-1}}
 count=${4:-${COUNT:-24}}
 rounds=${ROUNDS:-3}
 arch=${ARCH:-gfx90a}
-mpirun=${MPIRUN:-mpirun}
+read -ra mpirun <<< "${MPIRUN:-mpirun}"  # a command and its options, e.g. "mpirun -x VAR"
 hipacm="$build/hipacm"
 [[ -x $hipacm && -x $build/hipacm-mpi ]] || {
   echo "no $hipacm or $build/hipacm-mpi: build hipacm-cli with HIPACM_WITH_MPI=ON" >&2; exit 2; }
@@ -35,7 +35,7 @@ make_kernel_variants "$work/kernels" "$count"
 warm() {  # RANKS NAME
   local start end
   start=$(date +%s.%N)
-  "$mpirun" --oversubscribe -np "$1" "$hipacm" warmup --mpi "$work/kernels" --arch "$arch" \
+  "${mpirun[@]}" --oversubscribe -np "$1" "$hipacm" warmup --mpi "$work/kernels" --arch "$arch" \
     --jobs "$jobs" --quiet --cache-dir "$work/$2/%r" --json "$work/$2.json" >/dev/null
   end=$(date +%s.%N)
   echo "$2 $start $end" >> "$work/times"

@@ -15,6 +15,7 @@ BUILD_DIR=${HIPACM_DEVICE_BUILD_DIR:-build/device}
 BUNDLE=$ROOT/.device-bundle
 JOBS=${HIPACM_DEVICE_JOBS:-2}
 TARGETS=(hipacm hipacm-worker hipacm-device-check hipacm-nvidia-bench)
+OPTIONAL_TARGETS=(hipacm-mpi)  # built where MPI is (HIPACM_WITH_MPI): the mpi stage's helper
 
 die() { echo "device-bundle: $*" >&2; exit 1; }
 
@@ -28,6 +29,9 @@ else
   cmake "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release >/dev/null || die "cmake re-configure failed"
 fi
 echo "== build ${TARGETS[*]}"
+for target in "${OPTIONAL_TARGETS[@]}"; do
+  cmake --build "$BUILD_DIR" --target help | grep -q "^$target:" && TARGETS+=("$target")
+done
 cmake --build "$BUILD_DIR" -j "$JOBS" --target "${TARGETS[@]}" || die "build failed"
 
 echo "== pack $BUNDLE"
@@ -38,6 +42,7 @@ cp -L "$BUILD_DIR/libhipacm.so.1" "$BUNDLE/libhipacm.so.1" || die "no libhipacm.
 for exe in hipacm hipacm-worker hipacm-device-check hipacm-nvidia-bench; do
   cp "$BUILD_DIR/$exe" "$BUNDLE/$exe" || die "no $exe in $BUILD_DIR"
 done
+if [[ -x $BUILD_DIR/hipacm-mpi ]]; then cp "$BUILD_DIR/hipacm-mpi" "$BUNDLE/hipacm-mpi"; fi
 strip --strip-unneeded "$BUNDLE"/libhipacm.so.1 "$BUNDLE"/hipacm-* 2>/dev/null || true
 
 # Every shared library the binaries need except the C/C++ runtime (the image has its own, and

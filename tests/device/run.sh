@@ -7,8 +7,8 @@
 # under timeout(1), logs into $OUT, and a failing stage does not stop the next one.
 #
 # Environment: OUT (./device-out); HIPACM_DEVICE_BUDGET_S, the whole run (540 s);
-# HIPACM_DEVICE_STAGES, the stages to run, comma-separated, of checks, nvidia, amd, python, node
-# and demo (default: all; the environment report always runs); HIPACM_DEVICE_AMD_ROUNDS (2) and
+# HIPACM_DEVICE_STAGES, the stages to run, comma-separated, of checks, nvidia, amd, python, node,
+# mpi and demo (default: all; the environment report always runs); HIPACM_DEVICE_AMD_ROUNDS (2) and
 # HIPACM_DEVICE_AMD_ARGS (more hipacm-nvidia-bench options, e.g. "--skip a-warm,d16");
 # HIPACM_DEVICE_NODE_RUNS (8) and HIPACM_DEVICE_NODE_ROUNDS (2) for the node stage.
 set -u
@@ -17,7 +17,7 @@ ROOT=$(pwd)
 OUT=${OUT:-$ROOT/device-out}
 BUNDLE=$ROOT/.device-bundle
 TOTAL_BUDGET_S=${HIPACM_DEVICE_BUDGET_S:-540}  # the whole run; each stage gets at most what is left
-STAGES=,${HIPACM_DEVICE_STAGES:-checks,nvidia,amd,python,node,demo},
+STAGES=,${HIPACM_DEVICE_STAGES:-checks,nvidia,amd,python,node,mpi,demo},
 AMD_ROUNDS=${HIPACM_DEVICE_AMD_ROUNDS:-2}
 AMD_ARGS=${HIPACM_DEVICE_AMD_ARGS:-}
 mkdir -p "$OUT"
@@ -31,8 +31,8 @@ note() { echo "$*" | tee -a "$SUMMARY"; }
 wanted() { [[ $STAGES == *,$1,* ]]; }
 for name in ${STAGES//,/ }; do
   case $name in
-    checks|nvidia|amd|python|node|demo) ;;
-    *) echo "run.sh: unknown stage '$name' in HIPACM_DEVICE_STAGES (checks, nvidia, amd, python, node, demo)" >&2
+    checks|nvidia|amd|python|node|mpi|demo) ;;
+    *) echo "run.sh: unknown stage '$name' in HIPACM_DEVICE_STAGES (checks, nvidia, amd, python, node, mpi, demo)" >&2
        exit 2 ;;
   esac
 done
@@ -183,11 +183,30 @@ node_bench() {
   env LD_LIBRARY_PATH="$ld" COUNT=64 RUNS="$NODE_RUNS" ROUNDS="$NODE_ROUNDS" ARCH="$arch" \
     bash bench/shared_cache_bench.sh "$BUNDLE"
 }
+# The cluster warm-up on this one machine: `hipacm warmup --mpi` on 4 ranks of 4 workers against
+# 1 rank of 4 (bench/mpi_warmup_bench.sh), with this machine's own Open MPI.
+mpi_bench() {
+  local arch=$1 ld=$HIPACM_LD
+  [[ -x $BUNDLE/hipacm-mpi ]] || { echo "the bundle has no hipacm-mpi (built without MPI)"; return 77; }
+  command -v mpirun >/dev/null || { echo "no mpirun on this machine"; return 77; }
+  if [[ $arch == gfx* ]]; then
+    local rc
+    HIPACM_HIPRTC_LIBRARY=$(bash tests/device/unpack-rocm.sh "$BUNDLE/rocm" "$WORK/rocm-mpi")
+    rc=$?
+    (( rc == 0 )) || return "$rc"
+    export HIPACM_HIPRTC_LIBRARY
+    ld=$BUNDLE:$WORK/rocm-mpi:$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  fi
+  # -x: mpirun passes these on to every rank.
+  env LD_LIBRARY_PATH="$ld" ROUNDS=3 ARCH="$arch" \
+    MPIRUN="mpirun -x LD_LIBRARY_PATH -x HIPACM_HIPRTC_LIBRARY -x HIPACM_NVRTC_LIBRARY -x HIPACM_WORKER" \
+    bash bench/mpi_warmup_bench.sh "$BUNDLE" 4 4 64
+}
 NODE_RUNS=${HIPACM_DEVICE_NODE_RUNS:-8}
 NODE_ROUNDS=${HIPACM_DEVICE_NODE_ROUNDS:-2}
 SET=$WORK/kernel-set
 export SET OUT LIBDIR AMD_ROUNDS AMD_ARGS NODE_RUNS NODE_ROUNDS
-export -f amd_bench node_bench
+export -f amd_bench node_bench mpi_bench
 
 stage "environment" 60 env.log bash -c environment_report
 
@@ -219,6 +238,10 @@ if wanted node; then
   stage "node: $NODE_RUNS warmups of 64 kernels, sm_90" 90 node-bench.log bash -c "node_bench sm_90"
   stage "node: $NODE_RUNS warmups of 64 kernels, gfx90a" 150 node-bench.log bash -c "node_bench gfx90a"
 fi
+if wanted mpi; then
+  stage "mpi: -np 4 x 4 workers vs -np 1, sm_90" 90 mpi-bench.log bash -c "mpi_bench sm_90"
+  stage "mpi: -np 4 x 4 workers vs -np 1, gfx90a" 120 mpi-bench.log bash -c "mpi_bench gfx90a"
+fi
 if wanted demo; then
   stage "Triton slot-bug demo" 60 demo.log \
     env LD_LIBRARY_PATH="$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" python3 examples/triton_slot_bug/demo.py --arch sm_90
@@ -239,6 +262,8 @@ fi
   grep -E "^(first error of|note: stopped early)" "$OUT/amd-bench.log" 2>/dev/null | head -5
   echo "--- node scale (bench/shared_cache_bench.sh)"
   grep -E "^(round|median)" "$OUT/node-bench.log" 2>/dev/null
+  echo "--- cluster warm-up on one machine (bench/mpi_warmup_bench.sh)"
+  grep -vE "^(=====|$)" "$OUT/mpi-bench.log" 2>/dev/null | tail -20
   echo "--- demo"
   grep -E "Triton slot bug|hipacm_active_mode|2nd mode|summary" "$OUT/demo.log" 2>/dev/null
   echo "--- total $(( $(date +%s) - STARTED )) s"
