@@ -35,7 +35,9 @@ make_kernel_variants "$work/kernels" "$count"
 warm() {  # RANKS NAME
   local start end
   start=$(date +%s.%N)
-  "${mpirun[@]}" --oversubscribe -np "$1" "$hipacm" warmup --mpi "$work/kernels" --arch "$arch" \
+  # --bind-to none: Open MPI binds each rank of a job of one or two to a single core, and a
+  # rank's workers inherit that binding; the one-rank side would compile on one core.
+  "${mpirun[@]}" --oversubscribe --bind-to none -np "$1" "$hipacm" warmup --mpi "$work/kernels" --arch "$arch" \
     --jobs "$jobs" --quiet --cache-dir "$work/$2/%r" --json "$work/$2.json" >/dev/null
   end=$(date +%s.%N)
   echo "$2 $start $end" >> "$work/times"

@@ -224,3 +224,24 @@ def test_mpi_only_options_need_mpi(run):
     done = run("warmup", EXAMPLES, "--arch", "gfx90a", "--gather-to-root", "x.db")
     assert done.rc == 2
     assert "add --mpi" in done.err
+
+
+@needs_mpi
+def test_a_rank_bound_to_fewer_cpus_than_its_workers_is_warned_about(tmp_path, backend_usable):
+    kernels = kernels_dir(tmp_path, count=1)
+
+    def run(binding, cache):
+        command = [MPIRUN, "--allow-run-as-root", "--oversubscribe", "--bind-to", binding,
+                   "-np", "1", CLI, "warmup", "--mpi", str(kernels), "--arch", "gfx90a",
+                   "--jobs", "2", "--cache-dir", str(tmp_path / cache), "--quiet"]
+        return subprocess.run(command, capture_output=True, text=True, timeout=300,
+                              env=mpi_env(tmp_path), check=False)
+
+    bound = run("core", "bound-%r")
+    assert bound.returncode == 0, bound.stdout + bound.stderr
+    assert "rank 0 may run on 1 CPU only" in bound.stderr
+    assert "mpirun --bind-to none" in bound.stderr
+    free = run("none", "free-%r")
+    assert free.returncode == 0, free.stdout + free.stderr
+    if len(os.sched_getaffinity(0)) >= 2:
+        assert "may run on" not in free.stderr

@@ -3,6 +3,7 @@
 #include "tools/cluster/cluster_warmup.h"
 
 #include <fmt/core.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -407,8 +408,26 @@ int finish_on_root(Cluster& cluster, const WarmupJob& job, JobFacts facts,
   return status;
 }
 
+/// Launchers bind ranks to cores (Open MPI binds each rank of a one- or two-rank job to one core;
+/// srun gives a task one CPU unless asked for more), and a rank's workers inherit the binding: its
+/// compiles would then take turns on those CPUs. Say so, once per rank, instead of being slow.
+void warn_about_a_narrow_binding(int rank, std::uint32_t jobs) {
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  if (::sched_getaffinity(0, sizeof cpus, &cpus) != 0) return;
+  const int usable = CPU_COUNT(&cpus);
+  const std::uint32_t workers = parallel_compiles(jobs);
+  if (usable <= 0 || static_cast<std::uint32_t>(usable) >= workers) return;
+  fmt::print(stderr,
+             "hipacm: warning: rank {} may run on {} CPU{} only (its CPU affinity), but compiles "
+             "with up to {} workers, which would take turns on {}; start the ranks unbound "
+             "(mpirun --bind-to none) or give each the node's cores (srun --cpus-per-task)\n",
+             rank, usable, usable == 1 ? "" : "s", workers, usable == 1 ? "it" : "them");
+}
+
 int run_job(Cluster& cluster, const WarmupJob& job) {
   const auto started = Clock::now();
+  warn_about_a_narrow_binding(cluster.rank(), job.settings.jobs);
   const std::vector<JobItem> items = job_items(*job.inputs, job.settings.archs);
   if (cluster.rank() == 0 && !job.gather_to_root.empty()) {
     std::error_code ec;
