@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "hip_backend/worker/worker_fd_registry.h"
+#include "support/byte_lock.h"
 #include "support/environment.h"
 #include "support/fork_epoch.h"
 #include "support/log.h"
@@ -29,15 +30,6 @@ constexpr unsigned kMaxLimit = 65536;
 // How long a waiter sleeps when no release wakes it: the slot of a holder that died frees
 // without a wake-up byte, and a waiter with a smaller limit may have let another's byte go by.
 constexpr int kFallbackPollMs = 100;
-
-bool lock_byte(int fd, std::int64_t index, short type) noexcept {
-  struct flock lock {};
-  lock.l_type = type;
-  lock.l_whence = SEEK_SET;
-  lock.l_start = static_cast<off_t>(index);
-  lock.l_len = 1;
-  return ::fcntl(fd, F_OFD_SETLK, &lock) == 0;
-}
 
 unsigned online_cpus() noexcept {
   const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
@@ -151,7 +143,7 @@ void MachineSlot::release() noexcept {
   }
   // Unlock explicitly: a fork()ed child may still share this description, and its copy of the
   // descriptor would otherwise keep the slot held.
-  lock_byte(fd_.get(), index_, F_UNLCK);
+  lock_one_byte(fd_.get(), index_, F_UNLCK);
   WorkerFdRegistry::close(fd_);
   if (wake_fifo_ != nullptr && !wake_fifo_->empty()) {
     // Opening the write end fails (ENXIO) when no one has it open to read, that is when no one
@@ -182,15 +174,11 @@ MachineBudget::MachineBudget(MachineBudgetConfig config) : limit_(config.limit) 
   }
   const std::string file = config.runtime_dir + "/worker-slots";
   UniqueFd probe = open_owned(file, S_IFREG, O_RDWR | O_CREAT);
-  struct flock query {};
-  query.l_type = F_WRLCK;
-  query.l_whence = SEEK_SET;
-  query.l_len = 1;
   if (!probe.valid()) {
     disable("cannot open " + file + " as this user's own regular file");
     return;
   }
-  if (::fcntl(probe.get(), F_OFD_GETLK, &query) != 0) {
+  if (!byte_locked_elsewhere(probe.get(), 0)) {
     disable("the file system of " + file + " has no open-file-description locks");
     return;
   }
@@ -248,7 +236,7 @@ MachineSlot MachineBudget::acquire() {
   for (;;) {
     for (unsigned i = 0; i < limit_; ++i) {
       const std::int64_t index = (start + i) % limit_;
-      if (lock_byte(slot.fd_.get(), index, F_WRLCK)) {
+      if (lock_one_byte(slot.fd_.get(), index, F_WRLCK)) {
         slot.index_ = index;
         WorkerFdRegistry::close(wake);
         return slot;
@@ -291,13 +279,9 @@ std::optional<unsigned> MachineBudget::slots_in_use() const {
   if (!fd.valid()) return std::nullopt;
   unsigned held = 0;
   for (unsigned i = 0; i < limit_; ++i) {
-    struct flock query {};
-    query.l_type = F_WRLCK;
-    query.l_whence = SEEK_SET;
-    query.l_start = static_cast<off_t>(i);
-    query.l_len = 1;
-    if (::fcntl(fd.get(), F_OFD_GETLK, &query) != 0) return std::nullopt;
-    if (query.l_type != F_UNLCK) ++held;
+    const std::optional<bool> locked = byte_locked_elsewhere(fd.get(), i);
+    if (!locked) return std::nullopt;
+    held += *locked ? 1 : 0;
   }
   return held;
 }

@@ -10,6 +10,8 @@
 #include <cerrno>
 #include <thread>
 
+#include "support/byte_lock.h"
+
 namespace hipacm::cache {
 namespace {
 
@@ -20,15 +22,6 @@ using Clock = std::chrono::steady_clock;
 // costs time, never correctness.
 constexpr int kOffsetHexDigits = 11;
 constexpr std::chrono::milliseconds kLongestPause{5};
-
-bool lock_byte(int fd, std::int64_t offset, short type) noexcept {
-  struct flock lock {};
-  lock.l_type = type;
-  lock.l_whence = SEEK_SET;
-  lock.l_start = static_cast<off_t>(offset);
-  lock.l_len = 1;
-  return ::fcntl(fd, F_OFD_SETLK, &lock) == 0;
-}
 
 }  // namespace
 
@@ -64,7 +57,7 @@ CompileClaim CompileClaim::acquire(const std::string& database, const std::strin
   // (A blocking F_OFD_SETLKW could not honour max_wait.)
   auto pause = std::chrono::milliseconds(1);
   for (;;) {
-    if (lock_byte(fd.get(), offset, F_WRLCK)) break;
+    if (backend::lock_one_byte(fd.get(), offset, F_WRLCK)) break;
     // Anything but "held by another description" means this file system cannot do it.
     if (errno != EAGAIN && errno != EACCES) return claim;
     const Clock::time_point now = Clock::now();
@@ -95,7 +88,7 @@ CompileClaim::~CompileClaim() { release(); }
 
 void CompileClaim::release() noexcept {
   if (!fd_.valid()) return;
-  lock_byte(fd_.get(), offset_, F_UNLCK);
+  backend::lock_one_byte(fd_.get(), offset_, F_UNLCK);
   fd_.reset();
 }
 

@@ -170,35 +170,30 @@ amd_bench() {
 # against one alone (bench/shared_cache_bench.sh): compiles between them, wall ratio, and the most
 # workers that compiled at once under the machine-wide budget. sm_90, then gfx90a when the ROCm
 # runtime is unpacked (the amd stage does that).
+# for_arch ARCH DIR: sets BENCH_LD (the library path for a bench of ARCH) and, for an AMD arch,
+# unpacks the ROCm runtime into $WORK/DIR and exports HIPACM_HIPRTC_LIBRARY. Fails as unpacking does.
+for_arch() {
+  BENCH_LD=$HIPACM_LD
+  [[ $1 == gfx* ]] || return 0
+  HIPACM_HIPRTC_LIBRARY=$(bash tests/device/unpack-rocm.sh "$BUNDLE/rocm" "$WORK/$2") || return
+  export HIPACM_HIPRTC_LIBRARY
+  BENCH_LD=$BUNDLE:$WORK/$2:$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+}
 node_bench() {
-  local arch=$1 ld=$HIPACM_LD
-  if [[ $arch == gfx* ]]; then
-    local rc
-    HIPACM_HIPRTC_LIBRARY=$(bash tests/device/unpack-rocm.sh "$BUNDLE/rocm" "$WORK/rocm-node")
-    rc=$?
-    (( rc == 0 )) || return "$rc"
-    export HIPACM_HIPRTC_LIBRARY
-    ld=$BUNDLE:$WORK/rocm-node:$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  fi
-  env LD_LIBRARY_PATH="$ld" COUNT=64 RUNS="$NODE_RUNS" ROUNDS="$NODE_ROUNDS" ARCH="$arch" \
+  local arch=$1
+  for_arch "$arch" rocm-node || return
+  env LD_LIBRARY_PATH="$BENCH_LD" COUNT=64 RUNS="$NODE_RUNS" ROUNDS="$NODE_ROUNDS" ARCH="$arch" \
     bash bench/shared_cache_bench.sh "$BUNDLE"
 }
 # The cluster warm-up on this one machine: `hipacm warmup --mpi` on 4 ranks of 4 workers against
 # 1 rank of 4 (bench/mpi_warmup_bench.sh), with this machine's own Open MPI.
 mpi_bench() {
-  local arch=$1 ld=$HIPACM_LD
+  local arch=$1
   [[ -x $BUNDLE/hipacm-mpi ]] || { echo "the bundle has no hipacm-mpi (built without MPI)"; return 77; }
   command -v mpirun >/dev/null || { echo "no mpirun on this machine"; return 77; }
-  if [[ $arch == gfx* ]]; then
-    local rc
-    HIPACM_HIPRTC_LIBRARY=$(bash tests/device/unpack-rocm.sh "$BUNDLE/rocm" "$WORK/rocm-mpi")
-    rc=$?
-    (( rc == 0 )) || return "$rc"
-    export HIPACM_HIPRTC_LIBRARY
-    ld=$BUNDLE:$WORK/rocm-mpi:$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  fi
+  for_arch "$arch" rocm-mpi || return
   # -x: mpirun passes these on to every rank.
-  env LD_LIBRARY_PATH="$ld" ROUNDS=3 ARCH="$arch" \
+  env LD_LIBRARY_PATH="$BENCH_LD" ROUNDS=3 ARCH="$arch" \
     MPIRUN="mpirun -x LD_LIBRARY_PATH -x HIPACM_HIPRTC_LIBRARY -x HIPACM_NVRTC_LIBRARY -x HIPACM_WORKER" \
     bash bench/mpi_warmup_bench.sh "$BUNDLE" 4 4 64
 }
@@ -206,7 +201,7 @@ NODE_RUNS=${HIPACM_DEVICE_NODE_RUNS:-8}
 NODE_ROUNDS=${HIPACM_DEVICE_NODE_ROUNDS:-2}
 SET=$WORK/kernel-set
 export SET OUT LIBDIR AMD_ROUNDS AMD_ARGS NODE_RUNS NODE_ROUNDS
-export -f amd_bench node_bench mpi_bench
+export -f amd_bench for_arch node_bench mpi_bench
 
 stage "environment" 60 env.log bash -c environment_report
 
