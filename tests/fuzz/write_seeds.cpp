@@ -14,6 +14,7 @@
 #include "tests/fuzz/cache_row.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "tests/hip_backend/codeobject/synthetic_code_objects.h"
+#include "tools/cluster/cluster_messages.h"
 
 namespace {
 
@@ -78,6 +79,91 @@ std::vector<std::uint8_t> c_request(const CompileRequest& r, std::uint8_t list_f
 }
 
 std::vector<std::uint8_t> text(const std::string& s) { return {s.begin(), s.end()}; }
+
+// The cluster message target's layout (fuzz_cluster_message.cpp): a byte holding the job's item
+// count and which message follows (0 entries, 1 a report), then the message.
+std::vector<std::uint8_t> cluster_message(std::size_t item_count, bool report,
+                                          const std::vector<std::uint8_t>& message) {
+  std::vector<std::uint8_t> out{static_cast<std::uint8_t>((item_count << 1) | (report ? 1 : 0))};
+  out.insert(out.end(), message.begin(), message.end());
+  return out;
+}
+
+hipacm::cli::EntryForItem cluster_entry(std::size_t item, const std::string& key,
+                                        const std::string& arch, const std::string& lowered,
+                                        std::vector<std::uint8_t> code) {
+  hipacm::cli::EntryForItem one;
+  one.item = item;
+  hipacm::cache::CacheEntry& e = one.entry;
+  e.info.key = key;
+  e.info.arch = arch;
+  e.info.source_name = "tiny.hip";
+  e.info.backend = "hiprtc";
+  e.info.compiler_version = "hiprtc 5.2.3";
+  e.info.plugin_version = "0.1.0";
+  e.info.created_us = 1764750000000000;
+  e.lowered_names = {lowered};
+  e.log = item == 0 ? "warning: unused variable\n" : "";
+  e.code = std::move(code);
+  e.info.size = hipacm::cache::payload_size(e);
+  e.checksum = hipacm::cache::entry_checksum(e);
+  return one;
+}
+
+// Entries messages with none, one (the gfx90a code object) and three entries; a report with
+// compiled, cached and failed outcomes and a rejection, and an empty one.
+void write_cluster_seeds(const fs::path& dir, const std::vector<std::uint8_t>& elf,
+                         const std::string& key, const std::string& lowered) {
+  namespace cli = hipacm::cli;
+  write(dir / "entries_none", cluster_message(4, false, cli::encode_entries({})));
+  const cli::EntryForItem tiny = cluster_entry(2, key, "gfx90a", lowered, elf);
+  write(dir / "entries_one", cluster_message(4, false, cli::encode_entries({&tiny})));
+  const cli::EntryForItem a = cluster_entry(0, std::string(64, 'a'), "gfx90a", lowered, {1, 2, 3});
+  const cli::EntryForItem b =
+      cluster_entry(1, std::string(64, 'b'), "gfx1030", "add_one", {0x7f, 'E', 'L', 'F'});
+  const cli::EntryForItem c = cluster_entry(3, std::string(64, 'c'), "sm_80", "add_one", {});
+  write(dir / "entries_several", cluster_message(4, false, cli::encode_entries({&a, &b, &c})));
+
+  cli::RankReport report;
+  report.rank = 1;
+  report.cache_dir = "/scratch/cache-1";
+  cli::ItemOutcome compiled;
+  compiled.item = 0;
+  compiled.code_size = 5176;
+  compiled.compile_seconds = 0.41;
+  compiled.key = key;
+  compiled.log = "warning: unused variable\n";
+  compiled.kernels = {"add_one", lowered};
+  cli::ItemOutcome cached = compiled;
+  cached.item = 2;
+  cached.from_cache = true;
+  cached.compile_seconds = 0.0;
+  cached.log.clear();
+  cli::ItemOutcome failed;
+  failed.item = 3;
+  failed.status = HIPACM_ERROR_COMPILATION;
+  failed.compile_seconds = 0.25;
+  failed.key = std::string(64, 'f');
+  failed.error = "hipRTC failed";
+  failed.log = "tiny.hip:1:1: error: unknown type name 'x'\n";
+  report.outcomes = {compiled, cached, failed};
+  report.arch_wall_seconds = {{"gfx90a", 1.5}, {"sm_80", 0.75}};
+  report.compile_wall_seconds = 1.25;
+  report.wall_seconds = 2.5;
+  report.entries_sent = 2;
+  report.entries_received = 1;
+  report.duplicates_received = 1;
+  report.rejected_received = 1;
+  report.messages_sent = 2;
+  report.messages_received = 2;
+  report.bytes_sent = 10400;
+  report.bytes_received = 5300;
+  report.control_bytes_sent = 180;
+  report.missing_after = 1;
+  report.rejections = {"item 1: the entry's key is not the key of the kernel"};
+  write(dir / "report", cluster_message(4, true, cli::encode_report(report)));
+  write(dir / "report_empty", cluster_message(0, true, cli::encode_report(cli::RankReport{})));
+}
 
 }  // namespace
 
@@ -167,5 +253,7 @@ int main(int argc, char** argv) {
              R"({"source": "k.hip"}]})"));
   write(dir / "manifest" / "empty.json",
         text(R"({"schema": "hipacm-examples-manifest-1", "kernels": []})"));
+
+  write_cluster_seeds(dir / "cluster_message", elf, key, lowered);
   return 0;
 }

@@ -63,12 +63,16 @@ std::int64_t integer(const Json& object, const char* name) {
   return value.get<std::int64_t>();
 }
 
-double seconds(const Json& object, const char* name) {
-  const Json& value = field(object, name);
+// A time: a number of seconds from 0 up to 1e9 (NaN, infinities and negatives are refused).
+double seconds_of(const Json& value, const char* name) {
   if (!value.is_number()) throw Malformed(fmt::format("'{}' is not a number", name));
   const double out = value.get<double>();
   if (!(out >= 0.0 && out < 1e9)) throw Malformed(fmt::format("'{}' is out of range", name));
   return out;
+}
+
+double seconds(const Json& object, const char* name) {
+  return seconds_of(field(object, name), name);
 }
 
 bool flag(const Json& object, const char* name) {
@@ -249,7 +253,8 @@ bool decode_report(const std::uint8_t* bytes, std::size_t size, std::size_t item
       if (!wall.is_array() || wall.size() != 2 || !wall[0].is_string() || !wall[1].is_number() ||
           wall[0].get_ref<const std::string&>().size() > cache::kMaxLabelBytes)
         throw Malformed("an arch wall time is not [arch, seconds]");
-      out->arch_wall_seconds.emplace_back(wall[0].get<std::string>(), wall[1].get<double>());
+      out->arch_wall_seconds.emplace_back(wall[0].get<std::string>(),
+                                          seconds_of(wall[1], "arch_wall_seconds"));
     }
     out->compile_wall_seconds = seconds(message, "compile_wall_seconds");
     out->wall_seconds = seconds(message, "wall_seconds");
