@@ -4,6 +4,8 @@
 
 #include <fmt/core.h>
 
+#include <cstdint>
+
 #include <limits>
 #include <stdexcept>
 #include <utility>
@@ -60,6 +62,10 @@ std::uint64_t count(const Json& object, const char* name) {
 std::int64_t integer(const Json& object, const char* name) {
   const Json& value = field(object, name);
   if (!value.is_number_integer()) throw Malformed(fmt::format("'{}' is not an integer", name));
+  // CBOR carries unsigned values up to 2^64 - 1; read as int64 they would wrap to negatives.
+  if (value.is_number_unsigned() &&
+      value.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+    throw Malformed(fmt::format("'{}' is out of range", name));
   return value.get<std::int64_t>();
 }
 
