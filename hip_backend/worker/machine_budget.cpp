@@ -151,17 +151,14 @@ void MachineSlot::release() noexcept {
     UniqueFd wake = open_registered(*wake_fifo_, S_IFIFO, O_WRONLY | O_NONBLOCK);
     const char byte = 1;
     // Non-blocking: a full FIFO already holds more wake-ups than anyone needs.
-    if (wake.valid()) [[maybe_unused]]
-      const ssize_t n = ::write(wake.get(), &byte, 1);
+    if (wake.valid()) {
+      [[maybe_unused]] const ssize_t n = ::write(wake.get(), &byte, 1);
+    }
     WorkerFdRegistry::close(wake);
   }
 }
 
 MachineBudget::MachineBudget(MachineBudgetConfig config) : limit_(config.limit) {
-  if (!config.disabled_reason.empty()) {
-    disable(std::move(config.disabled_reason));
-    return;
-  }
   if (limit_ == 0) return;
   std::string why;
   if (config.runtime_dir.empty() || config.runtime_dir.front() != '/') {

@@ -17,12 +17,10 @@ struct MachineBudgetConfig {
   unsigned limit = 0;
   /// The private directory that holds the slot file (made 0700 when missing).
   std::string runtime_dir;
-  /// Why there is no limit, when limit is 0 because of a problem rather than a choice.
-  std::string disabled_reason;
 
-  /// From $HIPACM_MACHINE_JOBS (a count, or "off"; default: the machine's online CPUs) and
+  /// From $HIPACM_MACHINE_JOBS (a count, or "off" or 0; default: the machine's online CPUs) and
   /// $HIPACM_RUNTIME_DIR (default $XDG_RUNTIME_DIR/hipacm, else /tmp/hipacm-<uid>). A malformed
-  /// count falls back to the default and is reported in disabled_reason's place by the caller.
+  /// count means the default, and *warning (when given) says so.
   static MachineBudgetConfig from_environment(std::string* warning);
 };
 
