@@ -85,5 +85,20 @@ TEST(ClusterMessages, PerArchWallTimesMustBeFiniteAndNotNegative) {
       << error;
 }
 
+TEST(ClusterMessages, DeepNestingIsRefusedBeforeItCanExhaustTheStack) {
+  // A map whose "v" holds arrays nested 200,000 deep: 200 KB that a recursive reader would follow
+  // one stack frame per level.
+  std::vector<std::uint8_t> bytes = {0xa1, 0x61, 'v'};
+  bytes.insert(bytes.end(), 200000, 0x81);  // an array of one element
+  bytes.push_back(0x00);
+  std::string error;
+  EXPECT_FALSE(decodes(bytes, &error));
+  EXPECT_NE(error.find("nested deeper than"), std::string::npos) << error;
+  std::vector<EntryForItem> entries;
+  EXPECT_FALSE(decode_entries(bytes.data(), bytes.size(), 8, &entries, &error));
+  // The real messages stay well inside the bound.
+  EXPECT_TRUE(decodes(encode_report(sample_report()), &error)) << error;
+}
+
 }  // namespace
 }  // namespace hipacm::cli
