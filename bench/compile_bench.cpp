@@ -48,22 +48,11 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-backend::CompileRequest to_request(const KernelSource& k, const std::string& arch) {
-  backend::CompileRequest r;
-  r.source = k.source;
-  r.source_name = k.file;
-  r.options = k.options;
-  r.headers = k.headers;
-  r.name_expressions = k.name_expressions;
-  r.arch = arch;
-  return r;
-}
-
 // (a) What rocFFT- and CuPy-style callers do: one hipRTC compile after another.
 double run_serial_hiprtc(const std::vector<KernelSource>& set, const Options& o) {
   const auto start = Clock::now();
   for (const auto& k : set) {
-    const auto result = backend::compile_with_hiprtc(to_request(k, o.arch));
+    const auto result = backend::compile_with_hiprtc(to_backend_request(k, o.arch));
     if (result.status != HIPACM_SUCCESS)
       throw std::runtime_error(k.file + ": " + result.error_message + "\n" + result.log);
   }
@@ -82,7 +71,8 @@ double run_forked_ceiling(const std::vector<KernelSource>& set, const Options& o
     if (pid == 0) {
       int failed = 0;
       for (std::size_t i = j; i < set.size(); i += jobs)
-        if (backend::compile_with_hiprtc(to_request(set[i], o.arch)).status != HIPACM_SUCCESS)
+        if (backend::compile_with_hiprtc(to_backend_request(set[i], o.arch)).status !=
+            HIPACM_SUCCESS)
           ++failed;
       _exit(failed == 0 ? 0 : 1);
     }

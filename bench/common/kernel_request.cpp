@@ -13,4 +13,15 @@ hipacm::Request to_request(const KernelSource& kernel) {
   return request;
 }
 
+backend::CompileRequest to_backend_request(const KernelSource& kernel, const std::string& arch) {
+  backend::CompileRequest request;
+  request.source = kernel.source;
+  request.source_name = kernel.file;
+  request.options = kernel.options;
+  request.headers = kernel.headers;
+  request.name_expressions = kernel.name_expressions;
+  request.arch = arch;
+  return request;
+}
+
 }  // namespace hipacm::bench

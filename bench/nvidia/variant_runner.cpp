@@ -53,18 +53,6 @@ VariantRun run_serial_nvrtc(const std::vector<SetKernel>& set, const std::string
   return run;
 }
 
-/// One kernel as the in-process hipRTC compiler's request, the way hipacm's workers get it.
-backend::CompileRequest to_backend_request(const SetKernel& k, const std::string& arch) {
-  backend::CompileRequest r;
-  r.source = k.source;
-  r.source_name = k.file;
-  r.options = k.options;
-  r.headers = k.headers;
-  r.name_expressions = k.name_expressions;
-  r.arch = arch;
-  return r;
-}
-
 /// The AMD baseline: hipRTC (loaded with dlopen, like hipacm's workers load it) in this process,
 /// one compile after another. As with NVRTC, the library is loaded before the clock starts and
 /// its first-use initialization falls in the first compile.
