@@ -245,3 +245,29 @@ def test_a_rank_bound_to_fewer_cpus_than_its_workers_is_warned_about(tmp_path, b
     assert free.returncode == 0, free.stdout + free.stderr
     if len(os.sched_getaffinity(0)) >= 2:
         assert "may run on" not in free.stderr
+
+
+@needs_mpi
+def test_costs_come_from_an_earlier_report_and_a_bad_costs_file_is_refused(tmp_path, backend_usable):
+    kernels = kernels_dir(tmp_path, count=3)
+    first = tmp_path / "first.json"
+    done = mpirun(tmp_path, kernels, "--arch", "gfx90a", "--jobs", "1", "--cache-dir",
+                  tmp_path / "a-%r", "--json", first)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert report_of(first)["mpi"]["cost_basis"] == "source bytes"
+
+    second = tmp_path / "second.json"
+    done = mpirun(tmp_path, kernels, "--arch", "gfx90a", "--jobs", "1", "--cache-dir",
+                  tmp_path / "b-%r", "--costs", first, "--json", second)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert report_of(second)["mpi"]["cost_basis"] == "report seconds"
+    assert report_of(second)["totals"]["compiled"] == 3
+
+    # A directory, or a FIFO that nothing writes to, is refused at once instead of hanging.
+    fifo = tmp_path / "costs.fifo"
+    os.mkfifo(fifo)
+    for bad in (tmp_path, fifo):
+        done = mpirun(tmp_path, kernels, "--arch", "gfx90a", "--jobs", "1", "--cache-dir",
+                      tmp_path / "c-%r", "--costs", bad, timeout=120)
+        assert done.returncode != 0
+        assert "--costs" in done.stderr or str(bad) in done.stderr, done.stderr

@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 
@@ -23,6 +22,7 @@
 #include "tools/common/exit_codes.h"
 #include "tools/common/json_output.h"
 #include "tools/common/terminal_text.h"
+#include "tools/input/input_files.h"
 #include "tools/warmup/dry_run.h"
 #include "tools/warmup/progress.h"
 #include "tools/warmup/warmup_report.h"
@@ -112,10 +112,11 @@ CacheMap what_caches_hold(Cluster& cluster, const WarmupJob& job, std::size_t co
 
 std::optional<nlohmann::json> read_costs(const std::string& file) {
   if (file.empty()) return std::nullopt;
-  std::ifstream in(file);
-  if (!in) throw InputError(fmt::format("--costs {}: cannot be read", printable(file)));
+  // A regular file of at most a manifest's size, read without blocking (a FIFO cannot hang the
+  // job), as every file the CLI reads.
+  const std::string text = read_input_file(file, kMaxManifestFileBytes);
   try {
-    return nlohmann::json::parse(in);
+    return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(fmt::format("--costs {}: not a JSON report: {}", printable(file), e.what()));
   }
