@@ -15,6 +15,7 @@
 #include <new>
 #include <utility>
 
+#include "hip_backend/worker/runtime_dir.h"
 #include "hip_backend/worker/worker_fd_registry.h"
 #include "support/byte_lock.h"
 #include "support/environment.h"
@@ -34,40 +35,6 @@ constexpr int kFallbackPollMs = 100;
 unsigned online_cpus() noexcept {
   const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? static_cast<unsigned>(std::min<long>(n, kMaxLimit)) : 1;
-}
-
-std::string default_runtime_dir() {
-  if (auto xdg = environment_value("XDG_RUNTIME_DIR"); xdg && xdg->front() == '/') {
-    return *xdg + "/hipacm";
-  }
-  return "/tmp/hipacm-" + std::to_string(::geteuid());
-}
-
-/// Makes `dir` if it is missing, then accepts it only as a real directory of this user that no
-/// one else may write to: slots in a directory another user controls could be held against us.
-bool private_directory(const std::string& dir, std::string* why) {
-  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
-    *why = "cannot create " + dir + ": " + std::strerror(errno);
-    return false;
-  }
-  struct stat st {};
-  if (::lstat(dir.c_str(), &st) != 0) {
-    *why = "cannot inspect " + dir + ": " + std::strerror(errno);
-    return false;
-  }
-  if (!S_ISDIR(st.st_mode)) {
-    *why = dir + " is not a directory";
-    return false;
-  }
-  if (st.st_uid != ::geteuid()) {
-    *why = dir + " belongs to another user (uid " + std::to_string(st.st_uid) + ")";
-    return false;
-  }
-  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-    *why = dir + " is writable by other users";
-    return false;
-  }
-  return true;
 }
 
 /// Opens `path` as this user's regular file (or FIFO), never through a link.
@@ -109,8 +76,7 @@ MachineBudgetConfig MachineBudgetConfig::from_environment(std::string* warning) 
                  std::to_string(config.limit) + " online CPUs";
     }
   }
-  const auto dir = environment_value("HIPACM_RUNTIME_DIR");
-  config.runtime_dir = dir ? *dir : default_runtime_dir();
+  config.runtime_dir = runtime_dir_from_environment();
   return config;
 }
 
@@ -165,7 +131,7 @@ MachineBudget::MachineBudget(MachineBudgetConfig config) : limit_(config.limit) 
     disable("its runtime directory '" + config.runtime_dir + "' is not an absolute path");
     return;
   }
-  if (!private_directory(config.runtime_dir, &why)) {
+  if (!make_private_directory(config.runtime_dir, &why)) {
     disable(std::move(why));
     return;
   }

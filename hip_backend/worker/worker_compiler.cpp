@@ -40,7 +40,8 @@ CompileResult WorkerCompiler::compile(const CompileRequest& request) {
     std::string why;
     // The lease gives the worker back on every path, exceptions included; a
     // worker left mid-request is marked unusable and is killed, not reused.
-    WorkerPool::Lease worker = WorkerPool::instance().checkout(worker_path_, max_workers_, &why);
+    WorkerPool::Lease worker =
+        WorkerPool::instance().checkout(worker_path_, max_workers_, &why, request.arch);
     if (!worker) {
       result.status = HIPACM_ERROR_BACKEND_UNAVAILABLE;
       result.error_message = std::move(why);

@@ -1,224 +1,43 @@
 // SPDX-License-Identifier: MIT
-// worker_main.cpp - hipacm-worker: serves compile requests over an inherited socket until EOF.
+// worker_main.cpp - hipacm-worker's command line: a worker of one host, or the compile service.
 //
 // Usage: hipacm-worker --fd N --parent-pid P [--temp-dir DIR]
-// The host spawns it (worker_process.cpp) with a socket on fd N, stdout and
-// stderr on a pipe that the host reads, stdin on /dev/null, and TMPDIR set to
-// DIR, a private directory that the host made for it and removes after it.
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
-
-#include <cerrno>
+//        hipacm-worker --service SOCKET
+// The host spawns a worker (worker_process.cpp) with a socket on fd N, stdout and stderr on a
+// pipe that the host reads, stdin on /dev/null, and TMPDIR set to DIR, a private directory that
+// the host made for it and removes after it. A host that uses the compile service starts it
+// (service_client.cpp) and orders workers from it instead.
 #include <charconv>
-#include <csignal>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <string_view>
-#include <vector>
 
-#include "hip_backend/dispatch/compile_dispatch.h"
-#include "hip_backend/source_name_policy.h"
-#include "hip_backend/worker/private_temp_dir.h"
-#include "hip_backend/worker/worker_compiler.h"
-#include "hip_backend/worker/worker_faults.h"
+#include "hip_backend/worker/compile_service.h"
 #include "hip_backend/worker/worker_protocol.h"
-#include "support/environment.h"
+#include "hip_backend/worker/worker_session.h"
 
 namespace {
-
-using hipacm::backend::CompileRequest;
-using hipacm::backend::CompileResult;
-using hipacm::backend::WorkerFault;
-namespace wire = hipacm::backend::wire;
-
-// The parent-death signal. Not SIGKILL: Linux sends it when the *thread*
-// that spawned us exits, not only when the host process dies, and hosts spawn
-// workers from pool threads that come and go. The handler tells the two
-// apart with getppid(): a dead thread leaves us with the same parent process.
-constexpr int kParentDeathSignal = SIGUSR1;
-volatile std::sig_atomic_t g_parent_pid = 0;
-
-extern "C" void on_parent_death(int) {
-  // Only async-signal-safe calls here.
-  if (getppid() != static_cast<pid_t>(g_parent_pid)) _exit(0);
-}
-
-void sleep_ms(long ms) {
-  timespec left{ms / 1000, (ms % 1000) * 1000000};
-  while (nanosleep(&left, &left) != 0 && errno == EINTR) {
-  }
-}
 
 bool parse_int(std::string_view text, long* out) {
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
   return ec == std::errc() && end == text.data() + text.size();
 }
 
-bool install_parent_death_handler() {
-  struct sigaction sa {};
-  sa.sa_handler = on_parent_death;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESTART;
-  return sigaction(kParentDeathSignal, &sa, nullptr) == 0;
-}
-
-/// Dies with the host process, race-free: the check after prctl() catches a
-/// parent that died before the signal was armed.
-bool arm_parent_death(pid_t parent) {
-  g_parent_pid = parent;
-  if (!install_parent_death_handler()) return false;
-  if (prctl(PR_SET_PDEATHSIG, kParentDeathSignal) != 0) return false;
-  return getppid() == parent;
-}
-
-/// $HIPACM_WORKER_FAULT, honoured only with $HIPACM_WORKER_ENABLE_FAULTS=1.
-bool load_faults(std::vector<WorkerFault>* faults) {
-  const auto enable = hipacm::backend::environment_value("HIPACM_WORKER_ENABLE_FAULTS");
-  const auto spec = hipacm::backend::environment_value("HIPACM_WORKER_FAULT");
-  if (enable != "1" || !spec) return true;
-  std::string error;
-  if (!hipacm::backend::parse_worker_faults(*spec, faults, &error)) {
-    std::fprintf(stderr, "hipacm-worker: HIPACM_WORKER_FAULT: %s\n", error.c_str());
-    return false;
-  }
-  return true;
-}
-
-/// The host's request reader refuses these names already; a name that
-/// climbs out of the compiler's directory must not reach it by any path.
-bool refuse_unsafe_names(const CompileRequest& request, CompileResult* result) {
-  std::string why;
-  if (hipacm::backend::request_names_allowed(request, &why)) return false;
-  result->status = HIPACM_ERROR_INVALID_ARGUMENT;
-  result->error_message = "hipacm-worker refused the request: " + why;
-  return true;
-}
-
-CompileResult compile_safely(const CompileRequest& request) {
-  try {
-    return hipacm::backend::compile_for_target(request);
-  } catch (...) {
-    return hipacm::backend::failed_compile(hipacm::failure_from_current_exception("hipacm-worker"));
-  }
-}
-
-/// Acts out a test fault. Returns only for faults that still produce a result
-/// (echo) or keep serving (garbage); *respond says whether to send `result`.
-CompileResult inject(const WorkerFault& fault, const CompileRequest& request, int fd,
-                     bool* respond) {
-  using Kind = WorkerFault::Kind;
-  static constexpr const char* kNames[] = {"crash-segv", "abort",      "hang", "garbage",
-                                           "exit",       "slow-start", "echo", "spam"};
-  if (fault.kind != Kind::kEcho) {
-    std::fprintf(stderr, "hipacm-worker: injecting fault '%s'\n",
-                 kNames[static_cast<int>(fault.kind)]);
-    std::fflush(stderr);
-  }
-  CompileResult result;
-  *respond = true;
-  switch (fault.kind) {
-    case Kind::kCrashSegv:
-      std::signal(SIGSEGV, SIG_DFL);
-      raise(SIGSEGV);
-      break;
-    case Kind::kAbort:
-      std::abort();
-    case Kind::kHang:
-      for (;;) pause();
-    case Kind::kExit:
-      _exit(static_cast<int>(fault.value));
-    case Kind::kGarbage: {
-      static constexpr char kJunk[] = "this is not a hipacm frame \x01\x02\x03\xff\xfe";
-      wire::write_all(fd, kJunk, sizeof kJunk, nullptr);
-      *respond = false;
-      break;
-    }
-    case Kind::kSpam:
-      // More than a pipe holds: the host must drain while it waits.
-      for (long i = 0; i < fault.value; i += 64) {
-        std::fputs("hipacm-worker: spam spam spam spam spam spam spam spam spam spam\n", stderr);
-      }
-      std::fflush(stderr);
-      [[fallthrough]];
-    case Kind::kSlowStart:
-    case Kind::kEcho:
-      if (fault.kind != Kind::kSpam) sleep_ms(fault.value);
-      result.status = HIPACM_SUCCESS;
-      result.log = "echo";
-      result.code.assign(request.source.begin(), request.source.end());
-      result.lowered_names = request.name_expressions;
-      result.compile_seconds = static_cast<double>(fault.value) / 1000.0;
-      break;
-  }
-  return result;
-}
-
-/// Whether `temp_dir` is this worker's own private TMPDIR, which the host
-/// made for it alone: only then may the worker empty it.
-bool owns_temp_dir(const std::string& temp_dir) {
-  return !temp_dir.empty() && hipacm::backend::environment_value("TMPDIR") == temp_dir;
-}
-
-int serve(int fd, const std::vector<WorkerFault>& faults, const std::string& temp_dir) {
-  const bool empty_temp_dir = owns_temp_dir(temp_dir);
-  wire::FrameHeader header;
-  std::vector<std::uint8_t> payload, frame;
-  std::string error;
-  for (;;) {
-    switch (wire::read_frame(fd, &header, &payload, &error)) {
-      case wire::ReadStatus::kEof:
-        return 0;  // the host is done with us
-      case wire::ReadStatus::kError:
-        std::fprintf(stderr, "hipacm-worker: %s\n", error.c_str());
-        return hipacm::backend::wire::kWorkerExitProtocolError;
-      case wire::ReadStatus::kFrame:
-        break;
-    }
-    CompileRequest request;
-    if (header.type != wire::FrameType::kCompileRequest) {
-      std::fprintf(stderr, "hipacm-worker: expected a compile request frame\n");
-      return wire::kWorkerExitProtocolError;
-    }
-    if (!wire::decode_request(payload.data(), payload.size(), &request, &error)) {
-      std::fprintf(stderr, "hipacm-worker: %s\n", error.c_str());
-      return wire::kWorkerExitProtocolError;
-    }
-    payload = {};  // a large source need not stay resident while we compile
-
-    bool respond = true;
-    CompileResult result;
-    if (!refuse_unsafe_names(request, &result)) {
-      const WorkerFault* fault = hipacm::backend::match_worker_fault(faults, request);
-      result = fault ? inject(*fault, request, fd, &respond) : compile_safely(request);
-    }
-    // Nothing of this compile (the source comgr wrote out) outlives it.
-    if (empty_temp_dir) hipacm::backend::remove_directory_contents(temp_dir);
-    // hipRTC's LLVM may install signal handlers of its own; keep ours armed,
-    // and catch a host that died while we were busy.
-    install_parent_death_handler();
-    if (getppid() != static_cast<pid_t>(g_parent_pid)) return 0;
-    if (!respond) continue;
-    if (!wire::encode_result_frame(header.request_id, result, &frame, &error)) {
-      CompileResult too_big;
-      too_big.status = HIPACM_ERROR_INTERNAL;
-      too_big.error_message = "hipacm-worker could not send its result: " + error;
-      wire::encode_result_frame(header.request_id, too_big, &frame, nullptr);
-    }
-    if (!wire::write_all(fd, frame.data(), frame.size(), &error)) {
-      // The host went away mid-request; nobody is left to serve.
-      return 0;
-    }
-  }
+int usage() {
+  std::fprintf(stderr,
+               "usage: hipacm-worker --fd N --parent-pid P [--temp-dir DIR]\n"
+               "       hipacm-worker --service SOCKET\n"
+               "hipacm-worker is started by the hipacm plugin; it is not meant to be run "
+               "by hand.\n");
+  return hipacm::backend::wire::kWorkerExitUsage;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 3 && std::string_view(argv[1]) == "--service") {
+    return hipacm::backend::run_compile_service(argv[2]);
+  }
   long fd = -1, parent = -1;
   std::string temp_dir;
   bool usage_ok = argc == 5 || argc == 7;
@@ -232,33 +51,7 @@ int main(int argc, char** argv) {
     long* target = flag == "--fd" ? &fd : flag == "--parent-pid" ? &parent : nullptr;
     usage_ok = target && parse_int(argv[i + 1], target);
   }
-  if (!usage_ok || fd < 0 || parent <= 0) {
-    std::fprintf(stderr,
-                 "usage: hipacm-worker --fd N --parent-pid P [--temp-dir DIR]\n"
-                 "hipacm-worker is started by the hipacm plugin; it is not meant to be run "
-                 "by hand.\n");
-    return hipacm::backend::wire::kWorkerExitUsage;
-  }
-  if (!arm_parent_death(static_cast<pid_t>(parent))) return 0;  // the host is already gone
-
-  // Our own process: a vanished host must be EPIPE, never a silent death.
-  std::signal(SIGPIPE, SIG_IGN);
-  // A crashing compiler should not leave a core of hundreds of MiB in the
-  // host's working directory; the host reports the signal instead.
-  rlimit core{};
-  if (getrlimit(RLIMIT_CORE, &core) == 0) {
-    core.rlim_cur = 0;
-    setrlimit(RLIMIT_CORE, &core);
-  }
-
-  // What the compiler writes (comgr's copies of the source and headers) is
-  // readable by this user only, whatever the host's umask.
-  umask(077);
-
-  std::vector<WorkerFault> faults;
-  if (!load_faults(&faults)) return hipacm::backend::wire::kWorkerExitUsage;
-  for (const WorkerFault& f : faults) {
-    if (f.kind == WorkerFault::Kind::kSlowStart) sleep_ms(f.value);
-  }
-  return serve(static_cast<int>(fd), faults, temp_dir);
+  if (!usage_ok || fd < 0 || parent <= 0) return usage();
+  return hipacm::backend::run_worker_session(static_cast<int>(fd), static_cast<pid_t>(parent),
+                                             temp_dir);
 }

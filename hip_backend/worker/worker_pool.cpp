@@ -52,7 +52,7 @@ WorkerPool& WorkerPool::instance() {
 WorkerPool::WorkerPool() : idle_timeout_(idle_timeout_from_env()) {}
 
 WorkerPool::Lease WorkerPool::checkout(const std::string& path, unsigned max_busy,
-                                       std::string* error) {
+                                       std::string* error, const std::string& arch) {
   if (max_busy == 0) max_busy = 1;
   Lease lease;
   {
@@ -72,7 +72,7 @@ WorkerPool::Lease WorkerPool::checkout(const std::string& path, unsigned max_bus
     // It died while idle (the OOM killer, a stray SIGKILL): reap it, look again.
   }
   std::string why;
-  lease.worker_ = WorkerProcess::spawn(path, &why);
+  lease.worker_ = WorkerProcess::spawn(path, &why, arch);
   if (!lease.worker_) {
     if (error) *error = why;
     return Lease();  // `lease` frees the slot as it goes

@@ -65,7 +65,10 @@ class WorkerPool {
   /// free slot, then returns the most recently used idle worker of `path`
   /// that is still alive, or a new one. An empty Lease with *error when spawning fails.
   /// Throws only std::bad_alloc (nothing is held then).
-  Lease checkout(const std::string& path, unsigned max_busy, std::string* error);
+  /// `arch`: the compile the worker is for; a new worker from the compile service comes with
+  /// that arch's compiler warm.
+  Lease checkout(const std::string& path, unsigned max_busy, std::string* error,
+                 const std::string& arch = {});
 
   /// Retires every idle worker now, after waiting for busy ones to come back,
   /// and stops the reaper thread. Checkouts wait until it is done. The pool

@@ -14,6 +14,7 @@
 
 #include <dirent.h>
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -22,6 +23,7 @@
 #include <utility>
 
 #include "hip_backend/worker/comgr_cache_policy.h"
+#include "hip_backend/worker/service_client.h"
 #include "hip_backend/worker/worker_fd_registry.h"
 #include "hip_backend/worker/worker_protocol.h"
 #include "support/environment.h"
@@ -30,6 +32,9 @@
 
 namespace hipacm::backend {
 namespace {
+
+// Set once the compile service failed this process; it spawns its own workers from then on.
+std::atomic<bool> service_given_up{false};
 
 // The worker's fixed descriptor for its socket (0-2 are stdio).
 constexpr int kChildSocketFd = 3;
@@ -144,8 +149,19 @@ struct WorkerProcess::Deadline {
   bool passed() const { return !none && Clock::now() >= at; }
 };
 
-std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const std::string& path, std::string* error) {
-  std::unique_ptr<WorkerProcess> worker = spawn_registered(path, error);
+std::vector<std::string> WorkerProcess::environment_for(const std::string& temp_dir) {
+  std::vector<std::string> environment = worker_environment(temp_dir);
+  apply_comgr_cache_policy(&environment, comgr_cache_chosen_by_user());
+  return environment;
+}
+
+std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const std::string& path, std::string* error,
+                                                    const std::string& arch) {
+  std::unique_ptr<WorkerProcess> worker;
+  if (compile_service_requested() && !service_given_up.load(std::memory_order_acquire)) {
+    worker = order_from_service(path, arch);
+  }
+  if (!worker) worker = spawn_registered(path, error);
   // After the registry's lock is gone: a host's log callback must not hold up fork().
   if (worker) {
     count(stats().worker_spawns);
@@ -187,8 +203,7 @@ std::unique_ptr<WorkerProcess> WorkerProcess::spawn_registered(const std::string
     if (error) *error = "cannot start hipacm-worker '" + path + "': " + temp_error;
     return nullptr;
   }
-  std::vector<std::string> env_strings = worker_environment(temp_dir->path());
-  apply_comgr_cache_policy(&env_strings, comgr_cache_chosen_by_user());
+  std::vector<std::string> env_strings = environment_for(temp_dir->path());
   std::vector<char*> envp;
   envp.reserve(env_strings.size() + 1);
   for (const std::string& entry : env_strings) envp.push_back(const_cast<char*>(entry.c_str()));
@@ -236,15 +251,42 @@ std::unique_ptr<WorkerProcess> WorkerProcess::spawn_registered(const std::string
                                          std::move(temp_dir));
 }
 
+std::unique_ptr<WorkerProcess> WorkerProcess::order_from_service(const std::string& path,
+                                                                 const std::string& arch) {
+  std::string why;
+  // Two tries: a service that was exiting for idleness as we connected gives way to a new one.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto temp_dir = PrivateTempDir::create(PrivateTempDir::kWorkerPrefix, &why);
+    char cwd[4096];
+    if (!temp_dir || ::getcwd(cwd, sizeof cwd) == nullptr) break;
+    service_wire::WorkerOrder order;
+    order.arch = arch;
+    order.cwd = cwd;
+    order.temp_dir = temp_dir->path();
+    order.environment = environment_for(temp_dir->path());
+    std::optional<ServiceWorker> ordered = order_service_worker(path, order, &why);
+    if (ordered) {
+      return std::make_unique<WorkerProcess>(Key(), path, ordered->pid, std::move(ordered->socket),
+                                             std::move(ordered->output), std::move(ordered->pidfd),
+                                             std::move(temp_dir), std::move(ordered->control));
+    }
+  }
+  service_given_up.store(true, std::memory_order_release);
+  log(LogLevel::kWarning, "the compile service cannot be used (" + why +
+                              "); this process starts its own hipacm-workers from now on");
+  return nullptr;
+}
+
 WorkerProcess::WorkerProcess(Key, std::string path, pid_t pid, UniqueFd socket,
                              UniqueFd stderr_pipe, UniqueFd pidfd,
-                             std::unique_ptr<PrivateTempDir> temp_dir)
+                             std::unique_ptr<PrivateTempDir> temp_dir, UniqueFd service_control)
     : path_(std::move(path)),
       pid_(pid),
       owner_pid_(getpid()),
       socket_(std::move(socket)),
       stderr_pipe_(std::move(stderr_pipe)),
       pidfd_(std::move(pidfd)),
+      service_control_(std::move(service_control)),
       temp_dir_(std::move(temp_dir)) {}
 
 WorkerProcess::~WorkerProcess() {
@@ -255,6 +297,7 @@ WorkerProcess::~WorkerProcess() {
     socket_.release();
     stderr_pipe_.release();
     pidfd_.release();
+    service_control_.release();
     if (temp_dir_) temp_dir_->release();  // the parent's worker still uses it
     return;
   }
@@ -262,6 +305,7 @@ WorkerProcess::~WorkerProcess() {
   if (!reaped_) reap(kGracefulExitMs);
   WorkerFdRegistry::close(stderr_pipe_);
   WorkerFdRegistry::close(pidfd_);
+  if (service_control_) WorkerFdRegistry::close(service_control_);
   remove_temp_dir();
   // A worker that failed has had its warning; one that served to the end retires quietly.
   if (!failure_logged_) {
@@ -462,6 +506,10 @@ void WorkerProcess::remove_temp_dir() {
 
 void WorkerProcess::reap(int grace_ms) {
   if (reaped_) return;
+  if (service_control_) {
+    reap_service_worker(grace_ms);
+    return;
+  }
   auto try_wait = [this](int options) {
     int status = 0;
     pid_t r;
@@ -495,6 +543,38 @@ void WorkerProcess::reap(int grace_ms) {
   }
   signal_kill();
   try_wait(0);
+}
+
+void WorkerProcess::reap_service_worker(int grace_ms) {
+  auto ended_within = [this](int ms) {
+    pollfd p{pidfd_.get(), POLLIN, 0};
+    int n;
+    do {
+      n = poll(&p, 1, ms);
+    } while (n < 0 && errno == EINTR);
+    return n > 0;
+  };
+  if (!ended_within(grace_ms)) {
+    signal_kill();
+    ended_within(kGracefulExitMs);
+  }
+  // The service sends the status once it has reaped the worker; without the notice the worker
+  // has still ended (the pidfd said so) or the service will kill it when this connection closes.
+  service_wire::Header header;
+  std::vector<std::uint8_t> payload;
+  std::vector<UniqueFd> unexpected;
+  std::string why;
+  service_wire::ExitNotice notice;
+  if (service_wire::read_message(service_control_.get(), kGracefulExitMs, &header, &payload,
+                                 &unexpected, &why) &&
+      header.type == service_wire::MessageType::kExit && unexpected.empty() &&
+      service_wire::decode_exit(payload.data(), payload.size(), &notice, &why) &&
+      notice.pid == pid_) {
+    wait_status_ = notice.wait_status;
+    status_known_ = true;
+  }
+  reaped_ = true;
+  WorkerFdRegistry::close(service_control_);
 }
 
 std::string WorkerProcess::describe_exit() const {

@@ -39,15 +39,27 @@ class WorkerProcess {
   /// removes once the worker has exited, however it ended, and with comgr's
   /// own cache off unless the user chose it (comgr_cache_policy.h). Returns null with
   /// *error when it cannot start.
-  static std::unique_ptr<WorkerProcess> spawn(const std::string& path, std::string* error);
+  ///
+  /// With $HIPACM_COMPILE_SERVICE=on the worker is ordered from the user's compile service
+  /// instead (service_client.h), set up the same way but forked from a process whose compiler
+  /// for `arch` is already loaded and warm; when the service cannot be used, the worker is
+  /// spawned here as above, and this process stops asking the service.
+  static std::unique_ptr<WorkerProcess> spawn(const std::string& path, std::string* error,
+                                              const std::string& arch = {});
+
+  /// A worker's environment: the host's (worker_environment()) with TMPDIR set to `temp_dir`
+  /// and comgr's cache policy applied.
+  static std::vector<std::string> environment_for(const std::string& temp_dir);
 
   /// Only spawn() can make the key, so only spawn() constructs.
   class Key {
     friend class WorkerProcess;
     Key() = default;
   };
+  /// service_control: for a worker of the compile service, the order's connection.
   WorkerProcess(Key, std::string path, pid_t pid, UniqueFd socket, UniqueFd stderr_pipe,
-                UniqueFd pidfd, std::unique_ptr<PrivateTempDir> temp_dir);
+                UniqueFd pidfd, std::unique_ptr<PrivateTempDir> temp_dir,
+                UniqueFd service_control = UniqueFd());
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
   /// Closes the socket (the worker exits on EOF), waits up to
@@ -86,6 +98,10 @@ class WorkerProcess {
   /// spawn() up to the worker's registration, under the descriptor registry's lock.
   static std::unique_ptr<WorkerProcess> spawn_registered(const std::string& path,
                                                          std::string* error);
+  /// A worker from the compile service; null (and the service is not asked again) when that
+  /// fails.
+  static std::unique_ptr<WorkerProcess> order_from_service(const std::string& path,
+                                                           const std::string& arch);
   struct Deadline;
 
   Io wait_ready(short events, const Deadline& deadline);
@@ -97,6 +113,9 @@ class WorkerProcess {
   void signal_kill();
   /// Waits up to grace_ms for the worker to exit, then SIGKILLs it and waits.
   void reap(int grace_ms);
+  /// reap() for a worker of the compile service, whose parent is the service: the pidfd says
+  /// when it ended, and the service's notice says how.
+  void reap_service_worker(int grace_ms);
   /// Removes the worker's private directory once it has been reaped.
   void remove_temp_dir();
   std::string describe_exit() const;
@@ -107,7 +126,8 @@ class WorkerProcess {
   pid_t owner_pid_ = -1;  ///< getpid() of the process that spawned it
   UniqueFd socket_;
   UniqueFd stderr_pipe_;
-  UniqueFd pidfd_;  ///< invalid where pidfd_open is unavailable
+  UniqueFd pidfd_;            ///< invalid where pidfd_open is unavailable
+  UniqueFd service_control_;  ///< valid for a worker of the compile service
   bool usable_ = true;
   bool reaped_ = false;
   bool failure_logged_ = false;  ///< a warning said how it ended; no retirement line then

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT
+// service_client.cpp - connects to (or starts) the user's compile service and orders a worker.
+#include "hip_backend/worker/service_client.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <string_view>
+
+#include "hip_backend/worker/runtime_dir.h"
+#include "hip_backend/worker/worker_fd_registry.h"
+#include "support/environment.h"
+#include "support/sha256.h"
+
+namespace hipacm::backend {
+namespace {
+
+namespace sw = service_wire;
+
+// Waiting for another process that is starting the service.
+constexpr int kStartLockWaitMs = 30000;
+constexpr int kOrderSendMs = 5000;
+// The first order of a new service waits for its compiler to load and run once.
+constexpr int kReplyWaitMs = 120000;
+// Once the reply is readable, the rest of it is already there.
+constexpr int kReplyReadMs = 5000;
+
+/// Variables that differ between shells of one session and change nothing a compiler does.
+bool irrelevant_to_workers(std::string_view entry) {
+  static constexpr std::string_view kNames[] = {"PWD=",
+                                                "OLDPWD=",
+                                                "SHLVL=",
+                                                "_=",
+                                                "TMPDIR=",
+                                                "HIPACM_WORKER_FAULT=",
+                                                "HIPACM_WORKER_ENABLE_FAULTS=",
+                                                "HIPACM_LOG="};
+  return std::any_of(std::begin(kNames), std::end(kNames),
+                     [&](std::string_view name) { return entry.starts_with(name); });
+}
+
+void sleep_ms(long ms) {
+  timespec left{ms / 1000, (ms % 1000) * 1000000};
+  while (nanosleep(&left, &left) != 0 && errno == EINTR) {
+  }
+}
+
+/// A non-blocking connection to `path`, registered; errno tells why not.
+UniqueFd connect_to(const std::string& path) {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+  auto registry = WorkerFdRegistry::lock();
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd) return fd;
+  if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    const int err = errno;
+    fd.reset();
+    errno = err;
+    return fd;
+  }
+  const int flags = ::fcntl(fd.get(), F_GETFL);
+  if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags | O_NONBLOCK) != 0) return UniqueFd();
+  WorkerFdRegistry::add_locked(fd.get());
+  return fd;
+}
+
+void close_registered(UniqueFd& fd) {
+  if (fd) WorkerFdRegistry::close(fd);
+}
+
+/// Runs `hipacm-worker --service SOCKET` and waits until it listens (its starter exits 0) or
+/// gives up (anything else).
+bool start_service(const std::string& worker_path, const std::string& socket_path,
+                   const std::vector<std::string>& environment, std::string* why) {
+  std::vector<char*> envp;
+  for (const std::string& entry : environment) envp.push_back(const_cast<char*>(entry.c_str()));
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attr;
+  if (posix_spawn_file_actions_init(&actions) != 0) return false;
+  if (posix_spawnattr_init(&attr) != 0) {
+    posix_spawn_file_actions_destroy(&actions);
+    return false;
+  }
+  sigset_t empty, all;
+  sigemptyset(&empty);
+  sigfillset(&all);
+  bool ok = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0) == 0 &&
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0) == 0 &&
+            posix_spawnattr_setsigmask(&attr, &empty) == 0 &&
+            posix_spawnattr_setsigdefault(&attr, &all) == 0 &&
+            posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) == 0;
+  // Its stderr says why it could not listen; it carries nothing else.
+  int message[2] = {-1, -1};
+  ok = ok && ::pipe2(message, O_CLOEXEC) == 0;
+  UniqueFd message_read(message[0]), message_write(message[1]);
+  ok = ok && posix_spawn_file_actions_adddup2(&actions, message_write.get(), 2) == 0;
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  ok = ok && posix_spawn_file_actions_addclosefrom_np(&actions, 3) == 0;
+#endif
+  pid_t pid = -1;
+  const char* argv[] = {worker_path.c_str(), "--service", socket_path.c_str(), nullptr};
+  const int rc = ok ? posix_spawn(&pid, worker_path.c_str(), &actions, &attr,
+                                  const_cast<char* const*>(argv), envp.data())
+                    : ENOMEM;
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  message_write.reset();
+  if (rc != 0) {
+    *why = "cannot start the compile service: " + std::string(std::strerror(rc));
+    return false;
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
+  char text[512] = {};
+  const ssize_t n = ::read(message_read.get(), text, sizeof text - 1);
+  std::string said = n > 0 ? std::string(text, static_cast<std::size_t>(n)) : std::string();
+  while (!said.empty() && said.back() == '\n') said.pop_back();
+  *why = "the compile service did not start" + (said.empty() ? std::string() : ": " + said);
+  return false;
+}
+
+/// A connection to the service at `socket_path`, starting it when no one listens there. One
+/// process starts it; the others wait on the start lock and then connect.
+UniqueFd connect_or_start(const std::string& worker_path, const std::string& socket_path,
+                          const std::vector<std::string>& environment, std::string* why) {
+  UniqueFd connection = connect_to(socket_path);
+  if (connection) return connection;
+  if (errno != ENOENT && errno != ECONNREFUSED) {
+    *why = "cannot connect to the compile service at " + socket_path + ": " + std::strerror(errno);
+    return UniqueFd();
+  }
+  const std::string lock_path = socket_path + ".lock";
+  UniqueFd lock(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!lock) {
+    *why = "cannot open " + lock_path + ": " + std::strerror(errno);
+    return UniqueFd();
+  }
+  int waited = 0;
+  while (::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
+    if (waited >= kStartLockWaitMs) {
+      *why = "another process has been starting the compile service for too long";
+      return UniqueFd();
+    }
+    sleep_ms(5);
+    waited += 5;
+  }
+  connection = connect_to(socket_path);
+  if (!connection && start_service(worker_path, socket_path, environment, why)) {
+    connection = connect_to(socket_path);
+    if (!connection) *why = "the compile service started but refuses connections";
+  }
+  return connection;  // the lock goes with `lock`
+}
+
+}  // namespace
+
+bool compile_service_requested() {
+  const auto value = environment_value("HIPACM_COMPILE_SERVICE");
+  return value && *value == "on";
+}
+
+std::string compile_service_socket(const std::string& worker_path,
+                                   const std::vector<std::string>& environment, std::string* why) {
+  const std::string dir = runtime_dir_from_environment();
+  if (!make_private_directory(dir, why)) return "";
+  struct stat st {};
+  if (::stat(worker_path.c_str(), &st) != 0) {
+    *why = "cannot inspect " + worker_path + ": " + std::strerror(errno);
+    return "";
+  }
+  // The binary's identity: a rebuilt or upgraded worker gets a new service.
+  std::string key = "hipacm-compile-service 1\n" + worker_path + "\n" + std::to_string(st.st_dev) +
+                    ":" + std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" +
+                    std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) +
+                    "\n" + std::to_string(::geteuid()) + "\n";
+  std::vector<std::string> relevant;
+  for (const std::string& entry : environment) {
+    if (!irrelevant_to_workers(entry)) relevant.push_back(entry);
+  }
+  std::sort(relevant.begin(), relevant.end());
+  for (const std::string& entry : relevant) key += entry + '\0';
+  const std::string path =
+      dir + "/compile-service-" + sha256_hex(key.data(), key.size()).substr(0, 16) + ".sock";
+  if (path.size() >= sizeof(sockaddr_un{}.sun_path)) {
+    *why = "the compile service's socket path " + path + " is too long for a Unix socket";
+    return "";
+  }
+  return path;
+}
+
+std::optional<ServiceWorker> order_service_worker(const std::string& worker_path,
+                                                  const sw::WorkerOrder& order, std::string* why) {
+  const std::string socket_path = compile_service_socket(worker_path, order.environment, why);
+  if (socket_path.empty()) return std::nullopt;
+  std::vector<std::uint8_t> bytes;
+  if (!sw::encode_order(order, &bytes, why)) return std::nullopt;
+  ServiceWorker worker;
+  worker.control = connect_or_start(worker_path, socket_path, order.environment, why);
+  if (!worker.control) return std::nullopt;
+  auto fail = [&](std::string text) -> std::optional<ServiceWorker> {
+    close_registered(worker.control);
+    *why = std::move(text);
+    return std::nullopt;
+  };
+  ucred peer{};
+  socklen_t size = sizeof peer;
+  if (::getsockopt(worker.control.get(), SOL_SOCKET, SO_PEERCRED, &peer, &size) != 0 ||
+      peer.uid != ::geteuid()) {
+    return fail("the compile service socket " + socket_path + " belongs to another user");
+  }
+  if (!sw::send_message(worker.control.get(), bytes, nullptr, 0, kOrderSendMs, why)) {
+    return fail("cannot send the order: " + *why);
+  }
+  // Wait without the registry's lock: a first order waits for the compiler to warm up.
+  pollfd p{worker.control.get(), POLLIN, 0};
+  int n;
+  do {
+    n = ::poll(&p, 1, kReplyWaitMs);
+  } while (n < 0 && errno == EINTR);
+  if (n <= 0) return fail("the compile service did not answer the order in time");
+  sw::Header header;
+  std::vector<std::uint8_t> payload;
+  std::vector<UniqueFd> fds;
+  sw::OrderReply reply;
+  {
+    // The handed descriptors are registered before any fork() can copy them.
+    auto registry = WorkerFdRegistry::lock();
+    if (!sw::read_message(worker.control.get(), kReplyReadMs, &header, &payload, &fds, why)) {
+      registry.unlock();
+      return fail(why->empty() ? "the compile service closed the connection" : *why);
+    }
+    for (const UniqueFd& fd : fds) WorkerFdRegistry::add_locked(fd.get());
+  }
+  auto forget = [&] {
+    for (UniqueFd& fd : fds) close_registered(fd);
+  };
+  if (header.type != sw::MessageType::kReply ||
+      !sw::decode_reply(payload.data(), payload.size(), &reply, why)) {
+    forget();
+    return fail("a bad reply from the compile service: " + *why);
+  }
+  if (!reply.ok || fds.size() != sw::kReplyDescriptors) {
+    forget();
+    return fail("the compile service refused the order: " +
+                (reply.error.empty() ? std::string("no worker came with its reply") : reply.error));
+  }
+  worker.pid = reply.pid;
+  worker.socket = std::move(fds[0]);
+  worker.output = std::move(fds[1]);
+  worker.pidfd = std::move(fds[2]);
+  return worker;
+}
+
+}  // namespace hipacm::backend

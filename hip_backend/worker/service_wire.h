@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+// service_wire.h - the messages between a hipacm process and its user's compile service, each
+// bounded, and descriptor passing over the service's Unix socket.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "support/unique_fd.h"
+
+namespace hipacm::backend::service_wire {
+
+constexpr std::uint32_t kMagic = 0x43565348;  // "HSVC"
+constexpr std::uint16_t kVersion = 1;
+constexpr std::size_t kHeaderBytes = 12;
+/// An order carries the whole environment; nothing real comes near these.
+constexpr std::size_t kMaxOrderBytes = std::size_t{1} << 20;
+constexpr std::size_t kMaxEnvironmentEntries = 8192;
+constexpr std::size_t kMaxPathBytes = 4096;
+constexpr std::size_t kMaxArchBytes = 128;
+constexpr std::size_t kMaxErrorBytes = 4096;
+/// A reply hands over the worker's socket, its output pipe and a pidfd.
+constexpr std::size_t kReplyDescriptors = 3;
+
+enum class MessageType : std::uint16_t { kOrder = 1, kReply = 2, kExit = 3 };
+
+struct Header {
+  MessageType type = MessageType::kOrder;
+  std::uint32_t length = 0;
+};
+
+/// What a process asks the service for: one worker, set up as a worker it spawned itself would
+/// be (its environment, working directory and private TMPDIR).
+struct WorkerOrder {
+  std::string arch;  ///< the first compile's arch: the compiler the service warms before forking
+  std::string cwd;
+  std::string temp_dir;
+  std::vector<std::string> environment;  ///< NAME=value entries
+};
+
+/// The service's answer; on success the worker's descriptors travel with it.
+struct OrderReply {
+  bool ok = false;
+  std::int32_t pid = 0;
+  std::string error;
+};
+
+/// How a worker that the service forked ended, sent on its order's connection.
+struct ExitNotice {
+  std::int32_t pid = 0;
+  std::int32_t wait_status = 0;
+};
+
+bool encode_order(const WorkerOrder& order, std::vector<std::uint8_t>* out, std::string* why);
+std::vector<std::uint8_t> encode_reply(const OrderReply& reply);
+std::vector<std::uint8_t> encode_exit(const ExitNotice& notice);
+
+/// Checks magic, version, type and the type's length bound.
+bool parse_header(const std::uint8_t* bytes, std::size_t size, Header* header, std::string* why);
+bool decode_order(const std::uint8_t* data, std::size_t size, WorkerOrder* out, std::string* why);
+bool decode_reply(const std::uint8_t* data, std::size_t size, OrderReply* out, std::string* why);
+bool decode_exit(const std::uint8_t* data, std::size_t size, ExitNotice* out, std::string* why);
+
+/// Sends all of `bytes` on a socket (blocking or not), with `fds` attached to the first byte.
+/// Waits at most timeout_ms (negative: no limit).
+bool send_message(int fd, const std::vector<std::uint8_t>& bytes, const int* fds,
+                  std::size_t fd_count, int timeout_ms, std::string* why);
+
+/// Reads one whole message within timeout_ms (negative: no limit): its header, its bounded
+/// payload, and any descriptors that came with it (close-on-exec; more than kReplyDescriptors
+/// is an error, and every one received is closed on any error). False with an empty *why on a
+/// clean end of stream before the first byte.
+bool read_message(int fd, int timeout_ms, Header* header, std::vector<std::uint8_t>* payload,
+                  std::vector<UniqueFd>* fds, std::string* why);
+
+}  // namespace hipacm::backend::service_wire

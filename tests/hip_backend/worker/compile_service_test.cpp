@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: MIT
+// compile_service_test.cpp - the per-user compile service: warm forked workers for any process,
+// real compiles, crash and timeout reports, cleanup when a host dies, idle exit, the fallback,
+// and its privacy.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/chrono.hpp>
+#include <boost/thread/thread.hpp>
+
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "hip_backend/codeobject/code_object_check.h"
+#include "hip_backend/worker/private_temp_dir.h"
+#include "hip_backend/worker/service_client.h"
+#include "hip_backend/worker/service_wire.h"
+#include "hip_backend/worker/worker_fd_registry.h"
+#include "hip_backend/worker/worker_process.h"
+#include "support/environment.h"
+#include "tests/hip_backend/worker/worker_test_support.h"
+
+namespace hipacm::test {
+namespace {
+
+namespace fs = std::filesystem;
+namespace sw = backend::service_wire;
+using backend::UniqueFd;
+using backend::WorkerProcess;
+
+/// Polls `done` every 10 ms for up to `seconds`.
+template <class Done>
+bool eventually(Done done, int seconds = 20) {
+  for (int i = 0; i < seconds * 100; ++i) {
+    if (done()) return true;
+    boost::this_thread::sleep_for(boost::chrono::milliseconds(10));
+  }
+  return done();
+}
+
+/// The pid at the other end of a connection to `socket_path`, or -1.
+pid_t listener_pid(const std::string& socket_path) {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, socket_path.c_str(), sizeof address.sun_path - 1);
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) return -1;
+  ucred peer{};
+  socklen_t size = sizeof peer;
+  if (::getsockopt(fd.get(), SOL_SOCKET, SO_PEERCRED, &peer, &size) != 0) return -1;
+  return peer.pid;
+}
+
+bool alive(pid_t pid) {
+  const auto info = read_proc(pid);
+  return info && info->state != 'Z';
+}
+
+/// Each test gets its own runtime directory, so its own service, which it stops at the end.
+class CompileService : public ::testing::Test {
+ protected:
+  CompileService()
+      : dir_(make_dir()),
+        runtime_("HIPACM_RUNTIME_DIR", dir_ + "/run"),
+        requested_("HIPACM_COMPILE_SERVICE", "on"),
+        idle_("HIPACM_SERVICE_IDLE_MS", "60000") {}
+
+  ~CompileService() override {
+    backend::WorkerPool::instance().shutdown();
+    const std::string socket = socket_path();
+    if (const pid_t pid = socket.empty() ? -1 : listener_pid(socket); pid > 0) {
+      ::kill(pid, SIGKILL);
+      eventually([&] { return !alive(pid); });
+    }
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+
+  static std::string make_dir() {
+    std::string templ = fs::temp_directory_path().string() + "/hipacm-service-test-XXXXXX";
+    if (::mkdtemp(templ.data()) == nullptr) ADD_FAILURE() << "mkdtemp";
+    return templ;
+  }
+
+  /// The socket this process's workers would be ordered from.
+  std::string socket_path() {
+    std::string why;
+    return backend::compile_service_socket(kWorkerPath, WorkerProcess::environment_for("/unused"),
+                                           &why);
+  }
+
+  std::unique_ptr<WorkerProcess> ordered_worker() {
+    std::string error;
+    auto worker = WorkerProcess::spawn(kWorkerPath, &error, kArch);
+    EXPECT_TRUE(worker) << error;
+    return worker;
+  }
+
+  std::string dir_;
+  ScopedEnv runtime_, requested_, idle_;
+};
+
+TEST_F(CompileService, ServesRealCompilesFromAWorkerItForked) {
+  auto worker = ordered_worker();
+  ASSERT_TRUE(worker);
+  const pid_t service = listener_pid(socket_path());
+  ASSERT_GT(service, 0) << "no service listens at " << socket_path();
+  const auto info = read_proc(worker->pid());
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->ppid, service) << "the worker is not the service's child";
+  EXPECT_TRUE(worker_children().empty()) << "the worker was spawned here after all";
+
+  const backend::CompileResult result = worker->compile(make_request(kernel_source(3)), 60000);
+  ASSERT_EQ(result.status, HIPACM_SUCCESS) << result.error_message;
+  std::string why;
+  EXPECT_TRUE(backend::check_amdgpu_code_object(result.code, kArch, {"k3"}, &why)) << why;
+
+  // The worker runs in this process's working directory and private TMPDIR.
+  char cwd[4096];
+  ASSERT_NE(::getcwd(cwd, sizeof cwd), nullptr);
+  const std::string proc = "/proc/" + std::to_string(worker->pid());
+  EXPECT_EQ(fs::read_symlink(proc + "/cwd").string(), cwd);
+  const std::string temp_dir = worker->temp_dir();
+  EXPECT_TRUE(fs::is_directory(temp_dir));
+
+  const pid_t pid = worker->pid();
+  worker.reset();
+  EXPECT_TRUE(eventually([&] { return !alive(pid); }));
+  EXPECT_FALSE(fs::exists(temp_dir)) << "the worker's TMPDIR outlived it";
+  EXPECT_EQ(backend::WorkerFdRegistry::size(), 0u);
+  EXPECT_EQ(zombie_children(), 0);
+  EXPECT_TRUE(alive(service)) << "the service went with its worker";
+}
+
+TEST_F(CompileService, ProcessesShareOneWarmService) {
+  // Three processes, one after another, each orders a worker and compiles: one service serves
+  // them all, and it is none of their children.
+  std::vector<pid_t> parents;
+  for (int i = 0; i < 3; ++i) {
+    int p[2];
+    ASSERT_EQ(::pipe(p), 0);
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      ::close(p[0]);
+      std::string error;
+      auto worker = WorkerProcess::spawn(kWorkerPath, &error, kArch);
+      pid_t parent = -1;
+      if (worker &&
+          worker->compile(make_request(kernel_source(10 + i)), 60000).status == HIPACM_SUCCESS) {
+        if (const auto info = read_proc(worker->pid())) parent = info->ppid;
+      }
+      [[maybe_unused]] const ssize_t w = ::write(p[1], &parent, sizeof parent);
+      worker.reset();
+      _exit(parent > 0 ? 0 : 1);
+    }
+    ::close(p[1]);
+    pid_t parent = -1;
+    ASSERT_EQ(::read(p[0], &parent, sizeof parent), static_cast<ssize_t>(sizeof parent));
+    ::close(p[0]);
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "process " << i;
+    EXPECT_NE(parent, child);
+    parents.push_back(parent);
+  }
+  EXPECT_EQ(parents[0], parents[1]);
+  EXPECT_EQ(parents[1], parents[2]);
+  EXPECT_EQ(listener_pid(socket_path()), parents[0]);
+}
+
+TEST_F(CompileService, ACrashIsReportedWithItsSignal) {
+  FaultScope crash("crash-segv");
+  auto worker = ordered_worker();
+  ASSERT_TRUE(worker);
+  const backend::CompileResult result = worker->compile(make_request(kernel_source(1)), 60000);
+  EXPECT_EQ(result.status, HIPACM_ERROR_COMPILER_CRASHED);
+  EXPECT_NE(result.error_message.find("signal 11"), std::string::npos) << result.error_message;
+  EXPECT_NE(result.error_message.find("injecting fault"), std::string::npos)
+      << "the worker's own output is missing: " << result.error_message;
+  EXPECT_FALSE(worker->usable());
+  const pid_t service = listener_pid(socket_path());
+  EXPECT_GT(service, 0) << "the service died with its worker";
+}
+
+TEST_F(CompileService, ATimeoutKillsTheWorker) {
+  FaultScope hang("hang");
+  auto worker = ordered_worker();
+  ASSERT_TRUE(worker);
+  const pid_t pid = worker->pid();
+  const backend::CompileResult result = worker->compile(make_request(kernel_source(1)), 300);
+  EXPECT_EQ(result.status, HIPACM_ERROR_TIMEOUT) << result.error_message;
+  EXPECT_NE(result.error_message.find("was killed"), std::string::npos) << result.error_message;
+  EXPECT_FALSE(alive(pid));
+  EXPECT_FALSE(worker->usable());
+}
+
+TEST_F(CompileService, AHostThatDiesTakesItsBusyWorkerWithIt) {
+  FaultScope hang("hang");
+  int p[2];
+  ASSERT_EQ(::pipe(p), 0);
+  const pid_t host = ::fork();
+  ASSERT_GE(host, 0);
+  if (host == 0) {
+    ::close(p[0]);
+    std::string error;
+    auto worker = WorkerProcess::spawn(kWorkerPath, &error, kArch);
+    const pid_t pid = worker ? worker->pid() : -1;
+    [[maybe_unused]] const ssize_t w = ::write(p[1], &pid, sizeof pid);
+    if (worker) worker->compile(make_request(kernel_source(1)), 0);  // hangs until killed
+    _exit(1);
+  }
+  ::close(p[1]);
+  pid_t worker = -1;
+  ASSERT_EQ(::read(p[0], &worker, sizeof worker), static_cast<ssize_t>(sizeof worker));
+  ::close(p[0]);
+  ASSERT_GT(worker, 0);
+  EXPECT_TRUE(alive(worker));
+  boost::this_thread::sleep_for(boost::chrono::milliseconds(200));  // it is compiling (hung)
+  ::kill(host, SIGKILL);
+  ASSERT_EQ(::waitpid(host, nullptr, 0), host);
+  EXPECT_TRUE(eventually([&] { return !alive(worker); }))
+      << "worker " << worker << " outlived its host";
+}
+
+TEST_F(CompileService, ExitsWhenIdleAndRemovesItsSocket) {
+  ScopedEnv quick("HIPACM_SERVICE_IDLE_MS", "300");
+  auto worker = ordered_worker();
+  ASSERT_TRUE(worker);
+  ASSERT_EQ(worker->compile(make_request(kernel_source(2)), 60000).status, HIPACM_SUCCESS);
+  const std::string socket = socket_path();
+  const pid_t service = listener_pid(socket);
+  ASSERT_GT(service, 0);
+  // Busy with a worker, it stays.
+  boost::this_thread::sleep_for(boost::chrono::milliseconds(800));
+  EXPECT_TRUE(alive(service));
+  worker.reset();
+  EXPECT_TRUE(eventually([&] { return !alive(service); })) << "the idle service did not exit";
+  EXPECT_FALSE(fs::exists(socket));
+  EXPECT_FALSE(fs::exists(socket + ".tmp"));
+  // The next order starts a new one.
+  auto again = ordered_worker();
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->compile(make_request(kernel_source(4)), 60000).status, HIPACM_SUCCESS);
+  const pid_t second = listener_pid(socket);
+  EXPECT_GT(second, 0);
+  EXPECT_NE(second, service);
+}
+
+TEST_F(CompileService, FallsBackToItsOwnWorkersWhenTheServiceCannotBeUsed) {
+  // A runtime directory that is a file: no service, yet compiles go on in spawned workers.
+  const std::string file = dir_ + "/not-a-directory";
+  { std::ofstream(file) << "x"; }
+  ScopedEnv runtime("HIPACM_RUNTIME_DIR", file);
+  std::string error;
+  auto worker = WorkerProcess::spawn(kWorkerPath, &error, kArch);
+  ASSERT_TRUE(worker) << error;
+  const auto info = read_proc(worker->pid());
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->ppid, ::getpid()) << "the fallback worker should be this process's child";
+  const backend::CompileResult result = worker->compile(make_request(kernel_source(5)), 60000);
+  EXPECT_EQ(result.status, HIPACM_SUCCESS) << result.error_message;
+}
+
+TEST_F(CompileService, AnotherUserGetsNothing) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as another user";
+  auto worker = ordered_worker();  // the service runs
+  ASSERT_TRUE(worker);
+  const std::string socket = socket_path();
+  // Open the way on purpose, so that only the service's own check stands.
+  ASSERT_EQ(::chmod((dir_ + "/run").c_str(), 0755), 0);
+  ASSERT_EQ(::chmod(dir_.c_str(), 0755), 0);
+  ASSERT_EQ(::chmod(socket.c_str(), 0777), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0) _exit(2);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, socket.c_str(), sizeof address.sun_path - 1);
+    UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) _exit(3);
+    sw::WorkerOrder order;
+    order.arch = kArch;
+    order.cwd = "/";
+    order.temp_dir = "/tmp";
+    std::vector<std::uint8_t> bytes;
+    std::string why;
+    if (!sw::encode_order(order, &bytes, &why)) _exit(4);
+    // The service may close the connection before the order is even written.
+    if (!sw::send_message(fd.get(), bytes, nullptr, 0, 5000, &why)) _exit(0);
+    sw::Header header;
+    std::vector<std::uint8_t> payload;
+    std::vector<UniqueFd> fds;
+    // Closed without a word: no reply, no worker.
+    const bool answered = sw::read_message(fd.get(), 10000, &header, &payload, &fds, &why);
+    _exit(!answered && why.empty() && fds.empty() ? 0 : 5);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "another user's order was not simply closed";
+}
+
+TEST(CompileServiceSocket, IsSharedByLikeEnvironmentsAndSplitByCompilerSettings) {
+  const std::string dir =
+      fs::temp_directory_path().string() + "/hipacm-service-key-" + std::to_string(::getpid());
+  ScopedEnv runtime("HIPACM_RUNTIME_DIR", dir);
+  std::string why;
+  const std::vector<std::string> base = {"PATH=/usr/bin", "HOME=/root", "PWD=/a"};
+  const std::string a = backend::compile_service_socket(kWorkerPath, base, &why);
+  ASSERT_FALSE(a.empty()) << why;
+  EXPECT_EQ(a.rfind(dir + "/compile-service-", 0), 0u) << a;
+  // A shell's working directory and TMPDIR change nothing a compiler does.
+  EXPECT_EQ(backend::compile_service_socket(
+                kWorkerPath, {"HOME=/root", "PWD=/b", "PATH=/usr/bin", "TMPDIR=/x"}, &why),
+            a);
+  // A different ROCm is a different service.
+  EXPECT_NE(backend::compile_service_socket(
+                kWorkerPath, {"PATH=/usr/bin", "HOME=/root", "ROCM_PATH=/opt/rocm-6.4.3"}, &why),
+            a);
+  // A missing binary has no service.
+  EXPECT_EQ(backend::compile_service_socket("/nonexistent/hipacm-worker", base, &why), "");
+  EXPECT_NE(why.find("/nonexistent/hipacm-worker"), std::string::npos) << why;
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
+}
+
+TEST(CompileServiceWire, OrdersRoundTripAndHostileOnesAreRefused) {
+  sw::WorkerOrder order;
+  order.arch = "gfx90a";
+  order.cwd = "/work";
+  order.temp_dir = "/tmp/hipacm-worker-x";
+  order.environment = {"A=1", "B=two"};
+  std::vector<std::uint8_t> bytes;
+  std::string why;
+  ASSERT_TRUE(sw::encode_order(order, &bytes, &why)) << why;
+  sw::Header header;
+  ASSERT_TRUE(sw::parse_header(bytes.data(), bytes.size(), &header, &why)) << why;
+  EXPECT_EQ(header.length, bytes.size() - sw::kHeaderBytes);
+  sw::WorkerOrder back;
+  ASSERT_TRUE(sw::decode_order(bytes.data() + sw::kHeaderBytes, header.length, &back, &why));
+  EXPECT_EQ(back.environment, order.environment);
+  EXPECT_EQ(back.cwd, order.cwd);
+
+  sw::WorkerOrder relative = order;
+  relative.cwd = "work";
+  ASSERT_TRUE(sw::encode_order(relative, &bytes, &why));
+  EXPECT_FALSE(sw::decode_order(bytes.data() + sw::kHeaderBytes, bytes.size() - sw::kHeaderBytes,
+                                &back, &why));
+  EXPECT_NE(why.find("absolute"), std::string::npos) << why;
+
+  std::vector<std::uint8_t> huge = bytes;
+  huge[8] = 0xff;
+  huge[9] = 0xff;
+  huge[10] = 0xff;
+  huge[11] = 0x7f;
+  EXPECT_FALSE(sw::parse_header(huge.data(), huge.size(), &header, &why));
+  EXPECT_NE(why.find("bound"), std::string::npos) << why;
+}
+
+}  // namespace
+}  // namespace hipacm::test
