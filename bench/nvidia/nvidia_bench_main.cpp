@@ -3,6 +3,9 @@
 // arch (NVRTC) or an AMD one (hipRTC) by a serial loop, by hipacm in-process and by hipacm worker
 // pools of several sizes, each measurement in a fresh child process, variants alternating across
 // rounds.
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include <hipacm/hipacm.hpp>
 
@@ -37,6 +40,51 @@ struct Measure {
   std::string description;
 };
 
+/// The environment prefix that sends a child's workers to the compile service in `runtime_dir`.
+std::string service_env(const std::string& runtime_dir) {
+  return "env HIPACM_COMPILE_SERVICE=on HIPACM_SERVICE_IDLE_MS=600000 HIPACM_RUNTIME_DIR='" +
+         runtime_dir + "' ";
+}
+
+/// The pid of the process listening on `socket_path`, or -1.
+pid_t listener_pid(const std::string& socket_path) {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  if (socket_path.size() >= sizeof address.sun_path) return -1;
+  std::copy(socket_path.begin(), socket_path.end(), address.sun_path);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  pid_t pid = -1;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
+    ucred peer{};
+    socklen_t size = sizeof peer;
+    if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &size) == 0) pid = peer.pid;
+  }
+  ::close(fd);
+  return pid;
+}
+
+/// The compile services listening in `runtime_dir`.
+std::vector<pid_t> services_in(const std::string& runtime_dir) {
+  std::vector<pid_t> pids;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(runtime_dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("compile-service-", 0) != 0 || entry.path().extension() != ".sock") continue;
+    if (const pid_t pid = listener_pid(entry.path().string()); pid > 0) pids.push_back(pid);
+  }
+  return pids;
+}
+
+/// Stops every compile service in `runtime_dir` and waits until each is gone.
+void stop_services_in(const std::string& runtime_dir) {
+  for (const pid_t pid : services_in(runtime_dir)) {
+    ::kill(pid, SIGTERM);
+    for (int i = 0; i < 500 && ::kill(pid, 0) == 0; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
 std::string quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
@@ -46,10 +94,11 @@ std::string quote(const std::string& s) {
 /// Runs `self --single ...` under timeout(1) and parses its RESULT line; other output goes to
 /// stderr so the log keeps it.
 json run_child(const std::string& self, const std::string& set_dir, const std::string& arch,
-               const Measure& m, const std::string& cache_dir, int timeout_s) {
-  std::string cmd = "timeout -k 5 " + std::to_string(timeout_s) + " " + quote(self) + " --single " +
-                    m.variant + " --set " + quote(set_dir) + " --arch " + quote(arch) +
-                    " --threads " + std::to_string(m.threads);
+               const Measure& m, const std::string& cache_dir, int timeout_s,
+               const std::string& env_prefix = "") {
+  std::string cmd = env_prefix + "timeout -k 5 " + std::to_string(timeout_s) + " " + quote(self) +
+                    " --single " + m.variant + " --set " + quote(set_dir) + " --arch " +
+                    quote(arch) + " --threads " + std::to_string(m.threads);
   if (!cache_dir.empty()) cmd += " --cache-dir " + quote(cache_dir);
   cmd += " 2>&1";
   FILE* pipe = popen(cmd.c_str(), "r");
@@ -168,6 +217,16 @@ int run_all(const std::string& self, const std::string& set_dir, const std::stri
         {"e" + std::to_string(n), "e", n, "hipacm, " + std::to_string(n) + " worker processes"});
   measures.push_back({"e" + std::to_string(threads) + "-warm", "e-warm", threads,
                       "e" + std::to_string(threads) + " with the pool started and initialized"});
+  // The compile-service rows: "warm" (a service that an untimed run started) or "cold" (the
+  // measured process starts it).
+  const std::string service_warm = "s" + std::to_string(threads);
+  const std::string service_cold = service_warm + "-cold";
+  const std::map<std::string, std::string> service_of = {{service_warm, "warm"},
+                                                         {service_cold, "cold"}};
+  measures.push_back({service_warm, "e", threads,
+                      "e" + std::to_string(threads) + ", workers from a running compile service"});
+  measures.push_back({service_cold, "e", threads,
+                      "e" + std::to_string(threads) + ", starting the compile service"});
   const Measure cold{"cache-cold", "cache", threads, "e with an empty cache dir (fills it)"};
   const Measure warm{"cache-warm", "cache", threads, "e again, same cache dir (from_cache)"};
   const auto skipped = [&](const std::string& id) {
@@ -196,7 +255,24 @@ int run_all(const std::string& self, const std::string& set_dir, const std::stri
         truncated = true;
         break;
       }
-      json r = run_child(self, set_dir, arch, m, "", timeout_s);
+      std::string env_prefix;
+      std::string service_dir;
+      const std::string service = service_of.count(m.id) ? service_of.at(m.id) : "";
+      if (service == "warm") {
+        service_dir = (cache_root / "service-warm").string();
+        env_prefix = service_env(service_dir);
+        if (services_in(service_dir).empty()) {
+          // Untimed: the first process of the session starts the service and warms it.
+          fs::create_directories(service_dir);
+          run_child(self, set_dir, arch, m, "", timeout_s, env_prefix);
+        }
+      } else if (service == "cold") {
+        service_dir = (cache_root / ("service-cold-" + std::to_string(round))).string();
+        fs::create_directories(service_dir);
+        env_prefix = service_env(service_dir);
+      }
+      json r = run_child(self, set_dir, arch, m, "", timeout_s, env_prefix);
+      if (service == "cold") stop_services_in(service_dir);
       std::printf("round %d %-10s %s\n", round + 1, m.id.c_str(), r.dump().c_str());
       std::fflush(stdout);
       runs[m.id].push_back(r);
@@ -215,6 +291,7 @@ int run_all(const std::string& self, const std::string& set_dir, const std::stri
       runs[m->id].push_back(r);
     }
   }
+  stop_services_in((cache_root / "service-warm").string());
   std::error_code ec;
   fs::remove_all(cache_root, ec);
   if (truncated) std::printf("note: stopped early, the %d s budget was used up\n", budget_s);

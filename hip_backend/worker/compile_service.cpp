@@ -350,18 +350,17 @@ void Service::drop_connection(int fd) {
 }
 
 bool Service::exit_if_still_idle() {
+  // No one can reach a service whose socket is gone or was taken over: it just leaves.
+  const bool reachable = socket_identity_.ino != 0 && identity_of(socket_path_) == socket_identity_;
   // A starter holds the lock while it connects: never vanish under it.
   UniqueFd lock(::open(lock_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (!lock || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
+  if (reachable && (!lock || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0)) {
     last_activity_ = Clock::now();
     return false;
   }
   pollfd pending{listener_.get(), POLLIN, 0};
-  if (::poll(&pending, 1, 0) > 0) return false;  // an order is waiting: serve it first
-  // Only our own socket: a newer service may have taken the name.
-  if (socket_identity_.ino != 0 && identity_of(socket_path_) == socket_identity_) {
-    ::unlink(socket_path_.c_str());
-  }
+  if (reachable && ::poll(&pending, 1, 0) > 0) return false;  // an order waits: serve it first
+  if (reachable) ::unlink(socket_path_.c_str());
   listener_.reset();
   remove_directory_tree(temp_dir_);
   return true;
