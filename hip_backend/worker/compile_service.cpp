@@ -150,9 +150,13 @@ class Service {
   pid_t fork_worker(const sw::WorkerOrder& order, UniqueFd* host_socket, UniqueFd* output,
                     std::string* why);
   void warm(const std::string& arch);
+  /// Drains the signal descriptor and reaps; true when asked to stop.
+  bool read_signals();
   void reap_children();
   void drop_connection(int fd);
   bool exit_if_still_idle();
+  /// Removes the socket (if it is still ours) and the temp directory.
+  void leave();
 
   struct Identity {
     dev_t dev = 0;
@@ -168,7 +172,7 @@ class Service {
 
   const Identity socket_identity_;
   UniqueFd listener_;
-  UniqueFd child_signals_;
+  UniqueFd signals_;
   const std::string socket_path_;
   const std::string lock_path_;
   const std::string temp_dir_;
@@ -180,17 +184,19 @@ class Service {
 };
 
 int Service::run() {
-  sigset_t chld;
-  sigemptyset(&chld);
-  sigaddset(&chld, SIGCHLD);
-  if (::sigprocmask(SIG_BLOCK, &chld, nullptr) != 0) return 1;
-  child_signals_.reset(::signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC));
-  if (!child_signals_) return 1;
+  // Signals arrive as data: children ending, and a request to stop (which leaves the workers
+  // already handed out running; they are their hosts' now).
+  sigset_t handled;
+  sigemptyset(&handled);
+  for (int sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP}) sigaddset(&handled, sig);
+  if (::sigprocmask(SIG_BLOCK, &handled, nullptr) != 0) return 1;
+  signals_.reset(::signalfd(-1, &handled, SFD_NONBLOCK | SFD_CLOEXEC));
+  if (!signals_) return 1;
   std::signal(SIGPIPE, SIG_IGN);
   for (;;) {
     std::vector<pollfd> fds;
     fds.push_back({listener_.get(), POLLIN, 0});
-    fds.push_back({child_signals_.get(), POLLIN, 0});
+    fds.push_back({signals_.get(), POLLIN, 0});
     for (const auto& [fd, worker] : by_connection_) fds.push_back({fd, POLLIN, 0});
     int timeout = -1;
     if (by_connection_.empty() && children_.empty()) {
@@ -205,7 +211,10 @@ int Service::run() {
       continue;
     }
     if (n < 0) continue;
-    if (fds[1].revents != 0) reap_children();
+    if (fds[1].revents != 0 && read_signals()) {
+      leave();
+      return 0;
+    }
     for (std::size_t i = 2; i < fds.size(); ++i) {
       // Anything from an orderer after its order, or its hang-up, ends its worker.
       if (fds[i].revents != 0) drop_connection(fds[i].fd);
@@ -320,10 +329,17 @@ void Service::warm(const std::string& arch) {
   remove_directory_contents(temp_dir_);
 }
 
-void Service::reap_children() {
+bool Service::read_signals() {
   signalfd_siginfo info;
-  while (::read(child_signals_.get(), &info, sizeof info) > 0) {
+  bool stop = false;
+  while (::read(signals_.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+    stop = stop || info.ssi_signo != SIGCHLD;
   }
+  reap_children();
+  return stop;
+}
+
+void Service::reap_children() {
   for (;;) {
     int status = 0;
     const pid_t pid = ::waitpid(-1, &status, WNOHANG);
@@ -360,10 +376,17 @@ bool Service::exit_if_still_idle() {
   }
   pollfd pending{listener_.get(), POLLIN, 0};
   if (reachable && ::poll(&pending, 1, 0) > 0) return false;  // an order waits: serve it first
-  if (reachable) ::unlink(socket_path_.c_str());
+  leave();
+  return true;
+}
+
+void Service::leave() {
+  // Only our own socket: a newer service may have taken the name.
+  if (socket_identity_.ino != 0 && identity_of(socket_path_) == socket_identity_) {
+    ::unlink(socket_path_.c_str());
+  }
   listener_.reset();
   remove_directory_tree(temp_dir_);
-  return true;
 }
 
 /// Binds and listens on `path` (mode 0600 in the private runtime directory).

@@ -37,18 +37,19 @@ constexpr int kReplyWaitMs = 120000;
 // Once the reply is readable, the rest of it is already there.
 constexpr int kReplyReadMs = 5000;
 
-/// Variables that differ between shells of one session and change nothing a compiler does.
+/// Variables that change nothing a warm compiler process holds: those that differ between shells
+/// of one session, the worker's own TMPDIR and test hooks (a forked worker takes the orderer's
+/// values of all of them), and hipacm's host-side settings. Of hipacm's own variables only the
+/// compiler libraries (HIPACM_*_LIBRARY) choose what the service loads.
 bool irrelevant_to_workers(std::string_view entry) {
-  static constexpr std::string_view kNames[] = {"PWD=",
-                                                "OLDPWD=",
-                                                "SHLVL=",
-                                                "_=",
-                                                "TMPDIR=",
-                                                "HIPACM_WORKER_FAULT=",
-                                                "HIPACM_WORKER_ENABLE_FAULTS=",
-                                                "HIPACM_LOG="};
-  return std::any_of(std::begin(kNames), std::end(kNames),
-                     [&](std::string_view name) { return entry.starts_with(name); });
+  static constexpr std::string_view kNames[] = {"PWD=", "OLDPWD=", "SHLVL=", "_=", "TMPDIR="};
+  if (std::any_of(std::begin(kNames), std::end(kNames),
+                  [&](std::string_view name) { return entry.starts_with(name); })) {
+    return true;
+  }
+  if (!entry.starts_with("HIPACM_")) return false;
+  const std::string_view name = entry.substr(0, entry.find('='));
+  return !name.ends_with("_LIBRARY");
 }
 
 void sleep_ms(long ms) {
@@ -202,6 +203,18 @@ std::string compile_service_socket(const std::string& worker_path,
     return "";
   }
   return path;
+}
+
+pid_t compile_service_pid(const std::string& socket_path) {
+  if (socket_path.empty() || socket_path.size() >= sizeof(sockaddr_un{}.sun_path)) return -1;
+  UniqueFd connection = connect_to(socket_path);
+  if (!connection) return -1;
+  ucred peer{};
+  socklen_t size = sizeof peer;
+  const bool known = ::getsockopt(connection.get(), SOL_SOCKET, SO_PEERCRED, &peer, &size) == 0 &&
+                     peer.uid == ::geteuid();
+  close_registered(connection);  // at once: the service reads it as an order that never came
+  return known ? peer.pid : -1;
 }
 
 std::optional<ServiceWorker> order_service_worker(const std::string& worker_path,

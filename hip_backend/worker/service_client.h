@@ -34,6 +34,9 @@ bool compile_service_requested();
 std::string compile_service_socket(const std::string& worker_path,
                                    const std::vector<std::string>& environment, std::string* why);
 
+/// The pid of the compile service listening at `socket_path`, or -1 when none answers there.
+pid_t compile_service_pid(const std::string& socket_path);
+
 /// Orders one worker, starting the service (and waiting for it to listen) when none answers.
 /// nullopt with *why when the service cannot be used; the caller then spawns its own worker.
 std::optional<ServiceWorker> order_service_worker(const std::string& worker_path,

@@ -13,7 +13,9 @@
 #include "hip_backend/hiprtc/comgr_isa.h"
 #include "hip_backend/hiprtc/hiprtc_release.h"
 #include "hip_backend/worker/machine_budget.h"
+#include "hip_backend/worker/service_client.h"
 #include "hip_backend/worker/worker_locator.h"
+#include "hip_backend/worker/worker_process.h"
 #include "support/dynamic_library.h"
 #include "support/environment.h"
 #include "tools/doctor/backend_probe.h"
@@ -131,6 +133,24 @@ Check worker_check() {
   check.details["machine_slot_file"] = budget.slot_file();
   if (!budget.disabled_reason().empty())
     check.details["machine_jobs_off_because"] = budget.disabled_reason();
+  const bool service = backend::compile_service_requested();
+  check.details["compile_service"] = service ? "on" : "off";
+  std::string service_text;
+  if (service && !worker.empty()) {
+    std::string service_why;
+    const std::string socket = backend::compile_service_socket(
+        worker, backend::WorkerProcess::environment_for("/"), &service_why);
+    const pid_t pid = backend::compile_service_pid(socket);
+    check.details["compile_service_socket"] = socket;
+    check.details["compile_service_pid"] = pid > 0 ? nlohmann::ordered_json(pid) : nullptr;
+    if (socket.empty()) {
+      check.details["compile_service_unusable_because"] = service_why;
+      service_text = "; compile service unusable (" + service_why + ")";
+    } else {
+      service_text = pid > 0 ? fmt::format("; compile service running (pid {})", pid)
+                             : std::string("; compile service starts on the first compile");
+    }
+  }
   const std::string budget_text =
       budget.limit() == 0
           ? std::string("no machine-wide worker budget") +
@@ -138,7 +158,7 @@ Check worker_check() {
           : fmt::format("machine-wide budget {} compiling workers ({} in use now)", budget.limit(),
                         in_use ? std::to_string(*in_use) : "?");
   if (!worker.empty())
-    check.summary = "hipacm-worker at " + worker + "; " + budget_text;
+    check.summary = "hipacm-worker at " + worker + "; " + budget_text + service_text;
   else
     flag(check, CheckLevel::kWarning,
          "no hipacm-worker: compiles run one at a time, in-process; " + why,

@@ -256,6 +256,35 @@ TEST_F(CompileService, ExitsWhenIdleAndRemovesItsSocket) {
   EXPECT_NE(second, service);
 }
 
+TEST_F(CompileService, StopsCleanlyOnSigtermLeavingHandedOutWorkersRunning) {
+  auto worker = ordered_worker();
+  ASSERT_TRUE(worker);
+  const std::string socket = socket_path();
+  const pid_t service = listener_pid(socket);
+  ASSERT_GT(service, 0);
+  ASSERT_EQ(::kill(service, SIGTERM), 0);
+  EXPECT_TRUE(eventually([&] { return !alive(service); }));
+  EXPECT_FALSE(fs::exists(socket));
+  EXPECT_FALSE(fs::exists(socket + ".tmp"));
+  // The worker is this process's to use until it lets go.
+  EXPECT_TRUE(alive(worker->pid()));
+  const backend::CompileResult result = worker->compile(make_request(kernel_source(6)), 60000);
+  EXPECT_EQ(result.status, HIPACM_SUCCESS) << result.error_message;
+}
+
+TEST_F(CompileService, LeavesWhenIdleOnceItsSocketIsGone) {
+  ScopedEnv quick("HIPACM_SERVICE_IDLE_MS", "300");
+  auto worker = ordered_worker();
+  ASSERT_TRUE(worker);
+  const std::string socket = socket_path();
+  const pid_t service = listener_pid(socket);
+  ASSERT_GT(service, 0);
+  worker.reset();
+  // No one can reach it any more, not even to hold its start lock.
+  fs::remove_all(dir_ + "/run");
+  EXPECT_TRUE(eventually([&] { return !alive(service); }));
+}
+
 TEST_F(CompileService, FallsBackToItsOwnWorkersWhenTheServiceCannotBeUsed) {
   // A runtime directory that is a file: no service, yet compiles go on in spawned workers.
   const std::string file = dir_ + "/not-a-directory";
@@ -301,9 +330,10 @@ TEST_F(CompileService, AnotherUserGetsNothing) {
     sw::Header header;
     std::vector<std::uint8_t> payload;
     std::vector<UniqueFd> fds;
-    // Closed without a word: no reply, no worker.
+    // Closed without a word (an end of stream, or a reset for the unread order): no reply, no
+    // worker.
     const bool answered = sw::read_message(fd.get(), 10000, &header, &payload, &fds, &why);
-    _exit(!answered && why.empty() && fds.empty() ? 0 : 5);
+    _exit(!answered && fds.empty() && why.find("in time") == std::string::npos ? 0 : 5);
   }
   int status = 0;
   ASSERT_EQ(::waitpid(child, &status, 0), child);
@@ -323,6 +353,15 @@ TEST(CompileServiceSocket, IsSharedByLikeEnvironmentsAndSplitByCompilerSettings)
   // A shell's working directory and TMPDIR change nothing a compiler does.
   EXPECT_EQ(backend::compile_service_socket(
                 kWorkerPath, {"HOME=/root", "PWD=/b", "PATH=/usr/bin", "TMPDIR=/x"}, &why),
+            a);
+  // hipacm's host-side settings do not split services; its compiler choice does.
+  EXPECT_EQ(backend::compile_service_socket(
+                kWorkerPath, {"HIPACM_CACHE=off", "PATH=/usr/bin", "HOME=/root"}, &why),
+            a);
+  EXPECT_NE(backend::compile_service_socket(
+                kWorkerPath,
+                {"HIPACM_HIPRTC_LIBRARY=/opt/rocm/lib/libhiprtc.so", "PATH=/usr/bin", "HOME=/root"},
+                &why),
             a);
   // A different ROCm is a different service.
   EXPECT_NE(backend::compile_service_socket(
