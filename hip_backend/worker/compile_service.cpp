@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 #include <vector>
@@ -53,8 +54,13 @@ constexpr int kOrderReadMs = 5000;
 constexpr int kNoticeSendMs = 1000;
 // More live orders than this from one user is a runaway host, not a workload.
 constexpr std::size_t kMaxWorkers = 4096;
-// The worker's fixed descriptors: stdin, stdout and stderr on its output pipe, its socket on 3.
+// The worker's fixed descriptors: stdin, stdout and stderr on its output pipe, its host's socket
+// on 3 and its line back to the service on 4.
 constexpr int kWorkerSocketFd = 3;
+constexpr int kWorkerChannelFd = 4;
+// A released worker that is still compiling (its host died or gave up on it) has this long to
+// come back before it is killed.
+constexpr int kReleaseGraceMs = 2000;
 
 constexpr char kWarmupSource[] =
     "extern \"C\" __global__ void hipacm_service_warmup(float* x) { x[0] = 1.0f; }\n";
@@ -68,8 +74,8 @@ std::string compiler_family(const std::string& arch) {
 
 /// Moves fd above the worker's fixed descriptors, close-on-exec.
 bool move_above_fixed(UniqueFd& fd) {
-  if (fd.get() > kWorkerSocketFd) return true;
-  const int moved = ::fcntl(fd.get(), F_DUPFD_CLOEXEC, kWorkerSocketFd + 1);
+  if (fd.get() > kWorkerChannelFd) return true;
+  const int moved = ::fcntl(fd.get(), F_DUPFD_CLOEXEC, kWorkerChannelFd + 1);
   if (moved < 0) return false;
   fd.reset(moved);
   return true;
@@ -100,31 +106,66 @@ bool same_user(int connection) {
          peer.uid == ::geteuid();
 }
 
-/// In the forked child, which is single-threaded: becomes the ordered worker. Never returns.
-[[noreturn]] void become_worker(const sw::WorkerOrder& order, int child_socket, int output) {
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  for (int sig : {SIGPIPE, SIGCHLD, SIGTERM, SIGINT, SIGHUP}) std::signal(sig, SIG_DFL);
-  const int devnull = ::open("/dev/null", O_RDONLY);
-  if (devnull < 0 || ::dup2(devnull, 0) < 0 || ::dup2(output, 1) < 0 || ::dup2(output, 2) < 0 ||
-      ::dup2(child_socket, kWorkerSocketFd) < 0) {
-    _exit(wire::kWorkerExitUsage);
-  }
-  close_from(kWorkerSocketFd + 1);
-  // The orderer's environment, as a worker it spawned itself would have had.
+/// Makes `order` this process's setting: its environment and working directory.
+bool take_order(const sw::WorkerOrder& order) {
+  // The orderer's environment, as a worker it spawned itself would have had. The strings stay
+  // alive in `held` until the next order replaces them.
+  static std::vector<std::string> held;
   static std::vector<char*> entries;
+  held = order.environment;
   entries.clear();
-  for (const std::string& entry : order.environment)
-    entries.push_back(const_cast<char*>(entry.c_str()));
+  for (std::string& entry : held) entries.push_back(entry.data());
   entries.push_back(nullptr);
   environ = entries.data();
   if (::chdir(order.cwd.c_str()) != 0) {
     std::fprintf(stderr, "hipacm-worker: cannot enter the host's working directory %s: %s\n",
                  order.cwd.c_str(), errno_text().c_str());
+    return false;
+  }
+  return true;
+}
+
+/// Puts a host's socket on fd 3 and its output pipe on 1 and 2.
+bool take_descriptors(int socket, int output) {
+  return ::dup2(output, 1) >= 0 && ::dup2(output, 2) >= 0 && ::dup2(socket, kWorkerSocketFd) >= 0;
+}
+
+/// In the forked child, which is single-threaded: serves the host that ordered it, then goes back
+/// to the service over `channel` (on fd 4) and serves each host the service assigns it next, until
+/// the service closes the channel. Never returns.
+[[noreturn]] void become_worker(const sw::WorkerOrder& first, int child_socket, int output,
+                                int channel) {
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  for (int sig : {SIGPIPE, SIGCHLD, SIGTERM, SIGINT, SIGHUP}) std::signal(sig, SIG_DFL);
+  const int devnull = ::open("/dev/null", O_RDWR);
+  if (devnull < 0 || ::dup2(devnull, 0) < 0 || ::dup2(channel, kWorkerChannelFd) < 0 ||
+      !take_descriptors(child_socket, output)) {
     _exit(wire::kWorkerExitUsage);
   }
-  _exit(run_worker_session(kWorkerSocketFd, 0, order.temp_dir));
+  close_from(kWorkerChannelFd + 1);
+  if (!take_order(first)) _exit(wire::kWorkerExitUsage);
+  std::string temp_dir = first.temp_dir;
+  for (;;) {
+    const int code = run_worker_session(kWorkerSocketFd, 0, temp_dir);
+    if (code != 0) _exit(code);  // a host that broke the protocol: not a worker to reuse
+    // Back to the service, holding nothing of the last host.
+    if (::dup2(0, kWorkerSocketFd) < 0 || ::dup2(0, 1) < 0 || ::dup2(0, 2) < 0) _exit(0);
+    std::string why;
+    if (!sw::send_message(kWorkerChannelFd, sw::encode_idle(), nullptr, 0, -1, &why)) _exit(0);
+    sw::Header header;
+    std::vector<std::uint8_t> payload;
+    std::vector<UniqueFd> fds;
+    sw::WorkerOrder next;
+    if (!sw::read_message(kWorkerChannelFd, -1, &header, &payload, &fds, &why) ||
+        header.type != sw::MessageType::kOrder || fds.size() != 2 ||
+        !sw::decode_order(payload.data(), payload.size(), &next, &why) ||
+        !take_descriptors(fds[0].get(), fds[1].get()) || !take_order(next)) {
+      _exit(0);  // the service is done with us
+    }
+    temp_dir = next.temp_dir;
+  }
 }
 
 class Service {
@@ -135,27 +176,51 @@ class Service {
         socket_path_(std::move(socket_path)),
         lock_path_(socket_path_ + ".lock"),
         temp_dir_(std::move(temp_dir)),
-        idle_(std::chrono::milliseconds(compile_service_idle_ms())) {}
+        idle_(std::chrono::milliseconds(compile_service_idle_ms())),
+        max_stock_(stock_limit()) {}
 
   int run();
 
  private:
-  struct Worker {
-    pid_t pid = -1;
-    UniqueFd connection;  ///< the order's connection: the exit notice goes here
+  /// A worker that a host holds.
+  struct Handed {
+    UniqueFd connection;  ///< the order's connection: the exit notice goes here; closed = released
+    UniqueFd channel;     ///< the worker's line back to the service
+    std::set<std::string> warm;  ///< compiler families warm in it
+    bool idle = false;           ///< it said its host's socket closed
+    Clock::time_point kill_at;   ///< released while busy: killed unless idle by then
   };
+  /// A warm worker waiting for its next host.
+  struct Stocked {
+    pid_t pid = -1;
+    UniqueFd channel;
+    std::set<std::string> warm;
+  };
+  enum class Source { kListener, kSignals, kConnection, kHandedChannel, kStockChannel };
+
+  static unsigned stock_limit() {
+    const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+    return static_cast<unsigned>(std::clamp<long>(cpus, 1, 256));
+  }
 
   void accept_orders();
   void handle_order(UniqueFd connection);
+  /// A worker set up for `order`: from the stock when one there has the order's compiler warm,
+  /// else forked. Its host ends go to *host_socket and *output.
+  pid_t provide_worker(const sw::WorkerOrder& order, UniqueFd* host_socket, UniqueFd* output,
+                       UniqueFd* channel, std::set<std::string>* warm, std::string* why);
   pid_t fork_worker(const sw::WorkerOrder& order, UniqueFd* host_socket, UniqueFd* output,
-                    std::string* why);
+                    UniqueFd* channel, std::string* why);
   void warm(const std::string& arch);
   /// Drains the signal descriptor and reaps; true when asked to stop.
   bool read_signals();
   void reap_children();
-  void drop_connection(int fd);
+  void released(pid_t pid);
+  void heard_from(pid_t pid);
+  void to_stock(pid_t pid);
+  void kill_overdue();
   bool exit_if_still_idle();
-  /// Removes the socket (if it is still ours) and the temp directory.
+  /// Removes the socket (if it is still ours) and the temp directory; stocked workers go.
   void leave();
 
   struct Identity {
@@ -177,10 +242,11 @@ class Service {
   const std::string lock_path_;
   const std::string temp_dir_;
   const Clock::duration idle_;
+  const unsigned max_stock_;
   Clock::time_point last_activity_ = Clock::now();
-  std::map<int, Worker> by_connection_;  ///< live order connections, by descriptor
-  std::set<pid_t> children_;             ///< forked and not yet reaped
-  std::set<std::string> warm_;           ///< compiler families loaded and run once
+  std::map<pid_t, Handed> handed_;
+  std::vector<Stocked> stock_;  ///< most recently used last
+  std::set<std::string> warm_;  ///< compiler families loaded and run once in the service
 };
 
 int Service::run() {
@@ -195,31 +261,67 @@ int Service::run() {
   std::signal(SIGPIPE, SIG_IGN);
   for (;;) {
     std::vector<pollfd> fds;
-    fds.push_back({listener_.get(), POLLIN, 0});
-    fds.push_back({signals_.get(), POLLIN, 0});
-    for (const auto& [fd, worker] : by_connection_) fds.push_back({fd, POLLIN, 0});
+    std::vector<std::pair<Source, pid_t>> sources;
+    auto watch = [&](int fd, Source source, pid_t pid) {
+      fds.push_back({fd, POLLIN, 0});
+      sources.emplace_back(source, pid);
+    };
+    watch(listener_.get(), Source::kListener, 0);
+    watch(signals_.get(), Source::kSignals, 0);
+    std::optional<Clock::time_point> wake;
+    for (const auto& [pid, worker] : handed_) {
+      if (worker.connection) watch(worker.connection.get(), Source::kConnection, pid);
+      if (worker.channel && !worker.idle) watch(worker.channel.get(), Source::kHandedChannel, pid);
+      if (!worker.connection && (!wake || worker.kill_at < *wake)) wake = worker.kill_at;
+    }
+    for (const Stocked& worker : stock_)
+      watch(worker.channel.get(), Source::kStockChannel, worker.pid);
+    if (handed_.empty()) wake = last_activity_ + idle_;
     int timeout = -1;
-    if (by_connection_.empty() && children_.empty()) {
-      const auto left = idle_ - (Clock::now() - last_activity_);
-      timeout = static_cast<int>(
-          std::max<long long>(0, std::chrono::ceil<std::chrono::milliseconds>(left).count()));
+    if (wake) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(*wake - Clock::now()).count();
+      timeout = static_cast<int>(std::clamp<long long>(left, 0, 24LL * 3600 * 1000));
     }
     const int n = ::poll(fds.data(), fds.size(), timeout);
     if (n < 0 && errno != EINTR) return 1;
     if (n == 0) {
-      if (exit_if_still_idle()) return 0;
+      kill_overdue();
+      if (handed_.empty() && Clock::now() >= last_activity_ + idle_ && exit_if_still_idle()) {
+        return 0;
+      }
       continue;
     }
     if (n < 0) continue;
-    if (fds[1].revents != 0 && read_signals()) {
-      leave();
-      return 0;
+    for (std::size_t i = 0; i < fds.size(); ++i) {
+      if (fds[i].revents == 0) continue;
+      const auto [source, pid] = sources[i];
+      switch (source) {
+        case Source::kListener:
+          accept_orders();
+          break;
+        case Source::kSignals:
+          if (read_signals()) {
+            leave();
+            return 0;
+          }
+          break;
+        case Source::kConnection:
+          released(pid);  // the host let go of the worker, or died
+          break;
+        case Source::kHandedChannel:
+          heard_from(pid);
+          break;
+        case Source::kStockChannel:
+          // A waiting worker has nothing to say: it died or misbehaved. Either way it goes.
+          for (auto it = stock_.begin(); it != stock_.end(); ++it) {
+            if (it->pid != pid) continue;
+            ::kill(pid, SIGKILL);  // unreaped, so still ours
+            stock_.erase(it);
+            break;
+          }
+          break;
+      }
     }
-    for (std::size_t i = 2; i < fds.size(); ++i) {
-      // Anything from an orderer after its order, or its hang-up, ends its worker.
-      if (fds[i].revents != 0) drop_connection(fds[i].fd);
-    }
-    if (fds[0].revents != 0) accept_orders();
   }
 }
 
@@ -246,12 +348,12 @@ void Service::handle_order(UniqueFd connection) {
   if (header.type != sw::MessageType::kOrder || !unexpected.empty()) {
     why = "expected a worker order";
   } else if (sw::decode_order(payload.data(), payload.size(), &order, &why)) {
-    if (by_connection_.size() >= kMaxWorkers) {
+    if (handed_.size() >= kMaxWorkers) {
       why = "the compile service already runs " + std::to_string(kMaxWorkers) + " workers";
     } else {
-      warm(order.arch);
-      UniqueFd host_socket, output;
-      const pid_t pid = fork_worker(order, &host_socket, &output, &why);
+      UniqueFd host_socket, output, channel;
+      std::set<std::string> warm_set;
+      const pid_t pid = provide_worker(order, &host_socket, &output, &channel, &warm_set, &why);
       if (pid > 0) {
         UniqueFd pidfd(open_pidfd(pid));
         if (!pidfd) why = "pidfd_open: " + errno_text();
@@ -261,8 +363,10 @@ void Service::handle_order(UniqueFd connection) {
           const int handed[sw::kReplyDescriptors] = {host_socket.get(), output.get(), pidfd.get()};
           if (sw::send_message(connection.get(), sw::encode_reply(reply), handed,
                                sw::kReplyDescriptors, kNoticeSendMs, &why)) {
-            const int fd = connection.get();
-            by_connection_[fd] = Worker{pid, std::move(connection)};
+            Handed& worker = handed_[pid];
+            worker.connection = std::move(connection);
+            worker.channel = std::move(channel);
+            worker.warm = std::move(warm_set);
             return;
           }
         }
@@ -276,41 +380,98 @@ void Service::handle_order(UniqueFd connection) {
   sw::send_message(connection.get(), sw::encode_reply(reply), nullptr, 0, kNoticeSendMs, &why);
 }
 
-pid_t Service::fork_worker(const sw::WorkerOrder& order, UniqueFd* host_socket, UniqueFd* output,
-                           std::string* why) {
+/// A connected pair for a worker: the host's end non-blocking, the worker's above its fixed fds.
+bool make_worker_ends(UniqueFd* host_socket, UniqueFd* child_socket, UniqueFd* output_read,
+                      UniqueFd* output_write, std::string* why) {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
     *why = "socketpair: " + errno_text();
-    return -1;
+    return false;
   }
-  UniqueFd host(sv[0]), child(sv[1]);
+  host_socket->reset(sv[0]);
+  child_socket->reset(sv[1]);
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
     *why = "pipe2: " + errno_text();
+    return false;
+  }
+  output_read->reset(pipe_fds[0]);
+  output_write->reset(pipe_fds[1]);
+  const int flags = ::fcntl(host_socket->get(), F_GETFL);
+  const int out_flags = ::fcntl(output_read->get(), F_GETFL);
+  if (!move_above_fixed(*child_socket) || !move_above_fixed(*output_write) || flags < 0 ||
+      out_flags < 0 || ::fcntl(host_socket->get(), F_SETFL, flags | O_NONBLOCK) != 0 ||
+      ::fcntl(output_read->get(), F_SETFL, out_flags | O_NONBLOCK) != 0) {
+    *why = "fcntl: " + errno_text();
+    return false;
+  }
+  return true;
+}
+
+pid_t Service::provide_worker(const sw::WorkerOrder& order, UniqueFd* host_socket, UniqueFd* output,
+                              UniqueFd* channel, std::set<std::string>* warm_set,
+                              std::string* why) {
+  const std::string family = compiler_family(order.arch);
+  // The most recently used worker that has this compiler warm: it has compiled before, so its
+  // pages are mapped and its caches full, which a fresh fork's are not.
+  for (;;) {
+    const auto it = std::find_if(stock_.rbegin(), stock_.rend(), [&](const Stocked& w) {
+      return order.arch.empty() || w.warm.count(family) != 0;
+    });
+    if (it == stock_.rend()) break;
+    Stocked worker = std::move(*it);
+    stock_.erase(std::next(it).base());
+    UniqueFd child_socket, output_write;
+    std::vector<std::uint8_t> assignment;
+    if (!make_worker_ends(host_socket, &child_socket, output, &output_write, why) ||
+        !sw::encode_order(order, &assignment, why)) {
+      return -1;
+    }
+    const int fds[2] = {child_socket.get(), output_write.get()};
+    if (sw::send_message(worker.channel.get(), assignment, fds, 2, kNoticeSendMs, why)) {
+      *channel = std::move(worker.channel);
+      *warm_set = std::move(worker.warm);
+      if (!order.arch.empty()) warm_set->insert(family);
+      return worker.pid;
+    }
+    ::kill(worker.pid, SIGKILL);  // it could not take the assignment; another one might
+    host_socket->reset();
+    output->reset();
+  }
+  warm(order.arch);
+  *warm_set = warm_;
+  return fork_worker(order, host_socket, output, channel, why);
+}
+
+pid_t Service::fork_worker(const sw::WorkerOrder& order, UniqueFd* host_socket, UniqueFd* output,
+                           UniqueFd* channel, std::string* why) {
+  UniqueFd host, child, output_read, output_write;
+  if (!make_worker_ends(&host, &child, &output_read, &output_write, why)) return -1;
+  int lines[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, lines) != 0) {
+    *why = "socketpair: " + errno_text();
     return -1;
   }
-  UniqueFd output_read(pipe_fds[0]), output_write(pipe_fds[1]);
-  if (!move_above_fixed(child) || !move_above_fixed(output_write)) {
+  UniqueFd service_end(lines[0]), worker_end(lines[1]);
+  if (!move_above_fixed(worker_end)) {
     *why = "fcntl: " + errno_text();
     return -1;
   }
-  const int flags = ::fcntl(host.get(), F_GETFL);
-  const int out_flags = ::fcntl(output_read.get(), F_GETFL);
-  if (flags < 0 || out_flags < 0 || ::fcntl(host.get(), F_SETFL, flags | O_NONBLOCK) != 0 ||
-      ::fcntl(output_read.get(), F_SETFL, out_flags | O_NONBLOCK) != 0) {
+  const int flags = ::fcntl(service_end.get(), F_GETFL);
+  if (flags < 0 || ::fcntl(service_end.get(), F_SETFL, flags | O_NONBLOCK) != 0) {
     *why = "fcntl: " + errno_text();
     return -1;
   }
   // The service has one thread, so the child is a whole copy of a warm compiler process.
   const pid_t pid = ::fork();
-  if (pid == 0) become_worker(order, child.get(), output_write.get());
+  if (pid == 0) become_worker(order, child.get(), output_write.get(), worker_end.get());
   if (pid < 0) {
     *why = "fork: " + errno_text();
     return -1;
   }
-  children_.insert(pid);
   *host_socket = std::move(host);
   *output = std::move(output_read);
+  *channel = std::move(service_end);
   return pid;
 }
 
@@ -344,25 +505,72 @@ void Service::reap_children() {
     int status = 0;
     const pid_t pid = ::waitpid(-1, &status, WNOHANG);
     if (pid <= 0) return;
-    children_.erase(pid);
     last_activity_ = Clock::now();
-    for (auto it = by_connection_.begin(); it != by_connection_.end(); ++it) {
-      if (it->second.pid != pid) continue;
-      std::string why;
-      sw::send_message(it->first, sw::encode_exit({pid, status}), nullptr, 0, kNoticeSendMs, &why);
-      by_connection_.erase(it);
-      break;
+    if (const auto it = handed_.find(pid); it != handed_.end()) {
+      if (it->second.connection) {
+        std::string why;
+        sw::send_message(it->second.connection.get(), sw::encode_exit({pid, status}), nullptr, 0,
+                         kNoticeSendMs, &why);
+      }
+      handed_.erase(it);
     }
+    stock_.erase(std::remove_if(stock_.begin(), stock_.end(),
+                                [&](const Stocked& s) { return s.pid == pid; }),
+                 stock_.end());
   }
 }
 
-void Service::drop_connection(int fd) {
-  const auto it = by_connection_.find(fd);
-  if (it == by_connection_.end()) return;
-  // Still our unreaped child, so the pid cannot name anyone else yet.
-  if (children_.count(it->second.pid) != 0) ::kill(it->second.pid, SIGKILL);
-  by_connection_.erase(it);
+void Service::released(pid_t pid) {
+  const auto it = handed_.find(pid);
+  if (it == handed_.end()) return;
+  it->second.connection.reset();
   last_activity_ = Clock::now();
+  if (it->second.idle) {
+    to_stock(pid);
+  } else {
+    // Its host let go mid-compile, or died: a worker that does not come back soon is killed.
+    it->second.kill_at = Clock::now() + std::chrono::milliseconds(kReleaseGraceMs);
+  }
+}
+
+void Service::heard_from(pid_t pid) {
+  const auto it = handed_.find(pid);
+  if (it == handed_.end()) return;
+  sw::Header header;
+  std::vector<std::uint8_t> payload;
+  std::vector<UniqueFd> fds;
+  std::string why;
+  if (!sw::read_message(it->second.channel.get(), kNoticeSendMs, &header, &payload, &fds, &why) ||
+      header.type != sw::MessageType::kIdle || !fds.empty()) {
+    // Its line closed (it is exiting: the reap reports how) or it said something else.
+    it->second.channel.reset();
+    if (!why.empty()) ::kill(pid, SIGKILL);
+    return;
+  }
+  it->second.idle = true;
+  if (!it->second.connection) to_stock(pid);
+}
+
+void Service::to_stock(pid_t pid) {
+  const auto it = handed_.find(pid);
+  if (it == handed_.end()) return;
+  if (stock_.size() < max_stock_ && it->second.channel) {
+    stock_.push_back(Stocked{pid, std::move(it->second.channel), std::move(it->second.warm)});
+  } else if (stock_.size() >= max_stock_ && !stock_.empty()) {
+    // Keep the warmest: the least recently used goes (its line closes, so it exits).
+    stock_.erase(stock_.begin());
+    if (it->second.channel) {
+      stock_.push_back(Stocked{pid, std::move(it->second.channel), std::move(it->second.warm)});
+    }
+  }
+  handed_.erase(it);  // without a channel it exits on its own; the reap finds no one to tell
+}
+
+void Service::kill_overdue() {
+  const auto now = Clock::now();
+  for (auto& [pid, worker] : handed_) {
+    if (!worker.connection && !worker.idle && now >= worker.kill_at) ::kill(pid, SIGKILL);
+  }
 }
 
 bool Service::exit_if_still_idle() {
@@ -381,6 +589,7 @@ bool Service::exit_if_still_idle() {
 }
 
 void Service::leave() {
+  stock_.clear();  // their lines close: each waiting worker exits
   // Only our own socket: a newer service may have taken the name.
   if (socket_identity_.ino != 0 && identity_of(socket_path_) == socket_identity_) {
     ::unlink(socket_path_.c_str());

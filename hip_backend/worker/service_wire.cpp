@@ -51,6 +51,8 @@ std::size_t max_length(MessageType type) {
       return 1 + 4 + 4 + kMaxErrorBytes;
     case MessageType::kExit:
       return 8;
+    case MessageType::kIdle:
+      return 0;
   }
   return 0;
 }
@@ -135,6 +137,8 @@ std::vector<std::uint8_t> encode_exit(const ExitNotice& notice) {
   return with_header(MessageType::kExit, body);
 }
 
+std::vector<std::uint8_t> encode_idle() { return with_header(MessageType::kIdle, {}); }
+
 bool parse_header(const std::uint8_t* bytes, std::size_t size, Header* header, std::string* why) {
   ByteReader in(bytes, size);
   std::uint32_t magic = 0, length = 0;
@@ -152,7 +156,7 @@ bool parse_header(const std::uint8_t* bytes, std::size_t size, Header* header, s
            std::to_string(kVersion);
     return false;
   }
-  if (type < 1 || type > 3) {
+  if (type < 1 || type > 4) {
     *why = "unknown message type " + std::to_string(type);
     return false;
   }

@@ -24,7 +24,10 @@ constexpr std::size_t kMaxErrorBytes = 4096;
 /// A reply hands over the worker's socket, its output pipe and a pidfd.
 constexpr std::size_t kReplyDescriptors = 3;
 
-enum class MessageType : std::uint16_t { kOrder = 1, kReply = 2, kExit = 3 };
+/// kOrder: a process asks for a worker, or the service assigns a waiting worker to a process
+/// (then with the worker's socket and output pipe). kIdle: a worker tells the service that its
+/// host let go of it.
+enum class MessageType : std::uint16_t { kOrder = 1, kReply = 2, kExit = 3, kIdle = 4 };
 
 struct Header {
   MessageType type = MessageType::kOrder;
@@ -56,6 +59,7 @@ struct ExitNotice {
 bool encode_order(const WorkerOrder& order, std::vector<std::uint8_t>* out, std::string* why);
 std::vector<std::uint8_t> encode_reply(const OrderReply& reply);
 std::vector<std::uint8_t> encode_exit(const ExitNotice& notice);
+std::vector<std::uint8_t> encode_idle();
 
 /// Checks magic, version, type and the type's length bound.
 bool parse_header(const std::uint8_t* bytes, std::size_t size, Header* header, std::string* why);

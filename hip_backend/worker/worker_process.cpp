@@ -302,6 +302,12 @@ WorkerProcess::~WorkerProcess() {
     return;
   }
   WorkerFdRegistry::close(socket_);  // EOF: the worker's cue to exit 0
+  if (service_control_ && usable_ && !reaped_) {
+    // A worker of the compile service goes back to it, warm, for the next process: closing the
+    // order's connection hands it back. It no longer uses our temp dir.
+    WorkerFdRegistry::close(service_control_);
+    reaped_ = true;
+  }
   if (!reaped_) reap(kGracefulExitMs);
   WorkerFdRegistry::close(stderr_pipe_);
   WorkerFdRegistry::close(pidfd_);

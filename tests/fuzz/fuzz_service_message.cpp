@@ -45,6 +45,9 @@ void decode_payload(const sw::Header& header, const std::vector<std::uint8_t>& p
       again = sw::encode_reply(reply);
       break;
     }
+    case sw::MessageType::kIdle:
+      again = sw::encode_idle();
+      break;
     case sw::MessageType::kExit: {
       sw::ExitNotice notice;
       if (!sw::decode_exit(payload.data(), payload.size(), &notice, &why)) return;

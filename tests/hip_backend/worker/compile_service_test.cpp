@@ -134,11 +134,19 @@ TEST_F(CompileService, ServesRealCompilesFromAWorkerItForked) {
 
   const pid_t pid = worker->pid();
   worker.reset();
-  EXPECT_TRUE(eventually([&] { return !alive(pid); }));
-  EXPECT_FALSE(fs::exists(temp_dir)) << "the worker's TMPDIR outlived it";
+  EXPECT_FALSE(fs::exists(temp_dir)) << "the worker's TMPDIR outlived its use";
   EXPECT_EQ(backend::WorkerFdRegistry::size(), 0u);
   EXPECT_EQ(zombie_children(), 0);
   EXPECT_TRUE(alive(service)) << "the service went with its worker";
+  // Given back, the worker waits in the service, warm, and serves the next order.
+  EXPECT_TRUE(alive(pid));
+  boost::this_thread::sleep_for(boost::chrono::milliseconds(300));  // its idle report lands
+  auto again = ordered_worker();
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->pid(), pid) << "the next order got a new worker, not the warm one";
+  const backend::CompileResult second = again->compile(make_request(kernel_source(7)), 60000);
+  ASSERT_EQ(second.status, HIPACM_SUCCESS) << second.error_message;
+  EXPECT_TRUE(backend::check_amdgpu_code_object(second.code, kArch, {"k7"}, &why)) << why;
 }
 
 TEST_F(CompileService, ProcessesShareOneWarmService) {
