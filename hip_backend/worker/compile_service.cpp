@@ -668,7 +668,10 @@ int run_compile_service(const std::string& socket_path) {
     return 1;
   }
   ready_read.reset();
-  ::setsid();
+  // Its own process group, so a Ctrl-C meant for the host that started it passes it by. Not its
+  // own session: the scheduler groups tasks by session (autogroup), and sixteen workers in a
+  // session of their own would share one task's worth of CPU against every busy host thread.
+  ::setpgid(0, 0);
   if (::chdir("/") != 0) return 1;
   auto report = [&](const std::string& text) {
     [[maybe_unused]] const ssize_t w = ::write(ready_write.get(), text.data(), text.size());

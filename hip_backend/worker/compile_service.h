@@ -13,7 +13,7 @@ unsigned long compile_service_idle_ms();
 
 /// `hipacm-worker --service SOCKET`. Detaches from its starter: the calling process exits 0
 /// once the service listens on `socket_path` (1, with the reason on stderr, when it cannot),
-/// and the service itself, in a new session, serves until it has been idle for
+/// and the service itself, in its own process group, serves until it has been idle for
 /// compile_service_idle_ms(). Each order is checked (the peer's uid must be ours), the compiler
 /// for its arch is loaded and run once in the service, and a worker is forked from that warm
 /// state, with the ordering process's environment, working directory and TMPDIR. The worker's
