@@ -221,12 +221,15 @@ int run_all(const std::string& self, const std::string& set_dir, const std::stri
   // measured process starts it).
   const std::string service_warm = "s" + std::to_string(threads);
   const std::string service_cold = service_warm + "-cold";
-  const std::map<std::string, std::string> service_of = {{service_warm, "warm"},
-                                                         {service_cold, "cold"}};
+  const std::string service_host_warm = service_warm + "-warm";
+  const std::map<std::string, std::string> service_of = {
+      {service_warm, "warm"}, {service_cold, "cold"}, {service_host_warm, "warm"}};
   measures.push_back({service_warm, "e", threads,
                       "e" + std::to_string(threads) + ", workers from a running compile service"});
   measures.push_back({service_cold, "e", threads,
                       "e" + std::to_string(threads) + ", starting the compile service"});
+  measures.push_back({service_host_warm, "e-warm", threads,
+                      service_warm + " after an earlier mode of the same process"});
   const Measure cold{"cache-cold", "cache", threads, "e with an empty cache dir (fills it)"};
   const Measure warm{"cache-warm", "cache", threads, "e again, same cache dir (from_cache)"};
   const auto skipped = [&](const std::string& id) {

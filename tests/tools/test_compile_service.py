@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: MIT
+"""The compile service through the hipacm tool: short `hipacm warmup` runs share one service,
+the second gets the first one's warm workers, doctor shows it, and SIGTERM ends it cleanly."""
+import json
+import os
+import re
+import signal
+import time
+
+import pytest
+
+from conftest import EXAMPLES
+
+
+def checks_by_name(doc):
+    return {c["name"]: c for c in doc["checks"]}
+
+
+def worker_pids(stderr):
+    return set(int(p) for p in re.findall(r"started hipacm-worker \(pid (\d+)\)", stderr))
+
+
+def gone(pid, seconds=20):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.fixture
+def service_env(tmp_path):
+    return {"HIPACM_COMPILE_SERVICE": "on", "HIPACM_RUNTIME_DIR": str(tmp_path / "run"),
+            "HIPACM_CACHE": "off", "HIPACM_SERVICE_IDLE_MS": "60000"}
+
+
+def test_doctor_says_the_service_is_off_by_default(run):
+    worker = checks_by_name(run("doctor", "--json").json())["worker"]
+    assert worker["details"]["compile_service"] == "off"
+    assert "compile_service_socket" not in worker["details"]
+
+
+def test_warmups_share_one_service_and_its_warm_workers(run, backend_usable, service_env, tmp_path):
+    doctor = checks_by_name(run("doctor", "--json", env=service_env).json())["worker"]
+    if not doctor["details"]["found"]:
+        pytest.skip("no hipacm-worker beside the tool")
+    socket = doctor["details"]["compile_service_socket"]
+    assert socket.startswith(service_env["HIPACM_RUNTIME_DIR"] + "/compile-service-")
+    assert doctor["details"]["compile_service_pid"] is None
+    assert "compile service starts on the first compile" in doctor["summary"]
+
+    env = dict(service_env, HIPACM_LOG="info")
+    args = ("warmup", "--arch", "gfx90a", "--jobs", "2", "--json", tmp_path / "r.json", EXAMPLES)
+    first = run(*args, env=env)
+    assert first.rc == 0, first.err
+    first_report = json.loads((tmp_path / "r.json").read_text())
+    service = checks_by_name(run("doctor", "--json", env=service_env).json())["worker"]
+    pid = service["details"]["compile_service_pid"]
+    assert isinstance(pid, int) and pid > 0
+    assert f"compile service running (pid {pid})" in service["summary"]
+    try:
+        time.sleep(0.5)  # the first run's workers report back to the service
+        second = run(*args, env=env)
+        assert second.rc == 0, second.err
+        second_report = json.loads((tmp_path / "r.json").read_text())
+        assert second_report["totals"]["compiled"] == first_report["totals"]["compiled"] > 0
+        assert second_report["totals"]["failed"] == 0
+        # The second run was served by workers the first one gave back.
+        assert worker_pids(second.err)
+        assert worker_pids(second.err) <= worker_pids(first.err)
+        after = checks_by_name(run("doctor", "--json", env=service_env).json())["worker"]
+        assert after["details"]["compile_service_pid"] == pid
+    finally:
+        os.kill(pid, signal.SIGTERM)
+    assert gone(pid)
+    assert not os.path.exists(socket)
+
+
+def test_a_service_that_cannot_start_leaves_compiles_to_spawned_workers(run, backend_usable,
+                                                                         service_env, tmp_path):
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("x")
+    env = dict(service_env, HIPACM_RUNTIME_DIR=str(blocker), HIPACM_LOG="warning")
+    r = run("warmup", "--arch", "gfx90a", "--jobs", "2", EXAMPLES, env=env)
+    assert r.rc == 0, r.err
+    assert "the compile service cannot be used" in r.err
+    assert "not a directory" in r.err
