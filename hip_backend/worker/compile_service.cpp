@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/file.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -23,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
@@ -130,23 +132,10 @@ bool take_descriptors(int socket, int output) {
   return ::dup2(output, 1) >= 0 && ::dup2(output, 2) >= 0 && ::dup2(socket, kWorkerSocketFd) >= 0;
 }
 
-/// In the forked child, which is single-threaded: serves the host that ordered it, then goes back
-/// to the service over `channel` (on fd 4) and serves each host the service assigns it next, until
-/// the service closes the channel. Never returns.
-[[noreturn]] void become_worker(const sw::WorkerOrder& first, int child_socket, int output,
-                                int channel) {
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  for (int sig : {SIGPIPE, SIGCHLD, SIGTERM, SIGINT, SIGHUP}) std::signal(sig, SIG_DFL);
-  const int devnull = ::open("/dev/null", O_RDWR);
-  if (devnull < 0 || ::dup2(devnull, 0) < 0 || ::dup2(channel, kWorkerChannelFd) < 0 ||
-      !take_descriptors(child_socket, output)) {
-    _exit(wire::kWorkerExitUsage);
-  }
-  close_from(kWorkerChannelFd + 1);
-  if (!take_order(first)) _exit(wire::kWorkerExitUsage);
-  std::string temp_dir = first.temp_dir;
+/// A worker of the service with its first host's socket on 3, output on 1 and 2, and its line to
+/// the service on 4: serves that host, then goes back to the service and serves each host the
+/// service assigns it next, until the service closes the line. Never returns.
+[[noreturn]] void serve_hosts(std::string temp_dir) {
   for (;;) {
     const int code = run_worker_session(kWorkerSocketFd, 0, temp_dir);
     if (code != 0) _exit(code);  // a host that broke the protocol: not a worker to reuse
@@ -166,6 +155,24 @@ bool take_descriptors(int socket, int output) {
     }
     temp_dir = next.temp_dir;
   }
+}
+
+/// In the forked child, which is single-threaded: takes the first order's descriptors,
+/// environment and working directory, then serve_hosts(). Never returns.
+[[noreturn]] void become_worker(const sw::WorkerOrder& first, int child_socket, int output,
+                                int channel) {
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  for (int sig : {SIGPIPE, SIGCHLD, SIGTERM, SIGINT, SIGHUP}) std::signal(sig, SIG_DFL);
+  const int devnull = ::open("/dev/null", O_RDWR);
+  if (devnull < 0 || ::dup2(devnull, 0) < 0 || ::dup2(channel, kWorkerChannelFd) < 0 ||
+      !take_descriptors(child_socket, output)) {
+    _exit(wire::kWorkerExitUsage);
+  }
+  close_from(kWorkerChannelFd + 1);
+  if (!take_order(first)) _exit(wire::kWorkerExitUsage);
+  serve_hosts(first.temp_dir);
 }
 
 class Service {
@@ -209,8 +216,15 @@ class Service {
   /// else forked. Its host ends go to *host_socket and *output.
   pid_t provide_worker(const sw::WorkerOrder& order, UniqueFd* host_socket, UniqueFd* output,
                        UniqueFd* channel, std::set<std::string>* warm, std::string* why);
+  /// A new worker: forked from the service while the service is single-threaded, else spawned
+  /// from the service's own binary (a compiler that started threads cannot be forked safely, and
+  /// a forked copy of it runs without them).
   pid_t fork_worker(const sw::WorkerOrder& order, UniqueFd* host_socket, UniqueFd* output,
                     UniqueFd* channel, std::string* why);
+  pid_t spawn_worker(const sw::WorkerOrder& order, int child_socket, int output, int channel,
+                     std::string* why);
+  /// Whether the service still has its one thread (once not, never again).
+  bool single_threaded();
   void warm(const std::string& arch);
   /// Drains the signal descriptor and reaps; true when asked to stop.
   bool read_signals();
@@ -247,6 +261,9 @@ class Service {
   std::map<pid_t, Handed> handed_;
   std::vector<Stocked> stock_;  ///< most recently used last
   std::set<std::string> warm_;  ///< compiler families loaded and run once in the service
+  /// $HIPACM_SERVICE_FORK=off: always spawn.
+  bool can_fork_ = environment_value("HIPACM_SERVICE_FORK") != "off";
+  const std::string self_ = std::filesystem::read_symlink("/proc/self/exe").string();
 };
 
 int Service::run() {
@@ -439,7 +456,9 @@ pid_t Service::provide_worker(const sw::WorkerOrder& order, UniqueFd* host_socke
     output->reset();
   }
   warm(order.arch);
-  *warm_set = warm_;
+  *warm_set = single_threaded() ? warm_ : std::set<std::string>{};
+  // A worker is warm for what it has compiled once it comes back.
+  if (!order.arch.empty()) warm_set->insert(family);
   return fork_worker(order, host_socket, output, channel, why);
 }
 
@@ -462,16 +481,73 @@ pid_t Service::fork_worker(const sw::WorkerOrder& order, UniqueFd* host_socket, 
     *why = "fcntl: " + errno_text();
     return -1;
   }
-  // The service has one thread, so the child is a whole copy of a warm compiler process.
-  const pid_t pid = ::fork();
-  if (pid == 0) become_worker(order, child.get(), output_write.get(), worker_end.get());
-  if (pid < 0) {
-    *why = "fork: " + errno_text();
-    return -1;
+  pid_t pid = -1;
+  if (single_threaded()) {
+    // The child is a whole copy of a warm compiler process.
+    pid = ::fork();
+    if (pid == 0) become_worker(order, child.get(), output_write.get(), worker_end.get());
+    if (pid < 0) {
+      *why = "fork: " + errno_text();
+      return -1;
+    }
+  } else {
+    pid = spawn_worker(order, child.get(), output_write.get(), worker_end.get(), why);
+    if (pid < 0) return -1;
   }
   *host_socket = std::move(host);
   *output = std::move(output_read);
   *channel = std::move(service_end);
+  return pid;
+}
+
+bool Service::single_threaded() {
+  std::error_code ec;
+  std::size_t threads = 0;
+  for (auto it = std::filesystem::directory_iterator("/proc/self/task", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    ++threads;
+  }
+  if (ec || threads != 1) can_fork_ = false;  // a compiler's threads do not go away
+  return can_fork_;
+}
+
+pid_t Service::spawn_worker(const sw::WorkerOrder& order, int child_socket, int output, int channel,
+                            std::string* why) {
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attr;
+  if (posix_spawn_file_actions_init(&actions) != 0) return -1;
+  if (posix_spawnattr_init(&attr) != 0) {
+    posix_spawn_file_actions_destroy(&actions);
+    return -1;
+  }
+  sigset_t empty, all;
+  sigemptyset(&empty);
+  sigfillset(&all);
+  bool ok = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDWR, 0) == 0 &&
+            posix_spawn_file_actions_adddup2(&actions, output, 1) == 0 &&
+            posix_spawn_file_actions_adddup2(&actions, output, 2) == 0 &&
+            posix_spawn_file_actions_adddup2(&actions, child_socket, kWorkerSocketFd) == 0 &&
+            posix_spawn_file_actions_adddup2(&actions, channel, kWorkerChannelFd) == 0 &&
+            posix_spawn_file_actions_addchdir_np(&actions, order.cwd.c_str()) == 0 &&
+            posix_spawnattr_setsigmask(&attr, &empty) == 0 &&
+            posix_spawnattr_setsigdefault(&attr, &all) == 0 &&
+            posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) == 0;
+  std::vector<char*> envp;
+  for (const std::string& entry : order.environment)
+    envp.push_back(const_cast<char*>(entry.c_str()));
+  envp.push_back(nullptr);
+  const char* argv[] = {self_.c_str(), "--service-worker", order.temp_dir.c_str(), nullptr};
+  pid_t pid = -1;
+  // The service's other descriptors are all close-on-exec.
+  const int rc = ok ? posix_spawn(&pid, self_.c_str(), &actions, &attr,
+                                  const_cast<char* const*>(argv), envp.data())
+                    : ENOMEM;
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) {
+    *why = "cannot start " + self_ + ": " + std::strerror(rc);
+    return -1;
+  }
   return pid;
 }
 
@@ -629,6 +705,11 @@ std::string parent_dir(const std::string& path) {
 }
 
 }  // namespace
+
+int run_service_worker(const std::string& temp_dir) {
+  if (temp_dir.empty() || temp_dir.front() != '/') return wire::kWorkerExitUsage;
+  serve_hosts(temp_dir);
+}
 
 unsigned long compile_service_idle_ms() {
   unsigned long ms = kDefaultIdleMs;

@@ -21,4 +21,10 @@ unsigned long compile_service_idle_ms();
 /// connection, and closing that connection kills the worker.
 int run_compile_service(const std::string& socket_path);
 
+/// `hipacm-worker --service-worker TEMP_DIR`: a worker that the service spawned rather than
+/// forked (once the service's compilers have started threads, forking it is unsafe), with its
+/// first host's socket on fd 3, its output on 1 and 2 and its line to the service on 4. Serves
+/// hosts until the service closes the line.
+int run_service_worker(const std::string& temp_dir);
+
 }  // namespace hipacm::backend

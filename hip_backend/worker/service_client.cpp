@@ -40,7 +40,7 @@ constexpr int kReplyReadMs = 5000;
 /// Variables that change nothing a warm compiler process holds: those that differ between shells
 /// of one session, the worker's own TMPDIR and test hooks (a forked worker takes the orderer's
 /// values of all of them), and hipacm's host-side settings. Of hipacm's own variables only the
-/// compiler libraries (HIPACM_*_LIBRARY) choose what the service loads.
+/// compiler libraries (HIPACM_*_LIBRARY) and HIPACM_SERVICE_FORK shape what the service does.
 bool irrelevant_to_workers(std::string_view entry) {
   static constexpr std::string_view kNames[] = {"PWD=", "OLDPWD=", "SHLVL=", "_=", "TMPDIR="};
   if (std::any_of(std::begin(kNames), std::end(kNames),
@@ -49,7 +49,7 @@ bool irrelevant_to_workers(std::string_view entry) {
   }
   if (!entry.starts_with("HIPACM_")) return false;
   const std::string_view name = entry.substr(0, entry.find('='));
-  return !name.ends_with("_LIBRARY");
+  return !name.ends_with("_LIBRARY") && name != "HIPACM_SERVICE_FORK";
 }
 
 void sleep_ms(long ms) {

@@ -3,6 +3,7 @@
 //
 // Usage: hipacm-worker --fd N --parent-pid P [--temp-dir DIR]
 //        hipacm-worker --service SOCKET
+//        hipacm-worker --service-worker TEMP_DIR   (started by the service)
 // The host spawns a worker (worker_process.cpp) with a socket on fd N, stdout and stderr on a
 // pipe that the host reads, stdin on /dev/null, and TMPDIR set to DIR, a private directory that
 // the host made for it and removes after it. A host that uses the compile service starts it
@@ -37,6 +38,9 @@ int usage() {
 int main(int argc, char** argv) {
   if (argc == 3 && std::string_view(argv[1]) == "--service") {
     return hipacm::backend::run_compile_service(argv[2]);
+  }
+  if (argc == 3 && std::string_view(argv[1]) == "--service-worker") {
+    return hipacm::backend::run_service_worker(argv[2]);
   }
   long fd = -1, parent = -1;
   std::string temp_dir;

@@ -76,10 +76,14 @@ class CompileService : public ::testing::Test {
 
   ~CompileService() override {
     backend::WorkerPool::instance().shutdown();
-    const std::string socket = socket_path();
-    if (const pid_t pid = socket.empty() ? -1 : listener_pid(socket); pid > 0) {
-      ::kill(pid, SIGKILL);
-      eventually([&] { return !alive(pid); });
+    // Every service this test started, whatever settings named its socket.
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir_ + "/run", ec)) {
+      if (entry.path().extension() != ".sock") continue;
+      if (const pid_t pid = listener_pid(entry.path().string()); pid > 0) {
+        ::kill(pid, SIGTERM);
+        eventually([&] { return !alive(pid); });
+      }
     }
     std::error_code ignored;
     fs::remove_all(dir_, ignored);
@@ -147,6 +151,38 @@ TEST_F(CompileService, ServesRealCompilesFromAWorkerItForked) {
   const backend::CompileResult second = again->compile(make_request(kernel_source(7)), 60000);
   ASSERT_EQ(second.status, HIPACM_SUCCESS) << second.error_message;
   EXPECT_TRUE(backend::check_amdgpu_code_object(second.code, kArch, {"k7"}, &why)) << why;
+}
+
+TEST_F(CompileService, SpawnsItsWorkersWhenItCannotFork) {
+  // What a service does once a compiler has started threads in it: exec fresh workers, which
+  // serve and come back warm like forked ones.
+  ScopedEnv spawn("HIPACM_SERVICE_FORK", "off");
+  auto worker = ordered_worker();
+  ASSERT_TRUE(worker);
+  const pid_t service = listener_pid(socket_path());
+  ASSERT_GT(service, 0);
+  const pid_t pid = worker->pid();
+  const auto info = read_proc(pid);
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->ppid, service);
+  std::ifstream cmdline("/proc/" + std::to_string(pid) + "/cmdline");
+  std::string args((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+  EXPECT_NE(args.find("--service-worker"), std::string::npos) << "not an exec'd worker: " << args;
+  char cwd[4096];
+  ASSERT_NE(::getcwd(cwd, sizeof cwd), nullptr);
+  EXPECT_EQ(fs::read_symlink("/proc/" + std::to_string(pid) + "/cwd").string(), cwd);
+
+  backend::CompileResult result = worker->compile(make_request(kernel_source(8)), 60000);
+  ASSERT_EQ(result.status, HIPACM_SUCCESS) << result.error_message;
+  std::string why;
+  EXPECT_TRUE(backend::check_amdgpu_code_object(result.code, kArch, {"k8"}, &why)) << why;
+  worker.reset();
+  boost::this_thread::sleep_for(boost::chrono::milliseconds(300));
+  auto again = ordered_worker();
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->pid(), pid) << "the spawned worker did not come back to the service";
+  result = again->compile(make_request(kernel_source(9)), 60000);
+  EXPECT_EQ(result.status, HIPACM_SUCCESS) << result.error_message;
 }
 
 TEST_F(CompileService, ProcessesShareOneWarmService) {
