@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// compile_service.cpp - the compile service's life: detach, listen, warm compilers, fork a
-// worker per order, report how each ended, and exit once idle.
+// compile_service.cpp - the compile service's life: detach, listen, warm compilers, hand out
+// workers (waiting ones first, else forked or spawned), report how each ended, exit once idle.
 #include "hip_backend/worker/compile_service.h"
 
 #include <fcntl.h>
@@ -36,12 +36,10 @@
 #include "hip_backend/worker/private_temp_dir.h"
 #include "hip_backend/worker/runtime_dir.h"
 #include "hip_backend/worker/service_wire.h"
+#include "hip_backend/worker/service_worker.h"
 #include "hip_backend/worker/worker_protocol.h"
-#include "hip_backend/worker/worker_session.h"
 #include "support/environment.h"
 #include "support/unique_fd.h"
-
-extern char** environ;
 
 namespace hipacm::backend {
 namespace {
@@ -56,10 +54,8 @@ constexpr int kOrderReadMs = 5000;
 constexpr int kNoticeSendMs = 1000;
 // More live orders than this from one user is a runaway host, not a workload.
 constexpr std::size_t kMaxWorkers = 4096;
-// The worker's fixed descriptors: stdin, stdout and stderr on its output pipe, its host's socket
-// on 3 and its line back to the service on 4.
-constexpr int kWorkerSocketFd = 3;
-constexpr int kWorkerChannelFd = 4;
+constexpr int kWorkerSocketFd = kServiceWorkerSocketFd;
+constexpr int kWorkerChannelFd = kServiceWorkerChannelFd;
 // A released worker that is still compiling (its host died or gave up on it) has this long to
 // come back before it is killed.
 constexpr int kReleaseGraceMs = 2000;
@@ -83,14 +79,6 @@ bool move_above_fixed(UniqueFd& fd) {
   return true;
 }
 
-void close_from(int first) {
-#ifdef SYS_close_range
-  if (::syscall(SYS_close_range, first, ~0U, 0) == 0) return;
-#endif
-  const long max = std::min<long>(::sysconf(_SC_OPEN_MAX), 65536);
-  for (int fd = first; fd < max; ++fd) ::close(fd);
-}
-
 int open_pidfd(pid_t pid) {
 #ifdef SYS_pidfd_open
   return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
@@ -106,73 +94,6 @@ bool same_user(int connection) {
   socklen_t size = sizeof peer;
   return ::getsockopt(connection, SOL_SOCKET, SO_PEERCRED, &peer, &size) == 0 &&
          peer.uid == ::geteuid();
-}
-
-/// Makes `order` this process's setting: its environment and working directory.
-bool take_order(const sw::WorkerOrder& order) {
-  // The orderer's environment, as a worker it spawned itself would have had. The strings stay
-  // alive in `held` until the next order replaces them.
-  static std::vector<std::string> held;
-  static std::vector<char*> entries;
-  held = order.environment;
-  entries.clear();
-  for (std::string& entry : held) entries.push_back(entry.data());
-  entries.push_back(nullptr);
-  environ = entries.data();
-  if (::chdir(order.cwd.c_str()) != 0) {
-    std::fprintf(stderr, "hipacm-worker: cannot enter the host's working directory %s: %s\n",
-                 order.cwd.c_str(), errno_text().c_str());
-    return false;
-  }
-  return true;
-}
-
-/// Puts a host's socket on fd 3 and its output pipe on 1 and 2.
-bool take_descriptors(int socket, int output) {
-  return ::dup2(output, 1) >= 0 && ::dup2(output, 2) >= 0 && ::dup2(socket, kWorkerSocketFd) >= 0;
-}
-
-/// A worker of the service with its first host's socket on 3, output on 1 and 2, and its line to
-/// the service on 4: serves that host, then goes back to the service and serves each host the
-/// service assigns it next, until the service closes the line. Never returns.
-[[noreturn]] void serve_hosts(std::string temp_dir) {
-  for (;;) {
-    const int code = run_worker_session(kWorkerSocketFd, 0, temp_dir);
-    if (code != 0) _exit(code);  // a host that broke the protocol: not a worker to reuse
-    // Back to the service, holding nothing of the last host.
-    if (::dup2(0, kWorkerSocketFd) < 0 || ::dup2(0, 1) < 0 || ::dup2(0, 2) < 0) _exit(0);
-    std::string why;
-    if (!sw::send_message(kWorkerChannelFd, sw::encode_idle(), nullptr, 0, -1, &why)) _exit(0);
-    sw::Header header;
-    std::vector<std::uint8_t> payload;
-    std::vector<UniqueFd> fds;
-    sw::WorkerOrder next;
-    if (!sw::read_message(kWorkerChannelFd, -1, &header, &payload, &fds, &why) ||
-        header.type != sw::MessageType::kOrder || fds.size() != 2 ||
-        !sw::decode_order(payload.data(), payload.size(), &next, &why) ||
-        !take_descriptors(fds[0].get(), fds[1].get()) || !take_order(next)) {
-      _exit(0);  // the service is done with us
-    }
-    temp_dir = next.temp_dir;
-  }
-}
-
-/// In the forked child, which is single-threaded: takes the first order's descriptors,
-/// environment and working directory, then serve_hosts(). Never returns.
-[[noreturn]] void become_worker(const sw::WorkerOrder& first, int child_socket, int output,
-                                int channel) {
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  for (int sig : {SIGPIPE, SIGCHLD, SIGTERM, SIGINT, SIGHUP}) std::signal(sig, SIG_DFL);
-  const int devnull = ::open("/dev/null", O_RDWR);
-  if (devnull < 0 || ::dup2(devnull, 0) < 0 || ::dup2(channel, kWorkerChannelFd) < 0 ||
-      !take_descriptors(child_socket, output)) {
-    _exit(wire::kWorkerExitUsage);
-  }
-  close_from(kWorkerChannelFd + 1);
-  if (!take_order(first)) _exit(wire::kWorkerExitUsage);
-  serve_hosts(first.temp_dir);
 }
 
 class Service {
@@ -485,7 +406,7 @@ pid_t Service::fork_worker(const sw::WorkerOrder& order, UniqueFd* host_socket, 
   if (single_threaded()) {
     // The child is a whole copy of a warm compiler process.
     pid = ::fork();
-    if (pid == 0) become_worker(order, child.get(), output_write.get(), worker_end.get());
+    if (pid == 0) become_service_worker(order, child.get(), output_write.get(), worker_end.get());
     if (pid < 0) {
       *why = "fork: " + errno_text();
       return -1;
@@ -705,11 +626,6 @@ std::string parent_dir(const std::string& path) {
 }
 
 }  // namespace
-
-int run_service_worker(const std::string& temp_dir) {
-  if (temp_dir.empty() || temp_dir.front() != '/') return wire::kWorkerExitUsage;
-  serve_hosts(temp_dir);
-}
 
 unsigned long compile_service_idle_ms() {
   unsigned long ms = kDefaultIdleMs;

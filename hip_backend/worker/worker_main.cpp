@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "hip_backend/worker/compile_service.h"
+#include "hip_backend/worker/service_worker.h"
 #include "hip_backend/worker/worker_protocol.h"
 #include "hip_backend/worker/worker_session.h"
 
