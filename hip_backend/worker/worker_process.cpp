@@ -271,9 +271,11 @@ std::unique_ptr<WorkerProcess> WorkerProcess::order_from_service(const std::stri
                                              std::move(temp_dir), std::move(ordered->control));
     }
   }
-  service_given_up.store(true, std::memory_order_release);
-  log(LogLevel::kWarning, "the compile service cannot be used (" + why +
-                              "); this process starts its own hipacm-workers from now on");
+  // Said once, by whichever thread gave up first.
+  if (!service_given_up.exchange(true, std::memory_order_acq_rel)) {
+    log(LogLevel::kWarning, "the compile service cannot be used (" + why +
+                                "); this process starts its own hipacm-workers from now on");
+  }
   return nullptr;
 }
 
@@ -302,11 +304,13 @@ WorkerProcess::~WorkerProcess() {
     return;
   }
   WorkerFdRegistry::close(socket_);  // EOF: the worker's cue to exit 0
+  bool given_back = false;
   if (service_control_ && usable_ && !reaped_) {
     // A worker of the compile service goes back to it, warm, for the next process: closing the
     // order's connection hands it back. It no longer uses our temp dir.
     WorkerFdRegistry::close(service_control_);
     reaped_ = true;
+    given_back = true;
   }
   if (!reaped_) reap(kGracefulExitMs);
   WorkerFdRegistry::close(stderr_pipe_);
@@ -314,7 +318,10 @@ WorkerProcess::~WorkerProcess() {
   if (service_control_) WorkerFdRegistry::close(service_control_);
   remove_temp_dir();
   // A worker that failed has had its warning; one that served to the end retires quietly.
-  if (!failure_logged_) {
+  if (given_back) {
+    log(LogLevel::kDebug,
+        "hipacm-worker (pid " + std::to_string(pid_) + ") went back to the compile service");
+  } else if (!failure_logged_) {
     log(LogLevel::kDebug,
         "hipacm-worker (pid " + std::to_string(pid_) + ") retired: it " + describe_exit());
   }
