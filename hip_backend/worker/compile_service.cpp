@@ -222,8 +222,8 @@ int Service::run() {
     }
     const int n = ::poll(fds.data(), fds.size(), timeout);
     if (n < 0 && errno != EINTR) return 1;
+    kill_overdue();  // every turn: a busy service may never time out
     if (n == 0) {
-      kill_overdue();
       if (handed_.empty() && Clock::now() >= last_activity_ + idle_ && exit_if_still_idle()) {
         return 0;
       }
