@@ -230,7 +230,9 @@ int Service::run() {
       continue;
     }
     if (n < 0) continue;
-    for (std::size_t i = 0; i < fds.size(); ++i) {
+    // New orders last: workers that came back in this turn serve them.
+    for (std::size_t turn = 1; turn <= fds.size(); ++turn) {
+      const std::size_t i = turn % fds.size();
       if (fds[i].revents == 0) continue;
       const auto [source, pid] = sources[i];
       switch (source) {

@@ -20,6 +20,21 @@ def worker_pids(stderr):
     return set(int(p) for p in re.findall(r"started hipacm-worker \(pid (\d+)\)", stderr))
 
 
+def back_in_service(pid, seconds=20):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            fd3 = os.readlink(f"/proc/{pid}/fd/3")
+            with open(f"/proc/{pid}/stat") as stat:
+                state = stat.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return False
+        if fd3 == "/dev/null" and state == "S":
+            return True
+        time.sleep(0.02)
+    return False
+
+
 def gone(pid, seconds=20):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -62,7 +77,9 @@ def test_warmups_share_one_service_and_its_warm_workers(run, backend_usable, ser
     assert isinstance(pid, int) and pid > 0
     assert f"compile service running (pid {pid})" in service["summary"]
     try:
-        time.sleep(0.5)  # the first run's workers report back to the service
+        # The first run's workers are back with the service: waiting on its line, not on a host.
+        for worker in worker_pids(first.err):
+            assert back_in_service(worker), f"worker {worker} did not go back to the service"
         second = run(*args, env=env)
         assert second.rc == 0, second.err
         second_report = json.loads((tmp_path / "r.json").read_text())

@@ -65,6 +65,15 @@ bool alive(pid_t pid) {
   return info && info->state != 'Z';
 }
 
+/// Whether a worker of the service is back with it, waiting for its next host: it has let go of
+/// its last host's socket (its fd 3 is /dev/null again) and sleeps on its line to the service.
+bool back_in_service(pid_t pid) {
+  std::error_code ec;
+  const auto target = fs::read_symlink("/proc/" + std::to_string(pid) + "/fd/3", ec);
+  const auto info = read_proc(pid);
+  return !ec && target == "/dev/null" && info && info->state == 'S';
+}
+
 /// Each test gets its own runtime directory, so its own service, which it stops at the end.
 class CompileService : public ::testing::Test {
  protected:
@@ -143,8 +152,7 @@ TEST_F(CompileService, ServesRealCompilesFromAWorkerItForked) {
   EXPECT_EQ(zombie_children(), 0);
   EXPECT_TRUE(alive(service)) << "the service went with its worker";
   // Given back, the worker waits in the service, warm, and serves the next order.
-  EXPECT_TRUE(alive(pid));
-  boost::this_thread::sleep_for(boost::chrono::milliseconds(300));  // its idle report lands
+  EXPECT_TRUE(eventually([&] { return back_in_service(pid); }));
   auto again = ordered_worker();
   ASSERT_TRUE(again);
   EXPECT_EQ(again->pid(), pid) << "the next order got a new worker, not the warm one";
@@ -177,7 +185,7 @@ TEST_F(CompileService, SpawnsItsWorkersWhenItCannotFork) {
   std::string why;
   EXPECT_TRUE(backend::check_amdgpu_code_object(result.code, kArch, {"k8"}, &why)) << why;
   worker.reset();
-  boost::this_thread::sleep_for(boost::chrono::milliseconds(300));
+  EXPECT_TRUE(eventually([&] { return back_in_service(pid); }));
   auto again = ordered_worker();
   ASSERT_TRUE(again);
   EXPECT_EQ(again->pid(), pid) << "the spawned worker did not come back to the service";
