@@ -173,8 +173,13 @@ TEST_F(CompileService, SpawnsItsWorkersWhenItCannotFork) {
   const auto info = read_proc(pid);
   ASSERT_TRUE(info);
   EXPECT_EQ(info->ppid, service);
-  std::ifstream cmdline("/proc/" + std::to_string(pid) + "/cmdline");
-  std::string args((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+  // Right after exec the new image's arguments may not be in place yet (cmdline reads empty).
+  std::string args;
+  EXPECT_TRUE(eventually([&] {
+    std::ifstream cmdline("/proc/" + std::to_string(pid) + "/cmdline");
+    args.assign(std::istreambuf_iterator<char>(cmdline), std::istreambuf_iterator<char>());
+    return !args.empty();
+  }));
   EXPECT_NE(args.find("--service-worker"), std::string::npos) << "not an exec'd worker: " << args;
   char cwd[4096];
   ASSERT_NE(::getcwd(cwd, sizeof cwd), nullptr);
