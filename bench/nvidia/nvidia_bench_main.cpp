@@ -4,8 +4,6 @@
 // pools of several sizes, each measurement in a fresh child process, variants alternating across
 // rounds.
 #include <signal.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 #include <hipacm/hipacm.hpp>
 
@@ -21,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "hip_backend/worker/service_client.h"
 #include "kernel_set_dir.h"
 #include "nvrtc_library.h"
 #include "variant_runner.h"
@@ -46,24 +45,6 @@ std::string service_env(const std::string& runtime_dir) {
          runtime_dir + "' ";
 }
 
-/// The pid of the process listening on `socket_path`, or -1.
-pid_t listener_pid(const std::string& socket_path) {
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  if (socket_path.size() >= sizeof address.sun_path) return -1;
-  std::copy(socket_path.begin(), socket_path.end(), address.sun_path);
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -1;
-  pid_t pid = -1;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
-    ucred peer{};
-    socklen_t size = sizeof peer;
-    if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &size) == 0) pid = peer.pid;
-  }
-  ::close(fd);
-  return pid;
-}
-
 /// The compile services listening in `runtime_dir`.
 std::vector<pid_t> services_in(const std::string& runtime_dir) {
   std::vector<pid_t> pids;
@@ -71,7 +52,8 @@ std::vector<pid_t> services_in(const std::string& runtime_dir) {
   for (const auto& entry : fs::directory_iterator(runtime_dir, ec)) {
     const std::string name = entry.path().filename().string();
     if (name.rfind("compile-service-", 0) != 0 || entry.path().extension() != ".sock") continue;
-    if (const pid_t pid = listener_pid(entry.path().string()); pid > 0) pids.push_back(pid);
+    if (const pid_t pid = backend::compile_service_pid(entry.path().string()); pid > 0)
+      pids.push_back(pid);
   }
   return pids;
 }

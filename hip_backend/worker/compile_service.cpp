@@ -33,6 +33,7 @@
 
 #include "hip_backend/dispatch/compile_dispatch.h"
 #include "hip_backend/target_arch.h"
+#include "hip_backend/worker/child_descriptors.h"
 #include "hip_backend/worker/private_temp_dir.h"
 #include "hip_backend/worker/runtime_dir.h"
 #include "hip_backend/worker/service_wire.h"
@@ -68,25 +69,6 @@ std::string errno_text() { return std::strerror(errno); }
 /// The compiler family an arch is compiled by: what one warm-up loads and initializes.
 std::string compiler_family(const std::string& arch) {
   return is_nvidia_arch(arch) ? "nvrtc" : "hiprtc";
-}
-
-/// Moves fd above the worker's fixed descriptors, close-on-exec.
-bool move_above_fixed(UniqueFd& fd) {
-  if (fd.get() > kWorkerChannelFd) return true;
-  const int moved = ::fcntl(fd.get(), F_DUPFD_CLOEXEC, kWorkerChannelFd + 1);
-  if (moved < 0) return false;
-  fd.reset(moved);
-  return true;
-}
-
-int open_pidfd(pid_t pid) {
-#ifdef SYS_pidfd_open
-  return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-#else
-  (void)pid;
-  errno = ENOSYS;
-  return -1;
-#endif
 }
 
 bool same_user(int connection) {
@@ -337,11 +319,9 @@ bool make_worker_ends(UniqueFd* host_socket, UniqueFd* child_socket, UniqueFd* o
   }
   output_read->reset(pipe_fds[0]);
   output_write->reset(pipe_fds[1]);
-  const int flags = ::fcntl(host_socket->get(), F_GETFL);
-  const int out_flags = ::fcntl(output_read->get(), F_GETFL);
-  if (!move_above_fixed(*child_socket) || !move_above_fixed(*output_write) || flags < 0 ||
-      out_flags < 0 || ::fcntl(host_socket->get(), F_SETFL, flags | O_NONBLOCK) != 0 ||
-      ::fcntl(output_read->get(), F_SETFL, out_flags | O_NONBLOCK) != 0) {
+  if (!move_fd_above(*child_socket, kWorkerChannelFd) ||
+      !move_fd_above(*output_write, kWorkerChannelFd) || !set_nonblocking(host_socket->get()) ||
+      !set_nonblocking(output_read->get())) {
     *why = "fcntl: " + errno_text();
     return false;
   }
@@ -395,12 +375,11 @@ pid_t Service::fork_worker(const sw::WorkerOrder& order, UniqueFd* host_socket, 
     return -1;
   }
   UniqueFd service_end(lines[0]), worker_end(lines[1]);
-  if (!move_above_fixed(worker_end)) {
+  if (!move_fd_above(worker_end, kWorkerChannelFd)) {
     *why = "fcntl: " + errno_text();
     return -1;
   }
-  const int flags = ::fcntl(service_end.get(), F_GETFL);
-  if (flags < 0 || ::fcntl(service_end.get(), F_SETFL, flags | O_NONBLOCK) != 0) {
+  if (!set_nonblocking(service_end.get())) {
     *why = "fcntl: " + errno_text();
     return -1;
   }

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "hip_backend/worker/child_descriptors.h"
 #include "hip_backend/worker/runtime_dir.h"
 #include "hip_backend/worker/worker_fd_registry.h"
 #include "support/environment.h"
@@ -72,8 +73,7 @@ UniqueFd connect_to(const std::string& path) {
     errno = err;
     return fd;
   }
-  const int flags = ::fcntl(fd.get(), F_GETFL);
-  if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags | O_NONBLOCK) != 0) return UniqueFd();
+  if (!set_nonblocking(fd.get())) return UniqueFd();
   WorkerFdRegistry::add_locked(fd.get());
   return fd;
 }

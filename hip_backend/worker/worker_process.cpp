@@ -22,6 +22,7 @@
 #include <limits>
 #include <utility>
 
+#include "hip_backend/worker/child_descriptors.h"
 #include "hip_backend/worker/comgr_cache_policy.h"
 #include "hip_backend/worker/service_client.h"
 #include "hip_backend/worker/worker_fd_registry.h"
@@ -40,31 +41,6 @@ std::atomic<bool> service_given_up{false};
 constexpr int kChildSocketFd = 3;
 
 std::string errno_text(int err) { return std::strerror(err); }
-
-/// Moves fd above the worker's fixed descriptors 0..3, so the spawn's dup2
-/// actions never overwrite a source (and never dup2 a descriptor onto itself,
-/// which would leave FD_CLOEXEC set on old glibc).
-bool move_above_fixed_fds(UniqueFd& fd) {
-  if (fd.get() > kChildSocketFd) return true;
-  const int moved = fcntl(fd.get(), F_DUPFD_CLOEXEC, kChildSocketFd + 1);
-  if (moved < 0) return false;
-  fd.reset(moved);
-  return true;
-}
-
-bool set_nonblocking(int fd) {
-  const int flags = fcntl(fd, F_GETFL);
-  return flags >= 0 && fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0;
-}
-
-int open_pidfd(pid_t pid) {
-#ifdef SYS_pidfd_open
-  return static_cast<int>(syscall(SYS_pidfd_open, pid, 0));  // O_CLOEXEC is implied
-#else
-  (void)pid;
-  return -1;
-#endif
-}
 
 /// RAII for the posix_spawn attribute and file-action objects.
 struct SpawnSetup {
@@ -188,7 +164,8 @@ std::unique_ptr<WorkerProcess> WorkerProcess::spawn_registered(const std::string
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) return fail("pipe2", errno);
   UniqueFd stderr_read(pipe_fds[0]), stderr_write(pipe_fds[1]);
-  if (!move_above_fixed_fds(child_socket) || !move_above_fixed_fds(stderr_write)) {
+  if (!move_fd_above(child_socket, kChildSocketFd) ||
+      !move_fd_above(stderr_write, kChildSocketFd)) {
     return fail("fcntl(F_DUPFD_CLOEXEC)", errno);
   }
   if (!set_nonblocking(host_socket.get()) || !set_nonblocking(stderr_read.get())) {

@@ -47,17 +47,9 @@ bool eventually(Done done, int seconds = 20) {
   return done();
 }
 
-/// The pid at the other end of a connection to `socket_path`, or -1.
+/// The pid of the service listening at `socket_path`, or -1.
 pid_t listener_pid(const std::string& socket_path) {
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  std::strncpy(address.sun_path, socket_path.c_str(), sizeof address.sun_path - 1);
-  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) return -1;
-  ucred peer{};
-  socklen_t size = sizeof peer;
-  if (::getsockopt(fd.get(), SOL_SOCKET, SO_PEERCRED, &peer, &size) != 0) return -1;
-  return peer.pid;
+  return backend::compile_service_pid(socket_path);
 }
 
 bool alive(pid_t pid) {
