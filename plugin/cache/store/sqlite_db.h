@@ -23,6 +23,11 @@ class SqliteError : public std::runtime_error {
     const int primary = code_ & 0xff;
     return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
   }
+  /// Another connection holds a lock this one needed.
+  bool is_busy() const noexcept {
+    const int primary = code_ & 0xff;
+    return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
+  }
 
  private:
   int code_;

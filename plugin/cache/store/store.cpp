@@ -8,12 +8,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
 #include "plugin/cache/store/name_list.h"
@@ -259,7 +261,28 @@ std::shared_ptr<CacheStore> CacheStore::open(const std::string& path, Access acc
 CacheStore::CacheStore(OpenTag, std::string path, Access access, bool network_fs)
     : path_(std::move(path)), access_(access), network_fs_(network_fs) {}
 
+// SQLite answers SQLITE_BUSY without calling the busy handler where waiting
+// could deadlock: while another connection switches a new file to WAL, runs
+// WAL recovery after a crash, or checkpoints as the last one to close. Several
+// processes opening one fresh cache meet exactly that, so the whole open is
+// retried for as long as the busy timeout would have waited.
 void CacheStore::open_locked() {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  std::chrono::milliseconds pause(1);
+  for (;;) {
+    try {
+      open_once_locked();
+      return;
+    } catch (const SqliteError& e) {
+      if (!e.is_busy() || std::chrono::steady_clock::now() >= deadline) throw;
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(50));
+  }
+}
+
+void CacheStore::open_once_locked() {
   find_.reset();
   touch_.reset();
   put_.reset();

@@ -124,6 +124,7 @@ class CacheStore {
 
  private:
   void open_locked();
+  void open_once_locked();
   void recover_locked(const std::string& why);
   void flush_hits_locked();
   void note_pending_locked();

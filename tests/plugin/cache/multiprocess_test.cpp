@@ -7,11 +7,14 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <fstream>
 #include <set>
 #include <thread>
 
 #include "plugin/cache/cache_admin.h"
+#include "plugin/cache/store/schema.h"
+#include "plugin/cache/store/store.h"
 #include "tests/plugin/cache/cache_test_support.h"
 
 extern char** environ;
@@ -85,11 +88,37 @@ TEST(CacheHelper, WarmCache) {
   }
 }
 
-pid_t spawn_helper(const std::string& dir, const std::string& report = "") {
-  const std::string filter = "--gtest_filter=CacheHelper.WarmCache";
+constexpr int kFreshOpenRounds = 25;
+constexpr auto kFreshOpenRoundGap = std::chrono::milliseconds(20);
+
+std::string fresh_round_db(const std::string& dir, int round) {
+  return dir + "/" + std::to_string(round) + "-" + cache::kDatabaseFileName;
+}
+
+// The helper the fresh-open test runs (several at once); skipped otherwise. Round r opens
+// its own new database at start + r * gap, the same instant as every other helper, so the
+// opens meet while one of them switches the new file to WAL.
+TEST(CacheHelper, OpenFreshDatabases) {
+  const char* dir = std::getenv("HIPACM_CACHE_TEST_OPEN_DIR");
+  const char* start_ms = std::getenv("HIPACM_CACHE_TEST_OPEN_START_MS");
+  if (dir == nullptr || start_ms == nullptr) GTEST_SKIP() << "run by CacheConcurrency.*Fresh*";
+  const std::chrono::system_clock::time_point start{
+      std::chrono::milliseconds(std::stoll(start_ms))};
+  for (int round = 0; round < kFreshOpenRounds; ++round) {
+    std::this_thread::sleep_until(start + round * kFreshOpenRoundGap);
+    try {
+      auto store = cache::CacheStore::open(fresh_round_db(dir, round),
+                                           cache::CacheStore::Access::kReadWrite, false);
+      EXPECT_FALSE(store->find("absent").has_value());
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "round " << round << ": " << e.what();
+    }
+  }
+}
+
+pid_t spawn_helper_with(const std::string& test, std::vector<std::string> env_strings) {
+  const std::string filter = "--gtest_filter=" + test;
   const std::string binary = HIPACM_CACHE_TEST_BINARY;
-  std::vector<std::string> env_strings{"HIPACM_CACHE_TEST_WARM_DIR=" + dir,
-                                       "HIPACM_CACHE_TEST_REPORT=" + report};
   for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
   std::vector<char*> envp;
   for (auto& s : env_strings) envp.push_back(s.data());
@@ -101,17 +130,49 @@ pid_t spawn_helper(const std::string& dir, const std::string& report = "") {
   return pid;
 }
 
+pid_t spawn_helper(const std::string& dir, const std::string& report = "") {
+  return spawn_helper_with("CacheHelper.WarmCache", {"HIPACM_CACHE_TEST_WARM_DIR=" + dir,
+                                                     "HIPACM_CACHE_TEST_REPORT=" + report});
+}
+
+void expect_helpers_succeed(const std::vector<pid_t>& helpers) {
+  for (pid_t pid : helpers) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "helper status " << status;
+  }
+}
+
+// SQLite answers "database is locked" at once, without waiting, to a connection that meets
+// another switching a new file to WAL; a cache must still open in every process.
+TEST(CacheConcurrency, ProcessesOpeningOneFreshDatabaseAtOnceAllOpenIt) {
+  constexpr int kProcesses = 8;
+  TempDir dir;
+  const auto start = std::chrono::system_clock::now() + std::chrono::milliseconds(500);
+  const auto start_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(start.time_since_epoch()).count();
+  std::vector<pid_t> helpers;
+  for (int i = 0; i < kProcesses; ++i) {
+    helpers.push_back(
+        spawn_helper_with("CacheHelper.OpenFreshDatabases",
+                          {"HIPACM_CACHE_TEST_OPEN_DIR=" + dir.path(),
+                           "HIPACM_CACHE_TEST_OPEN_START_MS=" + std::to_string(start_ms)}));
+    ASSERT_GT(helpers.back(), 0);
+  }
+  expect_helpers_succeed(helpers);
+  for (int round = 0; round < kFreshOpenRounds; ++round) {
+    auto admin = cache::CacheAdmin::open(fresh_round_db(dir.path(), round));
+    EXPECT_EQ(admin.stats().entries, 0) << "round " << round;
+  }
+}
+
 TEST(CacheConcurrency, TwoProcessesWarmTheSameCache) {
   TempDir dir;
   const pid_t a = spawn_helper(dir.path());
   const pid_t b = spawn_helper(dir.path());
   ASSERT_GT(a, 0);
   ASSERT_GT(b, 0);
-  for (pid_t pid : {a, b}) {
-    int status = 0;
-    ASSERT_EQ(waitpid(pid, &status, 0), pid);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "helper status " << status;
-  }
+  expect_helpers_succeed({a, b});
   expect_one_valid_entry_per_kernel(dir.db());
   int hits = 0;
   EXPECT_TRUE(warm(dir.path(), &hits));
@@ -129,11 +190,7 @@ TEST(CacheConcurrency, FourProcessesCompileEachKernelOnceBetweenThem) {
     helpers.push_back(spawn_helper(dir.path(), reports.path() + "/" + std::to_string(i)));
     ASSERT_GT(helpers.back(), 0);
   }
-  for (pid_t pid : helpers) {
-    int status = 0;
-    ASSERT_EQ(waitpid(pid, &status, 0), pid);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "helper status " << status;
-  }
+  expect_helpers_succeed(helpers);
   std::uint64_t compiles = 0;
   int hits = 0;
   for (int i = 0; i < kProcesses; ++i) {
