@@ -124,7 +124,9 @@ typedef struct hipacm_mode_config {
   int32_t isolation;
   /* Per-compile limit in worker processes (ABI 1.1); 0 = none. A worker that
    * runs past it is killed and replaced; its future ends HIPACM_ERROR_TIMEOUT.
-   * In-process compiles cannot be interrupted, so they ignore it. */
+   * In-process compiles cannot be interrupted, so they ignore it. A wait for
+   * another process's compile of the same kernel into a shared cache counts
+   * against it in either isolation (a wait that reaches it times out too). */
   uint32_t compile_timeout_ms;
   /* ---- end of version 2 (ABI 1.1) ---- */
   /* Read-write cache directory (ABI 1.2). NULL means $HIPACM_CACHE_DIR, else

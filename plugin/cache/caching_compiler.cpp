@@ -27,6 +27,20 @@ using backend::LogLevel;
 // compiling (or a fork()ed child that inherited its claim and lives on).
 constexpr std::chrono::milliseconds kMaxClaimWait{120000};
 
+// What a compile that spent its whole limit waiting for another process's compile of the same
+// kernel ends with: the same status it would have had, compiling that long itself.
+backend::CompileResult timed_out_waiting(const backend::CompileRequest& request,
+                                         const std::string& key, std::chrono::milliseconds limit) {
+  backend::CompileResult result;
+  result.status = HIPACM_ERROR_TIMEOUT;
+  result.error_message =
+      "compile of " + request.source_name + " timed out after " + std::to_string(limit.count()) +
+      " ms waiting for another process's compile of the same kernel (key " + key + ") to finish";
+  backend::count(backend::stats().timeouts);
+  backend::log(LogLevel::kWarning, result.error_message);
+  return result;
+}
+
 void warn_once(const std::string& topic, const std::string& message) noexcept {
   backend::log_once(LogLevel::kWarning, topic, message);
 }
@@ -140,7 +154,9 @@ backend::CompileResult CachingCompiler::compile(const backend::CompileRequest& r
   // finds the entry, however the claims and stores interleave.
   CompileClaim claim;
   if (settings_.policy == Policy::kReadWrite && !settings_.user_db.empty()) {
-    claim = CompileClaim::acquire(settings_.user_db, keyed->key, kMaxClaimWait);
+    const std::chrono::milliseconds limit(settings_.compile_timeout_ms);
+    const bool limited = limit.count() > 0 && limit < kMaxClaimWait;
+    claim = CompileClaim::acquire(settings_.user_db, keyed->key, limited ? limit : kMaxClaimWait);
     if (claim.waited().count() > 0)
       backend::log(LogLevel::kDebug, "waited " + std::to_string(claim.waited().count()) +
                                          " ms for another compile of " + request.source_name +
@@ -150,6 +166,8 @@ backend::CompileResult CachingCompiler::compile(const backend::CompileRequest& r
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       return result;
     }
+    if (limited && !claim.held() && claim.waited() >= limit)
+      return timed_out_waiting(request, keyed->key, limit);
   }
   // The one place a miss is counted: try_ready's lookup is always followed
   // by this one, which may still hit if another process stored it meanwhile.

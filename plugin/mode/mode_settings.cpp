@@ -85,6 +85,7 @@ ModeSettings resolve_mode_settings(const ModeConfig& config) {
                           "; expected HIPACM_LOAD_NONE (-1) or a device index");
   s.cache = cache::resolve_cache_settings(config.cache_policy, config.cache_dir);
   s.cache.cache_failures = config.cache_failures;
+  s.cache.compile_timeout_ms = config.compile_timeout_ms;
   // Which archs exist and which hipRTC is installed are facts about this
   // machine's libraries; the cache remembers them, so that entering a mode
   // whose kernels are all cached loads neither comgr nor hipRTC.

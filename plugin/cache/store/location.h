@@ -19,6 +19,9 @@ struct CacheSettings {
   std::int64_t max_bytes = 0;
   /// The negative cache: store compile failures (READWRITE) and serve them (READ, READWRITE).
   bool cache_failures = false;
+  /// The mode's per-compile limit (0: none). Waiting for another process's compile of the same
+  /// kernel stands in for compiling it, so the wait counts against the limit too.
+  std::uint32_t compile_timeout_ms = 0;
 };
 
 /// The policy (`requested_policy` as resolve_policy reads it) and the locations: the user layer

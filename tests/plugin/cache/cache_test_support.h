@@ -98,6 +98,7 @@ struct CompileSpec {
   std::vector<std::string> options;
   std::int32_t policy = HIPACM_CACHE_READWRITE;
   bool cache_failures = false;
+  std::uint32_t compile_timeout_ms = 0;
 };
 
 /// Enters a mode on `cache_dir` (empty: the environment decides), compiles
@@ -112,6 +113,7 @@ inline Outcome compile_in_mode(const std::string& cache_dir, const CompileSpec& 
   cfg.cache_dir = cache_dir.empty() ? nullptr : cache_dir.c_str();
   cfg.cache_policy = spec.policy;
   cfg.cache_failures = spec.cache_failures ? 1 : 0;
+  cfg.compile_timeout_ms = spec.compile_timeout_ms;
   hipacm_mode* mode = nullptr;
   out.enter_status = hipacm_mode_enter(&cfg, &mode);
   if (out.enter_status != HIPACM_SUCCESS) return out;

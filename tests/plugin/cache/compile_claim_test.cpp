@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "plugin/cache/cache_admin.h"
 #include "plugin/cache/compile_claim.h"
 #include "tests/plugin/cache/cache_test_support.h"
 
@@ -109,6 +110,34 @@ TEST(CompileClaim, AClaimFileThatIsNotAPrivateRegularFileGivesNoClaim) {
   std::filesystem::remove(claims);
   ASSERT_EQ(::mkfifo(claims.c_str(), 0600), 0);
   EXPECT_FALSE(CompileClaim::acquire(dir.db(), kKey, milliseconds(0)).held());
+}
+
+// Waiting for another process's compile of the same kernel stands in for compiling it: a mode's
+// per-compile limit bounds the wait, and a wait that reaches it ends as a timeout would.
+TEST(CompileClaim, AWaitForAnotherCompileEndsAtTheModesCompileTimeout) {
+  TempDir learn;
+  ASSERT_EQ(compile_in_mode(learn.path()).status, HIPACM_SUCCESS);
+  const auto entries = cache::CacheAdmin::open(learn.db()).list();
+  ASSERT_EQ(entries.size(), 1u);
+  const std::string key = entries.front().key;
+
+  TempDir dir;
+  CompileClaim other = CompileClaim::acquire(dir.db(), key, milliseconds(0));
+  ASSERT_TRUE(other.held());
+  CompileSpec limited;
+  limited.compile_timeout_ms = 200;
+  const Outcome waited = compile_in_mode(dir.path(), limited);
+  EXPECT_EQ(waited.status, HIPACM_ERROR_TIMEOUT);
+  EXPECT_NE(waited.error_message.find("timed out after 200 ms waiting for another process's "
+                                      "compile of the same kernel"),
+            std::string::npos)
+      << waited.error_message;
+  EXPECT_EQ(cache::CacheAdmin::open(dir.db()).stats().entries, 0) << "nothing was stored";
+
+  other = CompileClaim();  // the other compile ended without storing anything
+  const Outcome compiled = compile_in_mode(dir.path(), limited);
+  EXPECT_EQ(compiled.status, HIPACM_SUCCESS);
+  EXPECT_FALSE(compiled.from_cache);
 }
 
 TEST(CompileClaim, KeysMapToStableOffsets) {
