@@ -176,7 +176,8 @@ def test_a_failing_kernel_is_reported_once_with_its_log(tmp_path, backend_usable
 def test_a_rank_that_dies_fails_the_job_naming_it(tmp_path, backend_usable):
     kernels = kernels_dir(tmp_path)
     done = mpirun(tmp_path, kernels, "--arch", "gfx90a", "--jobs", "1", "--cache-dir",
-                  tmp_path / "cache-%r", "-q", env={"HIPACM_MPI_TEST_DIE_RANK": "1"})
+                  tmp_path / "cache-%r", "-q",
+                  env={"HIPACM_MPI_TEST_DIE_RANK": "1", "HIPACM_MPI_TEST_ENABLE_FAULTS": "1"})
     assert done.returncode != 0
     assert "rank 1 of 3 stopped without finishing" in done.stderr, done.stderr
     # Whatever each cache holds is whole: every entry passes verification.
@@ -189,6 +190,17 @@ def test_a_rank_that_dies_fails_the_job_naming_it(tmp_path, backend_usable):
                                 check=False)
         assert verify.returncode == 0, verify.stdout + verify.stderr
         assert json.loads(verify.stdout)["bad"] == []
+
+
+@needs_mpi
+def test_the_rank_death_hook_alone_stops_nothing(tmp_path, backend_usable):
+    # Without its enable variable, a stray HIPACM_MPI_TEST_DIE_RANK is ignored.
+    kernels = kernels_dir(tmp_path)
+    done = mpirun(tmp_path, kernels, "--arch", "gfx90a", "--jobs", "1", "--cache-dir",
+                  tmp_path / "cache-%r", "-q", env={"HIPACM_MPI_TEST_DIE_RANK": "1"})
+    assert done.returncode == 0, done.stderr
+    for r in range(RANKS):
+        assert len(cache_keys(tmp_path / f"cache-{r}")) == 6
 
 
 @needs_mpi
