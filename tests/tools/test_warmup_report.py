@@ -128,3 +128,23 @@ def test_nvrtc_diagnostics_name_the_users_files(run, backend_usable, broken_kern
     (entry,) = json.loads(r.out)["kernels"]
     assert 'broken.hip(1): error: identifier "undefined_name" is undefined' in entry["log"]
     assert "CompileSource" not in entry["log"]
+
+
+def test_tables_stay_aligned_for_long_arch_names(run, backend_usable):
+    long_arch = "gfx90a:sramecc+:xnack-"
+    r = run("warmup", EXAMPLES / "saxpy.hip", "--arch", f"{long_arch},gfx1030", "--no-cache")
+    assert r.rc == 0, r.err
+    table = [line for line in r.out.splitlines()
+             if line.split()[:1] in (["arch"], [long_arch], ["gfx1030"], ["total"])]
+    assert len(table) == 4, r.out
+    # Every column ends where the header's does.
+    ends = {len(line) for line in table}
+    assert len(ends) == 1, "\n".join(table)
+    assert table[1].startswith(long_arch + " ")
+    listed = run("warmup", EXAMPLES / "saxpy.hip", "--arch", f"{long_arch},gfx1030", "--no-cache",
+                 "--dry-run")
+    assert listed.rc == 0, listed.err
+    rows = [line for line in (listed.out + listed.err).splitlines()
+            if line.startswith("compile ")]
+    assert len(rows) == 2
+    assert len({line.index(str(EXAMPLES / "saxpy.hip")) for line in rows}) == 1, "\n".join(rows)

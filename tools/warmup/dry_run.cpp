@@ -3,6 +3,7 @@
 #include "tools/warmup/dry_run.h"
 
 #include <fmt/core.h>
+#include <algorithm>
 
 #include <memory>
 
@@ -65,10 +66,12 @@ std::vector<DryRunEntry> dry_run(const std::vector<KernelInput>& inputs,
 
 void print_dry_run(std::FILE* out, const std::vector<DryRunEntry>& entries) {
   std::size_t cached = 0;
+  std::size_t width = 8;
+  for (const DryRunEntry& entry : entries) width = std::max(width, printable(entry.arch).size());
   for (const DryRunEntry& entry : entries) {
     cached += entry.cached ? 1 : 0;
-    fmt::print(out, "{:<8} {:<8} {}\n", entry.cached ? "cached" : "compile", printable(entry.arch),
-               printable(entry.input->label));
+    fmt::print(out, "{:<8} {:<{}} {}\n", entry.cached ? "cached" : "compile", printable(entry.arch),
+               width, printable(entry.input->label));
   }
   fmt::print(out, "dry run: {} to compile, {} from the cache, {} in all; nothing was compiled\n",
              entries.size() - cached, cached, entries.size());

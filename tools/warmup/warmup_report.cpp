@@ -34,8 +34,9 @@ void add(WarmupTotals* totals, const KernelOutcome& outcome) {
   }
 }
 
-void print_row(std::FILE* out, const std::string& name, const WarmupTotals& t) {
-  fmt::print(out, "{:<10} {:>8} {:>11} {:>9} {:>7} {:>8.2f}\n", printable(name), t.kernels,
+// The first column fits the longest arch name ("gfx90a:sramecc+:xnack-" is 22 characters).
+void print_row(std::FILE* out, std::size_t width, const std::string& name, const WarmupTotals& t) {
+  fmt::print(out, "{:<{}} {:>8} {:>11} {:>9} {:>7} {:>8.2f}\n", printable(name), width, t.kernels,
              t.cache_hits, t.compiled, t.failed, t.wall_seconds);
 }
 
@@ -80,12 +81,14 @@ void print_summary(std::FILE* out, const WarmupResult& result, const RunFacts& f
     add(&per_arch[outcome.arch], outcome);
   }
   const WarmupTotals total = totals_of(result);
-  fmt::print(out, "{:<10} {:>8} {:>11} {:>9} {:>7} {:>8}\n", "arch", "kernels", "cache hits",
+  std::size_t width = 10;
+  for (const std::string& arch : arch_order) width = std::max(width, printable(arch).size());
+  fmt::print(out, "{:<{}} {:>8} {:>11} {:>9} {:>7} {:>8}\n", "arch", width, "kernels", "cache hits",
              "compiled", "failed", "wall s");
   for (const auto& [arch, seconds] : result.arch_wall_seconds)
     per_arch[arch].wall_seconds = seconds;
-  for (const std::string& arch : arch_order) print_row(out, arch, per_arch[arch]);
-  print_row(out, "total", total);
+  for (const std::string& arch : arch_order) print_row(out, width, arch, per_arch[arch]);
+  print_row(out, width, "total", total);
   fmt::print(out, "{} compiler runs in {:.2f} s wall, up to {} at a time per arch\n",
              compiler_runs(total, result), total.wall_seconds,
              parallel_compiles(facts.settings->jobs));
