@@ -60,6 +60,14 @@ class Compiler {
     (void)out;
     return false;
   }
+
+  /// Starts, in the background, what `workers` compiles for `arch` at once will need, so that
+  /// the first ones do not wait for it. Returns at once and never throws; the default has
+  /// nothing to start.
+  virtual void prestart(const std::string& arch, unsigned workers) noexcept {
+    (void)arch;
+    (void)workers;
+  }
 };
 
 }  // namespace hipacm::backend

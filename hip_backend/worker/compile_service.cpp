@@ -38,6 +38,7 @@
 #include "hip_backend/worker/runtime_dir.h"
 #include "hip_backend/worker/service_wire.h"
 #include "hip_backend/worker/service_worker.h"
+#include "hip_backend/worker/warmup_kernel.h"
 #include "hip_backend/worker/worker_protocol.h"
 #include "support/environment.h"
 #include "support/unique_fd.h"
@@ -60,9 +61,6 @@ constexpr int kWorkerChannelFd = kServiceWorkerChannelFd;
 // A released worker that is still compiling (its host died or gave up on it) has this long to
 // come back before it is killed.
 constexpr int kReleaseGraceMs = 2000;
-
-constexpr char kWarmupSource[] =
-    "extern \"C\" __global__ void hipacm_service_warmup(float* x) { x[0] = 1.0f; }\n";
 
 std::string errno_text() { return std::strerror(errno); }
 
@@ -457,12 +455,8 @@ void Service::warm(const std::string& arch) {
   const std::string family = compiler_family(arch);
   if (arch.empty() || warm_.count(family) != 0) return;
   warm_.insert(family);  // once, whatever the outcome: a compiler that fails to warm fails later
-  CompileRequest request;
-  request.source = kWarmupSource;
-  request.source_name = "hipacm_service_warmup.hip";
-  request.arch = arch;
   try {
-    (void)compile_for_target(request);
+    (void)compile_for_target(warmup_request(arch));
   } catch (...) {
   }
   remove_directory_contents(temp_dir_);

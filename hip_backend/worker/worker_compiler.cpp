@@ -2,6 +2,7 @@
 // worker_compiler.cpp - one compile: check out a worker, run the request, give the worker back.
 #include "hip_backend/worker/worker_compiler.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "hip_backend/codeobject/compile_result_check.h"
@@ -56,6 +57,11 @@ CompileResult WorkerCompiler::compile(const CompileRequest& request) {
   } catch (...) {
     return failed_compile(failure_from_current_exception("hipacm-worker transport"));
   }
+}
+
+void WorkerCompiler::prestart(const std::string& arch, unsigned workers) noexcept {
+  WorkerPool::instance().prestart(worker_path_, std::min(workers, max_workers_), arch,
+                                  compile_timeout_ms_);
 }
 
 CompileResult failed_compile(Failure failure) {

@@ -27,6 +27,8 @@ class WorkerCompiler final : public Compiler {
   WorkerCompiler(std::string worker_path, unsigned max_workers, std::uint32_t compile_timeout_ms);
 
   CompileResult compile(const CompileRequest& request) override;
+  /// Up to `workers` (at most max_workers) warm workers from the pool's prestart().
+  void prestart(const std::string& arch, unsigned workers) noexcept override;
 
   const std::string& worker_path() const { return worker_path_; }
 

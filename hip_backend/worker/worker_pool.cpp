@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "hip_backend/worker/warmup_kernel.h"
 #include "support/environment.h"
 
 namespace hipacm::backend {
@@ -53,11 +54,24 @@ WorkerPool::WorkerPool() : idle_timeout_(idle_timeout_from_env()) {}
 
 WorkerPool::Lease WorkerPool::checkout(const std::string& path, unsigned max_busy,
                                        std::string* error, const std::string& arch) {
+  return checkout_for(path, max_busy, error, arch, false);
+}
+
+WorkerPool::Lease WorkerPool::checkout_for(const std::string& path, unsigned max_busy,
+                                           std::string* error, const std::string& arch,
+                                           bool prestarting) {
   if (max_busy == 0) max_busy = 1;
   Lease lease;
   {
     boost::unique_lock<boost::mutex> lock(mutex);
-    slot_freed_.wait(lock, [&] { return !shutting_down_ && busy_ < max_busy; });
+    slot_freed_.wait(lock, [&] {
+      return (prestarting && shutting_down_) || (!shutting_down_ && busy_ < max_busy);
+    });
+    if (prestarting) --prestarting_;  // counted in busy_ from here, or gone
+    if (shutting_down_) {
+      slot_freed_.notify_all();  // shutdown() waits for the last prestart to leave
+      return Lease();
+    }
     ++busy_;
     lease.pool_ = this;  // from here on the lease's destructor frees the slot
   }
@@ -78,6 +92,43 @@ WorkerPool::Lease WorkerPool::checkout(const std::string& path, unsigned max_bus
     return Lease();  // `lease` frees the slot as it goes
   }
   return lease;
+}
+
+void WorkerPool::prestart(const std::string& path, unsigned count, const std::string& arch,
+                          std::uint32_t timeout_ms) noexcept {
+  boost::lock_guard<boost::mutex> lock(mutex);
+  if (shutting_down_) return;
+  unsigned ready = busy_ + prestarting_;
+  for (const Idle& idle : idle_) ready += idle.worker->path() == path ? 1 : 0;
+  for (; ready < count; ++ready) {
+    try {
+      // One thread per worker: the point is that they all start at once, as a burst of
+      // submits would start them.
+      boost::thread starter(
+          [this, path, count, arch, timeout_ms] { prestart_one(path, count, arch, timeout_ms); });
+      starter.detach();
+      ++prestarting_;
+    } catch (...) {
+      return;  // no thread (or no memory): the compiles start their workers themselves
+    }
+  }
+}
+
+void WorkerPool::prestart_one(const std::string& path, unsigned count, const std::string& arch,
+                              std::uint32_t timeout_ms) noexcept {
+  constexpr std::uint32_t kLongestWarmupMs = 120000;
+  try {
+    std::string why;
+    Lease lease = checkout_for(path, count, &why, arch, true);
+    if (!lease || arch.empty()) return;
+    // A worker that fails its warm-up is marked unusable and retired at checkin: the compile that
+    // would have had it gets a fresh one and reports the failure as its own.
+    (void)lease->compile(warmup_request(arch), timeout_ms == 0 || timeout_ms > kLongestWarmupMs
+                                                   ? kLongestWarmupMs
+                                                   : timeout_ms);
+  } catch (...) {
+    // Nothing waits on a prestart: its worker, if any, went back with the lease.
+  }
 }
 
 std::unique_ptr<WorkerProcess> WorkerPool::take_idle(const std::string& path) {
@@ -158,7 +209,8 @@ void WorkerPool::shutdown() {
     boost::unique_lock<boost::mutex> lock(mutex);
     slot_freed_.wait(lock, [&] { return !shutting_down_; });  // one shutdown at a time
     shutting_down_ = true;
-    slot_freed_.wait(lock, [&] { return busy_ == 0; });
+    slot_freed_.notify_all();  // waiting prestarts give up
+    slot_freed_.wait(lock, [&] { return busy_ == 0 && prestarting_ == 0; });
     retired.swap(idle_);
     reaper_wake_.notify_all();
     reaper_wake_.wait(lock, [&] { return !reaper_running_; });
@@ -193,6 +245,7 @@ void WorkerPool::forget_parent_in_child(WorkerPool& pool) noexcept {
   // Busy ones are held by threads that do not exist here.
   pool.idle_.clear();
   pool.busy_ = 0;
+  pool.prestarting_ = 0;
   pool.reaper_running_ = false;  // threads do not survive fork()
   pool.shutting_down_ = false;
   // Threads of the parent may have been waiting on these; in the child they

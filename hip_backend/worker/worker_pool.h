@@ -70,6 +70,15 @@ class WorkerPool {
   Lease checkout(const std::string& path, unsigned max_busy, std::string* error,
                  const std::string& arch = {});
 
+  /// Starts workers of `path` in the background until `count` are idle, busy or starting, each
+  /// warmed by a trivial compile for `arch` (none when empty), so that the compiles that follow
+  /// find them ready. A starting worker is checked out like any other (max_busy `count`, a
+  /// machine-budget slot), so it never adds to what a mode may run; a compile that arrives
+  /// meanwhile waits for it instead of spawning another. A warm-up is limited to `timeout_ms`
+  /// (0: 120 s). Returns at once; never throws.
+  void prestart(const std::string& path, unsigned count, const std::string& arch,
+                std::uint32_t timeout_ms) noexcept;
+
   /// Retires every idle worker now, after waiting for busy ones to come back,
   /// and stops the reaper thread. Checkouts wait until it is done. The pool
   /// stays usable. For tests and for a host that wants its memory back.
@@ -98,6 +107,11 @@ class WorkerPool {
   template <class T, ForkRank Rank, void (*InChild)(T&) noexcept>
   friend class ::hipacm::ForkGuarded;
 
+  /// checkout(); a prestart's gives up (an empty Lease) once shutdown() has begun.
+  Lease checkout_for(const std::string& path, unsigned max_busy, std::string* error,
+                     const std::string& arch, bool prestarting);
+  void prestart_one(const std::string& path, unsigned count, const std::string& arch,
+                    std::uint32_t timeout_ms) noexcept;
   std::unique_ptr<WorkerProcess> take_idle(const std::string& path);
   void checkin(std::unique_ptr<WorkerProcess> worker) noexcept;
   void start_reaper_locked() noexcept;
@@ -111,6 +125,7 @@ class WorkerPool {
   boost::condition_variable reaper_wake_;  ///< idle list changed or reaper exited
   std::deque<Idle> idle_;                  ///< oldest first
   unsigned busy_ = 0;
+  unsigned prestarting_ = 0;  ///< prestart threads not yet counted in busy_ or gone
   bool reaper_running_ = false;
   bool shutting_down_ = false;
   Clock::duration idle_timeout_;

@@ -64,8 +64,8 @@ class WorkerProcess {
   WorkerProcess& operator=(const WorkerProcess&) = delete;
   /// Closes the socket (the worker exits on EOF), waits up to
   /// kGracefulExitMs, then SIGKILLs; always reaps. A usable worker of the compile service is
-  /// handed back to the service instead, which keeps it warm for the next process. In a forked child that
-  /// inherited this object it only forgets the (already closed) descriptors.
+  /// handed back to the service instead, which keeps it warm for the next process. In a forked
+  /// child that inherited this object it only forgets the (already closed) descriptors.
   ~WorkerProcess();
 
   /// Sends one request and waits for its result, at most `timeout_ms`

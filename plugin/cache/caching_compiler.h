@@ -28,6 +28,9 @@ class CachingCompiler final : public backend::Compiler {
   /// A lookup only: true with *out filled on a valid hit.
   bool try_ready(const backend::CompileRequest& request,
                  backend::CompileResult* out) noexcept override;
+  void prestart(const std::string& arch, unsigned workers) noexcept override {
+    inner_->prestart(arch, workers);
+  }
   /// The key `request` has in the cache, or nullopt when it is not cached at all: what a tool
   /// that copies entries between caches checks an entry against.
   std::optional<std::string> cache_key_of(const backend::CompileRequest& request) noexcept;

@@ -16,7 +16,12 @@ Mode::Mode(ModeSettings settings, std::shared_ptr<backend::Compiler> compiler)
     : settings_(std::move(settings)),
       compiler_(std::move(compiler)),
       generation_(fork_epoch()),
-      pool_(settings_.max_workers) {}
+      pool_(settings_.max_workers) {
+  // The host has entered the mode to compile soon; what it does before its first submit
+  // (tracing, building sources) is time the workers can spend starting.
+  if (settings_.prestart_workers > 0)
+    compiler_->prestart(settings_.arch, settings_.prestart_workers);
+}
 
 Mode::~Mode() { pool_.join(); }
 

@@ -5,6 +5,8 @@
 
 #include <boost/thread/thread.hpp>
 
+#include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <optional>
 
@@ -25,6 +27,20 @@ unsigned hardware_workers() {
 }
 
 }  // namespace
+
+unsigned resolve_prestart_workers(unsigned max_workers) {
+  const auto env = backend::environment_value("HIPACM_PRESTART_WORKERS");
+  if (!env || *env == "off") return 0;
+  if (*env == "on") return max_workers;
+  unsigned count = 0;
+  const char* end = env->data() + env->size();
+  const auto [ptr, ec] = std::from_chars(env->data(), end, count);
+  if (env->empty() || ec != std::errc() || ptr != end)
+    throw StatusError(
+        HIPACM_ERROR_INVALID_ARGUMENT,
+        "HIPACM_PRESTART_WORKERS is '" + *env + "'; expected off, on or a number of workers");
+  return std::min(count, max_workers);
+}
 
 std::string resolve_arch(const std::optional<std::string>& requested,
                          backend::LibraryFactMemo* memo) {
@@ -73,6 +89,7 @@ ModeSettings resolve_mode_settings(const ModeConfig& config) {
   s.fail_fast = config.fail_fast;
   s.isolation = resolve_isolation(config.isolation);
   s.compile_timeout_ms = config.compile_timeout_ms;
+  s.prestart_workers = resolve_prestart_workers(s.max_workers);
   if (config.cache_policy < HIPACM_CACHE_DEFAULT || config.cache_policy > HIPACM_CACHE_READWRITE)
     throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT,
                       "cache_policy is " + std::to_string(config.cache_policy) +

@@ -41,7 +41,14 @@ struct ModeSettings {
   /// The persistent cache's policy and locations, and whether it stores and serves failures.
   cache::CacheSettings cache;
   std::int32_t load_device = HIPACM_LOAD_NONE;
+  /// Workers to start and warm at mode enter ($HIPACM_PRESTART_WORKERS); 0: none, each starts
+  /// when a compile first needs it.
+  unsigned prestart_workers = 0;
 };
+
+/// $HIPACM_PRESTART_WORKERS for a mode of `max_workers`: unset, "off" or "0" is 0, "on" is
+/// max_workers, a number N is min(N, max_workers). Throws INVALID_ARGUMENT for anything else.
+unsigned resolve_prestart_workers(unsigned max_workers);
 
 /// Applies defaults and the environment, and validates: the worker count, the isolation, cache
 /// and load_device values, the cache settings, then the arch. Throws hipacm::StatusError:

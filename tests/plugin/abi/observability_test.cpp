@@ -81,11 +81,11 @@ bool backend_available() {
   return hipacm_get_backend_info(&info) == HIPACM_SUCCESS && info.available != 0;
 }
 
-/// A mode with one worker (or the in-process path), the cache off, and `timeout_ms`.
-hipacm_mode* enter(int32_t isolation, uint32_t timeout_ms = 0) {
+/// A mode with `workers` workers (or the in-process path), the cache off, and `timeout_ms`.
+hipacm_mode* enter(int32_t isolation, uint32_t timeout_ms = 0, uint32_t workers = 1) {
   hipacm_mode_config cfg;
   hipacm_mode_config_init(&cfg);
-  cfg.max_workers = 1;
+  cfg.max_workers = workers;
   cfg.arch = kArch;
   cfg.isolation = isolation;
   cfg.compile_timeout_ms = timeout_ms;
@@ -168,6 +168,46 @@ TEST_F(Observability, WorkerCompilesAreCountedInTheHostAndTheWorkerStartIsLogged
             after.worker_spawns - before.worker_spawns)
       << events.dump();
   EXPECT_GE(events.count(HIPACM_LOG_INFO, "started hipacm-worker (pid "), 1u) << events.dump();
+}
+
+// HIPACM_PRESTART_WORKERS starts a mode's workers at enter, before any submit. The compiles that
+// follow run on them and start none, and the warm-up compiles are not counted as compiles.
+TEST_F(Observability, PrestartedWorkersStartAtEnterAndServeTheCompiles) {
+  if (!backend_available()) GTEST_SKIP() << "no compiler backend";
+  setenv("HIPACM_PRESTART_WORKERS", "on", 1);
+  const hipacm_stats before = read_stats();
+  hipacm_mode* mode = enter(HIPACM_ISOLATION_PROCESS, 0, 2);
+  unsetenv("HIPACM_PRESTART_WORKERS");
+  ASSERT_NE(mode, nullptr);
+  bool started = false;
+  for (int waited_ms = 0; waited_ms < 60000 && !started; waited_ms += 10) {
+    started = read_stats().worker_spawns - before.worker_spawns == 2;
+    if (!started) usleep(10000);
+  }
+  EXPECT_TRUE(started) << "two workers start before the first submit";
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(compile_in(mode, vadd_source("prestarted_" + std::to_string(i))), HIPACM_SUCCESS);
+  }
+  EXPECT_EQ(hipacm_mode_exit(mode, nullptr), HIPACM_SUCCESS);
+  const hipacm_stats after = read_stats();
+  EXPECT_EQ(after.worker_spawns - before.worker_spawns, 2u);
+  EXPECT_EQ(after.compiles - before.compiles, 4u);
+  EXPECT_EQ(after.worker_crashes, before.worker_crashes);
+}
+
+TEST_F(Observability, ABadPrestartSettingFailsTheEnterAndNamesIt) {
+  setenv("HIPACM_PRESTART_WORKERS", "lots", 1);
+  hipacm_mode_config cfg;
+  hipacm_mode_config_init(&cfg);
+  cfg.arch = kArch;
+  hipacm_mode* mode = nullptr;
+  EXPECT_EQ(hipacm_mode_enter(&cfg, &mode), HIPACM_ERROR_INVALID_ARGUMENT);
+  unsetenv("HIPACM_PRESTART_WORKERS");
+  EXPECT_EQ(mode, nullptr);
+  EXPECT_EQ(hipacm_active_mode(), nullptr);
+  EXPECT_NE(std::string(hipacm_last_error_message()).find("HIPACM_PRESTART_WORKERS is 'lots'"),
+            std::string::npos)
+      << hipacm_last_error_message();
 }
 
 TEST_F(Observability, AWorkerCrashIsOneWarningWithItsSignalAndOneCount) {
