@@ -37,6 +37,10 @@ struct Measure {
   std::string variant;  ///< a, a-warm, d, e, e-warm or cache
   unsigned threads = 1;
   std::string description;
+  /// Milliseconds of host work (one busy core) between the mode's enter and its first submit.
+  unsigned host_gap_ms = 0;
+  /// HIPACM_PRESTART_WORKERS=on: the workers start at mode enter.
+  bool prestart = false;
 };
 
 /// The environment prefix that sends a child's workers to the compile service in `runtime_dir`.
@@ -78,9 +82,11 @@ std::string quote(const std::string& s) {
 json run_child(const std::string& self, const std::string& set_dir, const std::string& arch,
                const Measure& m, const std::string& cache_dir, int timeout_s,
                const std::string& env_prefix = "") {
-  std::string cmd = env_prefix + "timeout -k 5 " + std::to_string(timeout_s) + " " + quote(self) +
-                    " --single " + m.variant + " --set " + quote(set_dir) + " --arch " +
-                    quote(arch) + " --threads " + std::to_string(m.threads);
+  std::string cmd = env_prefix + (m.prestart ? "env HIPACM_PRESTART_WORKERS=on " : "") +
+                    "timeout -k 5 " + std::to_string(timeout_s) + " " + quote(self) + " --single " +
+                    m.variant + " --set " + quote(set_dir) + " --arch " + quote(arch) +
+                    " --threads " + std::to_string(m.threads) + " --host-gap-ms " +
+                    std::to_string(m.host_gap_ms);
   if (!cache_dir.empty()) cmd += " --cache-dir " + quote(cache_dir);
   cmd += " 2>&1";
   FILE* pipe = popen(cmd.c_str(), "r");
@@ -120,11 +126,11 @@ double median(std::vector<double> v) {
 }
 
 int run_single(const std::string& variant, const std::string& set_dir, const std::string& arch,
-               unsigned threads, const std::string& cache_dir) {
+               unsigned threads, const std::string& cache_dir, unsigned host_gap_ms) {
   json out;
   try {
     const auto set = load_kernel_set(set_dir);
-    out = run_variant(variant, set, arch, threads, cache_dir);
+    out = run_variant(variant, set, arch, threads, cache_dir, host_gap_ms);
   } catch (const std::exception& e) {
     out = {{"seconds", nullptr}, {"error", e.what()}};
   }
@@ -157,7 +163,7 @@ void print_table(const json& results, std::size_t kernels) {
 int run_all(const std::string& self, const std::string& set_dir, const std::string& arch,
             int rounds, unsigned threads, const std::vector<unsigned>& scaling,
             const std::vector<std::string>& skip, const std::string& json_path, int timeout_s,
-            int budget_s) {
+            int budget_s, unsigned host_gap_ms) {
   const auto set = load_kernel_set(set_dir);
   const bool amd = is_amd_arch(arch);
   const std::string compiler = amd ? "hipRTC" : "NVRTC";
@@ -204,14 +210,30 @@ int run_all(const std::string& self, const std::string& set_dir, const std::stri
   const std::string service_warm = "s" + std::to_string(threads);
   const std::string service_cold = service_warm + "-cold";
   const std::string service_host_warm = service_warm + "-warm";
-  const std::map<std::string, std::string> service_of = {
-      {service_warm, "warm"}, {service_cold, "cold"}, {service_host_warm, "warm"}};
+  const std::map<std::string, std::string> service_of = {{service_warm, "warm"},
+                                                         {service_cold, "cold"},
+                                                         {service_host_warm, "warm"},
+                                                         {service_warm + "-gap", "warm"}};
   measures.push_back({service_warm, "e", threads,
                       "e" + std::to_string(threads) + ", workers from a running compile service"});
   measures.push_back({service_cold, "e", threads,
                       "e" + std::to_string(threads) + ", starting the compile service"});
   measures.push_back({service_host_warm, "e-warm", threads,
                       service_warm + " after an earlier mode of the same process"});
+  // Prestart against the zygote: workers that start at mode enter gain only what the host does
+  // between its enter and its first submit, so the gap rows give the host that much work.
+  const std::string prestarted = "p" + std::to_string(threads);
+  measures.push_back({prestarted, "e", threads,
+                      "e" + std::to_string(threads) + ", workers started at mode enter", 0, true});
+  if (host_gap_ms > 0) {
+    const std::string gap = std::to_string(host_gap_ms) + " ms of host work";
+    const std::string lazy = "e" + std::to_string(threads);
+    measures.push_back({lazy + "-gap", "e", threads, lazy + " after " + gap, host_gap_ms});
+    measures.push_back(
+        {prestarted + "-gap", "e", threads, prestarted + " after " + gap, host_gap_ms, true});
+    measures.push_back(
+        {service_warm + "-gap", "e", threads, service_warm + " after " + gap, host_gap_ms});
+  }
   const Measure cold{"cache-cold", "cache", threads, "e with an empty cache dir (fills it)"};
   const Measure warm{"cache-warm", "cache", threads, "e again, same cache dir (from_cache)"};
   const auto skipped = [&](const std::string& id) {
@@ -373,7 +395,7 @@ int main(int argc, char** argv) {
                                      scaling = "1,2,4,8,16", skip, examples = HIPACM_EXAMPLES_DIR;
   std::size_t count = 64;
   int rounds = 3, timeout_s = 120, budget_s = 300;
-  unsigned threads = 16;
+  unsigned threads = 16, host_gap_ms = 0;
   // A later option wins, so a wrapper's defaults can be overridden by appending options.
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--generate", generate_dir, "write the kernel set into this directory and exit");
@@ -395,6 +417,10 @@ int main(int argc, char** argv) {
   app.add_option("--single", single,
                  "internal: run one variant (a, a-warm, d, e, e-warm, cache) and print it");
   app.add_option("--cache-dir", cache_dir, "internal: the cache directory of --single cache");
+  app.add_option("--host-gap-ms", host_gap_ms,
+                 "add rows (e, p and s) whose host works this long (one busy core) between its "
+                 "mode enter and its first submit, as a JIT that traces before it compiles")
+      ->check(CLI::Range(0u, 60000u));
   CLI11_PARSE(app, argc, argv);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   try {
@@ -407,10 +433,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "hipacm-nvidia-bench: give --set DIR (make one with --generate DIR)\n");
       return 2;
     }
-    if (!single.empty()) return nv::run_single(single, set_dir, arch, threads, cache_dir);
+    if (!single.empty())
+      return nv::run_single(single, set_dir, arch, threads, cache_dir, host_gap_ms);
     const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
     return nv::run_all(self, set_dir, arch, rounds, threads, nv::parse_sizes(scaling),
-                       nv::split_commas(skip), json_path, timeout_s, budget_s);
+                       nv::split_commas(skip), json_path, timeout_s, budget_s, host_gap_ms);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "hipacm-nvidia-bench: %s\n", e.what());
     return 1;

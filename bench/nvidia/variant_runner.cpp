@@ -6,6 +6,7 @@
 #include <hipacm/hipacm.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <stdexcept>
 #include <utility>
 
@@ -80,8 +81,17 @@ VariantRun run_serial_hiprtc(const std::vector<SetKernel>& set, const std::strin
   return run;
 }
 
+// What a JIT does between entering the mode and submitting: tracing, building sources. A busy
+// core, not a sleep, since that work takes a CPU from the workers.
+void host_work(unsigned ms) {
+  const auto until = Clock::now() + std::chrono::milliseconds(ms);
+  volatile std::uint64_t spin = 0;
+  while (Clock::now() < until) spin = spin + 1;
+}
+
 VariantRun run_hipacm(const std::vector<SetKernel>& set, const std::string& arch,
-                      hipacm::Isolation isolation, unsigned threads, const std::string& cache_dir) {
+                      hipacm::Isolation isolation, unsigned threads, const std::string& cache_dir,
+                      unsigned host_gap_ms = 0) {
   VariantRun run;
   WorkerRssMonitor monitor;
   const auto config = hipacm::Config()
@@ -97,6 +107,7 @@ VariantRun run_hipacm(const std::vector<SetKernel>& set, const std::string& arch
   std::vector<std::pair<const SetKernel*, hipacm::Future>> futures;
   try {
     hipacm::Mode mode(config);
+    host_work(host_gap_ms);
     for (const auto& k : set) {
       try {
         futures.emplace_back(&k, mode.submit(to_request(k)));
@@ -134,15 +145,16 @@ VariantRun run_hipacm(const std::vector<SetKernel>& set, const std::string& arch
 bool is_amd_arch(const std::string& arch) { return arch.rfind("gfx", 0) == 0; }
 
 VariantRun run_variant(const std::string& variant, const std::vector<SetKernel>& set,
-                       const std::string& arch, unsigned threads, const std::string& cache_dir) {
+                       const std::string& arch, unsigned threads, const std::string& cache_dir,
+                       unsigned host_gap_ms) {
   VariantRun run;
   if (variant == "a" || variant == "a-warm") {
     run = is_amd_arch(arch) ? run_serial_hiprtc(set, arch, variant == "a-warm")
                             : run_serial_nvrtc(set, arch, variant == "a-warm");
   } else if (variant == "d") {
-    run = run_hipacm(set, arch, hipacm::Isolation::InProcess, threads, "");
+    run = run_hipacm(set, arch, hipacm::Isolation::InProcess, threads, "", host_gap_ms);
   } else if (variant == "e") {
-    run = run_hipacm(set, arch, hipacm::Isolation::Process, threads, "");
+    run = run_hipacm(set, arch, hipacm::Isolation::Process, threads, "", host_gap_ms);
   } else if (variant == "e-warm") {
     // A host that has warmed up before: the process-wide worker pool outlives a mode, so a
     // first mode of trivial kernels leaves `threads` started, initialized workers behind.
@@ -151,7 +163,7 @@ VariantRun run_variant(const std::string& variant, const std::vector<SetKernel>&
     if (warm_up.failed != 0) throw std::runtime_error("warm-up mode failed: " + warm_up.error);
     run = run_hipacm(set, arch, hipacm::Isolation::Process, threads, "");
   } else if (variant == "cache") {
-    run = run_hipacm(set, arch, hipacm::Isolation::Process, threads, cache_dir);
+    run = run_hipacm(set, arch, hipacm::Isolation::Process, threads, cache_dir, host_gap_ms);
   } else {
     throw std::runtime_error("unknown variant " + variant);
   }
