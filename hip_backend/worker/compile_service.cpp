@@ -36,6 +36,7 @@
 #include "hip_backend/worker/child_descriptors.h"
 #include "hip_backend/worker/private_temp_dir.h"
 #include "hip_backend/worker/runtime_dir.h"
+#include "hip_backend/worker/service_start_lock.h"
 #include "hip_backend/worker/service_wire.h"
 #include "hip_backend/worker/service_worker.h"
 #include "hip_backend/worker/warmup_kernel.h"
@@ -137,6 +138,9 @@ class Service {
   bool exit_if_still_idle();
   /// Removes the socket (if it is still ours) and the temp directory; stocked workers go.
   void leave();
+  /// Removes what the service owns: its socket (if still its own), its temp dir, and, when
+  /// `start_lock` holds it, the start lock's file.
+  void leave(const UniqueFd& start_lock);
 
   struct Identity {
     dev_t dev = 0;
@@ -549,18 +553,26 @@ bool Service::exit_if_still_idle() {
   // No one can reach a service whose socket is gone or was taken over: it just leaves.
   const bool reachable = socket_identity_.ino != 0 && identity_of(socket_path_) == socket_identity_;
   // A starter holds the lock while it connects: never vanish under it.
-  UniqueFd lock(::open(lock_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (reachable && (!lock || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0)) {
+  std::string why;
+  UniqueFd lock = lock_service_start(lock_path_, 0, &why);
+  if (reachable && !lock) {
     last_activity_ = Clock::now();
     return false;
   }
   pollfd pending{listener_.get(), POLLIN, 0};
   if (reachable && ::poll(&pending, 1, 0) > 0) return false;  // an order waits: serve it first
-  leave();
+  leave(lock);
   return true;
 }
 
 void Service::leave() {
+  // Asked to stop: the lock file goes too, unless a starter holds it right now (it then
+  // starts the next service, which removes it in its turn).
+  std::string why;
+  leave(lock_service_start(lock_path_, 0, &why));
+}
+
+void Service::leave(const UniqueFd& start_lock) {
   stock_.clear();  // their lines close: each waiting worker exits
   // Only our own socket: a newer service may have taken the name.
   if (socket_identity_.ino != 0 && identity_of(socket_path_) == socket_identity_) {
@@ -568,6 +580,9 @@ void Service::leave() {
   }
   listener_.reset();
   remove_directory_tree(temp_dir_);
+  // Whoever opens it next finds the path gone or new and takes the lock afresh; without this,
+  // every worker binary ever used (each rebuild) would leave a file in the runtime dir.
+  if (start_lock) ::unlink(lock_path_.c_str());
 }
 
 /// Binds and listens on `path` (mode 0600 in the private runtime directory).

@@ -5,12 +5,10 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
-#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +19,7 @@
 
 #include "hip_backend/worker/child_descriptors.h"
 #include "hip_backend/worker/runtime_dir.h"
+#include "hip_backend/worker/service_start_lock.h"
 #include "hip_backend/worker/worker_fd_registry.h"
 #include "support/environment.h"
 #include "support/sha256.h"
@@ -51,12 +50,6 @@ bool irrelevant_to_workers(std::string_view entry) {
   if (!entry.starts_with("HIPACM_")) return false;
   const std::string_view name = entry.substr(0, entry.find('='));
   return !name.ends_with("_LIBRARY") && name != "HIPACM_SERVICE_FORK";
-}
-
-void sleep_ms(long ms) {
-  timespec left{ms / 1000, (ms % 1000) * 1000000};
-  while (nanosleep(&left, &left) != 0 && errno == EINTR) {
-  }
 }
 
 /// A non-blocking connection to `path`, registered; errno tells why not.
@@ -146,21 +139,8 @@ UniqueFd connect_or_start(const std::string& worker_path, const std::string& soc
     *why = "cannot connect to the compile service at " + socket_path + ": " + std::strerror(errno);
     return UniqueFd();
   }
-  const std::string lock_path = socket_path + ".lock";
-  UniqueFd lock(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (!lock) {
-    *why = "cannot open " + lock_path + ": " + std::strerror(errno);
-    return UniqueFd();
-  }
-  int waited = 0;
-  while (::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
-    if (waited >= kStartLockWaitMs) {
-      *why = "another process has been starting the compile service for too long";
-      return UniqueFd();
-    }
-    sleep_ms(5);
-    waited += 5;
-  }
+  const UniqueFd lock = lock_service_start(socket_path + ".lock", kStartLockWaitMs, why);
+  if (!lock) return UniqueFd();
   connection = connect_to(socket_path);
   if (!connection && start_service(worker_path, socket_path, environment, why)) {
     connection = connect_to(socket_path);

@@ -23,6 +23,7 @@
 #include "hip_backend/codeobject/code_object_check.h"
 #include "hip_backend/worker/private_temp_dir.h"
 #include "hip_backend/worker/service_client.h"
+#include "hip_backend/worker/service_start_lock.h"
 #include "hip_backend/worker/service_wire.h"
 #include "hip_backend/worker/worker_fd_registry.h"
 #include "hip_backend/worker/worker_process.h"
@@ -296,6 +297,7 @@ TEST_F(CompileService, ExitsWhenIdleAndRemovesItsSocket) {
   EXPECT_TRUE(eventually([&] { return !alive(service); })) << "the idle service did not exit";
   EXPECT_FALSE(fs::exists(socket));
   EXPECT_FALSE(fs::exists(socket + ".tmp"));
+  EXPECT_FALSE(fs::exists(socket + ".lock")) << "nothing of it stays in the runtime dir";
   // The next order starts a new one.
   auto again = ordered_worker();
   ASSERT_TRUE(again);
@@ -315,6 +317,7 @@ TEST_F(CompileService, StopsCleanlyOnSigtermLeavingHandedOutWorkersRunning) {
   EXPECT_TRUE(eventually([&] { return !alive(service); }));
   EXPECT_FALSE(fs::exists(socket));
   EXPECT_FALSE(fs::exists(socket + ".tmp"));
+  EXPECT_FALSE(fs::exists(socket + ".lock"));
   // The worker is this process's to use until it lets go.
   EXPECT_TRUE(alive(worker->pid()));
   const backend::CompileResult result = worker->compile(make_request(kernel_source(6)), 60000);
@@ -388,6 +391,36 @@ TEST_F(CompileService, AnotherUserGetsNothing) {
   ASSERT_EQ(::waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0) << "another user's order was not simply closed";
+}
+
+// The holder of the start lock may remove its file (a service does as it exits): a waiter then
+// holds a lock on a file no one else can open, so it must take the lock again on the new file.
+TEST(CompileServiceStartLock, AWaiterWhoseFileWasRemovedLocksTheNewOne) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("hipacm-start-lock-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string path = (dir / "service.sock.lock").string();
+  for (int round = 0; round < 20; ++round) {
+    std::string why;
+    backend::UniqueFd first = backend::lock_service_start(path, 0, &why);
+    ASSERT_TRUE(first) << why;
+    EXPECT_FALSE(backend::lock_service_start(path, 0, &why)) << "held: a single try fails";
+    std::string waiter_why;
+    backend::UniqueFd second;
+    boost::thread waiter([&] { second = backend::lock_service_start(path, 30000, &waiter_why); });
+    boost::this_thread::sleep_for(boost::chrono::milliseconds(round % 3 * 10));
+    ASSERT_EQ(::unlink(path.c_str()), 0);
+    first.reset();
+    waiter.join();
+    ASSERT_TRUE(second) << waiter_why;
+    struct stat held {
+    }, named{};
+    ASSERT_EQ(::fstat(second.get(), &held), 0);
+    ASSERT_EQ(::stat(path.c_str(), &named), 0) << "the waiter made the file anew";
+    EXPECT_EQ(held.st_ino, named.st_ino) << "round " << round << ": its lock is on the named file";
+    EXPECT_FALSE(backend::lock_service_start(path, 0, &why)) << "and it excludes others";
+  }
+  fs::remove_all(dir);
 }
 
 TEST(CompileServiceSocket, IsSharedByLikeEnvironmentsAndSplitByCompilerSettings) {
