@@ -11,7 +11,7 @@
 namespace hipacm::backend {
 
 hipacm_status validate_arch(const std::string& arch, std::string* error, LibraryFactMemo* memo) {
-  if (is_nvidia_arch(arch)) return validate_nvidia_arch(arch, error);
+  if (is_nvidia_arch(arch)) return validate_nvidia_arch(arch, error, memo);
   // Which hipRTC would compile decides some answers (generic targets) and is named in refusals;
   // its identity carries the library's file name, from the memo when it has it.
   const CompilerIdentity compiler = compiler_identity(arch, memo);

@@ -13,6 +13,7 @@
 #include "hip_backend/hiprtc/rocm_toolchain.h"
 #include "hip_backend/library_facts.h"
 #include "hip_backend/nvrtc/nvrtc_api.h"
+#include "hip_backend/nvrtc/nvrtc_facts.h"
 #include "hip_backend/target_arch.h"
 #include "support/failure.h"
 #include "support/no_destructor.h"
@@ -57,12 +58,20 @@ CompilerIdentity hiprtc_identity(LibraryFactMemo* memo) {
   return *state.identity;
 }
 
-CompilerIdentity nvrtc_identity() {
-  // "nvrtc 13.0 (/path/libnvrtc.so.13)": an unloadable NVRTC gives no version,
-  // and with no version nothing is cached.
-  const std::string version = nvrtc_version_string();
-  if (version.rfind("nvrtc unavailable", 0) == 0) return {"nvrtc", "", version};
-  return {"nvrtc", version, ""};
+// NVRTC's identity, settled once per process like hipRTC's: "nvrtc 13.0 (/path/libnvrtc.so.13)"
+// from the memo or from NVRTC. An unloadable NVRTC gives no version, and with no version nothing
+// is cached.
+CompilerIdentity nvrtc_identity(LibraryFactMemo* memo) {
+  static NoDestructor<boost::mutex> mutex;
+  static NoDestructor<std::optional<CompilerIdentity>> settled;
+  boost::lock_guard<boost::mutex> lock(*mutex);
+  if (!*settled) {
+    std::string error;
+    const std::optional<NvrtcFacts> facts = nvrtc_facts(memo, &error);
+    *settled = facts ? CompilerIdentity{"nvrtc", facts->identity, ""}
+                     : CompilerIdentity{"nvrtc", "", "nvrtc unavailable: " + error};
+  }
+  return **settled;
 }
 
 }  // namespace
@@ -70,8 +79,7 @@ CompilerIdentity nvrtc_identity() {
 CompilerIdentity compiler_identity(const std::string& arch, LibraryFactMemo* memo) {
   if (is_nvidia_arch(arch)) {
     try {
-      static NoDestructor<CompilerIdentity> identity(nvrtc_identity());
-      return *identity;
+      return nvrtc_identity(memo);
     } catch (...) {
       return {"nvrtc", "", failure_from_current_exception("cannot read NVRTC's version").message};
     }

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <optional>
 #include <string_view>
 
 #include "hip_backend/nvrtc/nvrtc_api.h"
+#include "hip_backend/nvrtc/nvrtc_facts.h"
 #include "hip_backend/nvrtc/nvrtc_prelude.h"
 #include "hip_backend/rtc/runtime_compile_program.h"
 #include "hip_backend/target_arch.h"
@@ -105,19 +107,20 @@ void announce_library() {
 
 }  // namespace
 
-hipacm_status validate_nvidia_arch(const std::string& arch, std::string* error) {
+hipacm_status validate_nvidia_arch(const std::string& arch, std::string* error,
+                                   LibraryFactMemo* memo) {
   std::string load_error;
-  const NvrtcApi* api = load_nvrtc(&load_error);
-  if (api == nullptr) {
+  const std::optional<NvrtcFacts> facts = nvrtc_facts(memo, &load_error);
+  if (!facts) {
     *error = "arch '" + arch + "' needs NVRTC: " + load_error;
     return HIPACM_ERROR_BACKEND_UNAVAILABLE;
   }
   const int number = is_nvidia_arch(arch) ? arch_number(arch) : -1;
-  const auto& supported = api->supported_archs;
+  const auto& supported = facts->archs;
   if (number >= 0 && std::find(supported.begin(), supported.end(), number) != supported.end()) {
     return HIPACM_SUCCESS;
   }
-  *error = "unknown NVIDIA arch '" + arch + "'; NVRTC " + api->version + " supports " +
+  *error = "unknown NVIDIA arch '" + arch + "'; " + facts->identity + " supports " +
            (supported.empty() ? std::string("none (nvrtcGetSupportedArchs failed)")
                               : supported_list(supported)) +
            " (as sm_XX for CUBIN or compute_XX for PTX, optionally with an 'a' suffix)";

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hip_backend/compiler.h"
+#include "hip_backend/library_facts.h"
 #include "hip_backend/nvrtc/nvrtc_api.h"
 
 namespace hipacm::backend {
@@ -22,10 +23,12 @@ CompileResult compile_with_nvrtc(const CompileRequest& request);
 CompileResult compile_with_nvrtc_api(const NvrtcApi* api, const std::string& load_error,
                                      const CompileRequest& request);
 
-/// Checks an NVIDIA arch against NVRTC's nvrtcGetSupportedArchs. Returns
-/// HIPACM_SUCCESS, INVALID_ARGUMENT (the message lists the supported archs)
-/// or BACKEND_UNAVAILABLE (NVRTC cannot be loaded), with *error set.
-hipacm_status validate_nvidia_arch(const std::string& arch, std::string* error);
+/// Checks an NVIDIA arch against NVRTC's nvrtcGetSupportedArchs, as `memo` remembers it for the
+/// NVRTC that dlopen would load (nvrtc_facts.h), else as NVRTC says. Returns HIPACM_SUCCESS,
+/// INVALID_ARGUMENT (the message lists the supported archs) or BACKEND_UNAVAILABLE (NVRTC
+/// cannot be loaded), with *error set.
+hipacm_status validate_nvidia_arch(const std::string& arch, std::string* error,
+                                   LibraryFactMemo* memo = nullptr);
 
 /// hipRTC-style options turned into NVRTC ones (docs/NVIDIA.md has the
 /// table): sets --gpu-architecture from `arch`, drops -O levels and AMD-only

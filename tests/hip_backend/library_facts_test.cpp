@@ -14,6 +14,8 @@
 #include <optional>
 
 #include "hip_backend/hiprtc/comgr_isa_internal.h"
+#include "hip_backend/nvrtc/nvrtc_api.h"
+#include "hip_backend/nvrtc/nvrtc_facts.h"
 #include "support/dynamic_library.h"
 #include "tests/hip_backend/rocm_facts.h"
 
@@ -186,6 +188,52 @@ TEST(ComgrIsaPayload, RejectsMalformedText) {
         "/lib/libamd_comgr.so.2\nfeatures_known 1\ngfx90a 1\n"}) {
     EXPECT_FALSE(parse_amdgpu_isa_table_payload(bad)) << bad;
   }
+}
+
+TEST(NvrtcFactsPayload, RoundTripsAndRejectsMalformedText) {
+  NvrtcFacts facts;
+  facts.identity = "nvrtc 13.0 (/usr/local/cuda/lib64/libnvrtc.so.13)";
+  facts.archs = {75, 80, 90, 100};
+  const auto parsed = decode_nvrtc_facts(encode_nvrtc_facts(facts));
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->identity, facts.identity);
+  EXPECT_EQ(parsed->archs, facts.archs);
+  // Built by appending: GCC 12 warns falsely (-Wrestrict, PR 105329) on "literal" + string.
+  std::string long_identity = "75\nnvrtc ";
+  long_identity.append(5000, 'x');
+  for (const std::string& bad : std::vector<std::string>{
+           "", "75,80", "\nnvrtc 13.0 (x)", "75,,80\nnvrtc 13.0 (x)", "75,80,\nnvrtc 13.0 (x)",
+           ",75\nnvrtc 13.0 (x)", "75,-80\nnvrtc 13.0 (x)", "75,0\nnvrtc 13.0 (x)",
+           "75,8x\nnvrtc 13.0 (x)", "75,99999999999\nnvrtc 13.0 (x)", "75\nhiprtc 6.4 (x)",
+           "75\nnvrtc 13.0 (x)\nmore", long_identity}) {
+    EXPECT_FALSE(decode_nvrtc_facts(bad)) << bad;
+  }
+  std::string many;
+  for (int i = 1; i <= 5000; ++i) {
+    if (i > 1) many += ',';
+    many += std::to_string(i);
+  }
+  many += "\nnvrtc 13.0 (x)";
+  EXPECT_FALSE(decode_nvrtc_facts(many)) << "more archs than any NVRTC has";
+}
+
+// Read once from NVRTC and remembered, the facts come back from the memo without NVRTC (the
+// recall itself is checked against the library file in LibraryFacts.* above).
+TEST(NvrtcFactsPayload, AreRememberedFromTheLoadedNvrtc) {
+  MapMemo memo;
+  std::string error;
+  const auto read = nvrtc_facts(&memo, &error);
+  if (!read) GTEST_SKIP() << "no NVRTC: " << error;
+  EXPECT_FALSE(read->from_memo);
+  EXPECT_EQ(read->identity, nvrtc_version_string());
+  EXPECT_FALSE(read->archs.empty());
+  ASSERT_EQ(memo.values.size(), 1u) << "one record for the NVRTC that was read";
+  // NVRTC is loaded in this process now, so recall declines (dlopen would return the loaded
+  // copy, and reading it is cheap); the stored payload itself is what a later process decodes.
+  const std::string& record = memo.values.begin()->second;
+  const auto payload_at = record.rfind(encode_nvrtc_facts(*read));
+  ASSERT_NE(payload_at, std::string::npos);
+  EXPECT_EQ(payload_at + encode_nvrtc_facts(*read).size(), record.size());
 }
 
 }  // namespace

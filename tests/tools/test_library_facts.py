@@ -151,3 +151,27 @@ def test_cache_clear_forgets_the_facts(warm, run):
     assert r.rc == 0, r.err[-2000:]
     assert report["totals"]["compiled"] == 1
     assert loads(names, COMGR)
+
+
+needs_nvrtc = pytest.mark.skipif(not rocm_facts.nvrtc_loadable(), reason="no NVRTC here")
+
+
+@needs_nvrtc
+def test_a_cached_nvidia_warmup_loads_no_nvrtc(run, backend_usable):
+    def warm(arch):
+        r = run("warmup", EXAMPLES / "saxpy.hip", "--arch", arch, "--json", "-", "-q",
+                env={"LD_DEBUG": "files"})
+        return r, dlopened(r.err)
+
+    r, names = warm("sm_90")
+    assert r.rc == 0, r.err[-2000:]
+    assert loads(names, "libnvrtc.so")
+    r, names = warm("sm_90")
+    assert r.rc == 0, r.err[-2000:]
+    assert json.loads(r.out)["totals"]["cache_hits"] == 1
+    assert not loads(names, "libnvrtc.so"), sorted(names)
+    # An arch NVRTC does not have is refused from the remembered list, which the message names.
+    r, names = warm("sm_1")
+    assert r.rc == 2
+    assert "unknown NVIDIA arch 'sm_1'" in r.err and "sm_90" in r.err
+    assert not loads(names, "libnvrtc.so"), sorted(names)
