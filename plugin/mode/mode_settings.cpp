@@ -5,13 +5,12 @@
 
 #include <boost/thread/thread.hpp>
 
-#include <algorithm>
-#include <charconv>
 #include <cstdlib>
 #include <optional>
 
 #include "hip_backend/device/device_arch.h"
 #include "hip_backend/dispatch/arch_validation.h"
+#include "hip_backend/worker/prestart_setting.h"
 #include "plugin/cache/library_fact_memo.h"
 #include "support/environment.h"
 #include "support/status_error.h"
@@ -29,17 +28,11 @@ unsigned hardware_workers() {
 }  // namespace
 
 unsigned resolve_prestart_workers(unsigned max_workers) {
-  const auto env = backend::environment_value("HIPACM_PRESTART_WORKERS");
-  if (!env || *env == "off") return 0;
-  if (*env == "on") return max_workers;
-  unsigned count = 0;
-  const char* end = env->data() + env->size();
-  const auto [ptr, ec] = std::from_chars(env->data(), end, count);
-  if (env->empty() || ec != std::errc() || ptr != end)
-    throw StatusError(
-        HIPACM_ERROR_INVALID_ARGUMENT,
-        "HIPACM_PRESTART_WORKERS is '" + *env + "'; expected off, on or a number of workers");
-  return std::min(count, max_workers);
+  std::string error;
+  const std::optional<unsigned> count =
+      backend::prestart_workers_from_environment(max_workers, &error);
+  if (!count) throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT, error);
+  return *count;
 }
 
 std::string resolve_arch(const std::optional<std::string>& requested,

@@ -46,8 +46,8 @@ struct ModeSettings {
   unsigned prestart_workers = 0;
 };
 
-/// $HIPACM_PRESTART_WORKERS for a mode of `max_workers`: unset, "off" or "0" is 0, "on" is
-/// max_workers, a number N is min(N, max_workers). Throws INVALID_ARGUMENT for anything else.
+/// $HIPACM_PRESTART_WORKERS for a mode of `max_workers` (prestart_setting.h); throws
+/// INVALID_ARGUMENT for a malformed value.
 unsigned resolve_prestart_workers(unsigned max_workers);
 
 /// Applies defaults and the environment, and validates: the worker count, the isolation, cache

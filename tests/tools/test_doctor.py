@@ -124,6 +124,19 @@ def test_doctor_shows_the_machine_wide_worker_budget(run, tmp_path):
     assert checks_by_name(r.json())["worker"]["details"]["machine_jobs"] == 0
 
 
+def test_doctor_shows_the_prestart_setting_and_fails_a_bad_one(run):
+    worker = checks_by_name(run("doctor", "--json").json())["worker"]
+    assert worker["details"]["prestart_workers"] == "off"
+    r = run("doctor", "--json", env={"HIPACM_PRESTART_WORKERS": "on"})
+    assert checks_by_name(r.json())["worker"]["details"]["prestart_workers"] == "on"
+    r = run("doctor", "--json", env={"HIPACM_PRESTART_WORKERS": "lots"})
+    assert r.rc != 0
+    worker = checks_by_name(r.json())["worker"]
+    assert worker["level"] == "error"
+    assert "HIPACM_PRESTART_WORKERS is 'lots'" in worker["summary"]
+    assert "every mode enter fails" in worker["summary"]
+
+
 def test_doctor_says_why_an_unsafe_runtime_directory_turns_the_budget_off(run, tmp_path):
     shared = tmp_path / "shared"
     shared.mkdir()

@@ -8,11 +8,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <iterator>
+#include <optional>
 #include <utility>
 
 #include "hip_backend/hiprtc/comgr_isa.h"
 #include "hip_backend/hiprtc/hiprtc_release.h"
 #include "hip_backend/worker/machine_budget.h"
+#include "hip_backend/worker/prestart_setting.h"
 #include "hip_backend/worker/service_client.h"
 #include "hip_backend/worker/worker_locator.h"
 #include "hip_backend/worker/worker_process.h"
@@ -133,6 +135,11 @@ Check worker_check() {
   check.details["machine_slot_file"] = budget.slot_file();
   if (!budget.disabled_reason().empty())
     check.details["machine_jobs_off_because"] = budget.disabled_reason();
+  std::string prestart_error;  // only whether the value parses: any mode size will do
+  const std::optional<unsigned> prestart =
+      backend::prestart_workers_from_environment(1, &prestart_error);
+  check.details["prestart_workers"] =
+      backend::environment_value("HIPACM_PRESTART_WORKERS").value_or("off");
   const bool service = backend::compile_service_requested();
   check.details["compile_service"] = service ? "on" : "off";
   std::string service_text;
@@ -157,7 +164,10 @@ Check worker_check() {
                 (budget.disabled_reason().empty() ? "" : " (" + budget.disabled_reason() + ")")
           : fmt::format("machine-wide budget {} compiling workers ({} in use now)", budget.limit(),
                         in_use ? std::to_string(*in_use) : "?");
-  if (!worker.empty())
+  if (!prestart)
+    flag(check, CheckLevel::kError, prestart_error + ": every mode enter fails",
+         "set HIPACM_PRESTART_WORKERS to off, on or a number, or unset it", prestart_error);
+  else if (!worker.empty())
     check.summary = "hipacm-worker at " + worker + "; " + budget_text + service_text;
   else
     flag(check, CheckLevel::kWarning,
