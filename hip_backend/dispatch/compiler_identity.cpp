@@ -37,41 +37,41 @@ CompilerIdentity hiprtc_identity_from_library(LibraryFactMemo* memo,
   return identity;
 }
 
-// hipRTC's identity, settled once per process: from the memo when it provably
-// describes the library that dlopen would load, else from hipRTC itself.
-struct HiprtcIdentityState {
+// A compiler's identity, settled once per process (the library cannot change under it).
+struct SettledIdentity {
   boost::mutex mutex;
   std::optional<CompilerIdentity> identity;
+
+  template <typename Read>
+  CompilerIdentity get(Read read) {
+    boost::lock_guard<boost::mutex> lock(mutex);
+    if (!identity) identity = read();
+    return *identity;
+  }
 };
 
+// hipRTC's identity: from the memo when it provably describes the library that dlopen would
+// load, else from hipRTC itself.
 CompilerIdentity hiprtc_identity(LibraryFactMemo* memo) {
-  static NoDestructor<HiprtcIdentityState> instance;
-  HiprtcIdentityState& state = *instance;
-  boost::lock_guard<boost::mutex> lock(state.mutex);
-  if (!state.identity) {
+  static NoDestructor<SettledIdentity> settled;
+  return settled->get([memo] {
     const std::vector<std::string> candidates = toolchain_memo_candidates();
     const auto recalled = recall_library_fact(memo, kHiprtcIdentityFact, candidates);
-    state.identity = recalled && !recalled->empty()
-                         ? CompilerIdentity{"hiprtc", *recalled, ""}
-                         : hiprtc_identity_from_library(memo, candidates);
-  }
-  return *state.identity;
+    return recalled && !recalled->empty() ? CompilerIdentity{"hiprtc", *recalled, ""}
+                                          : hiprtc_identity_from_library(memo, candidates);
+  });
 }
 
-// NVRTC's identity, settled once per process like hipRTC's: "nvrtc 13.0 (/path/libnvrtc.so.13)"
-// from the memo or from NVRTC. An unloadable NVRTC gives no version, and with no version nothing
-// is cached.
+// NVRTC's identity, "nvrtc 13.0 (/path/libnvrtc.so.13)", from the memo or from NVRTC. An
+// unloadable NVRTC gives no version, and with no version nothing is cached.
 CompilerIdentity nvrtc_identity(LibraryFactMemo* memo) {
-  static NoDestructor<boost::mutex> mutex;
-  static NoDestructor<std::optional<CompilerIdentity>> settled;
-  boost::lock_guard<boost::mutex> lock(*mutex);
-  if (!*settled) {
+  static NoDestructor<SettledIdentity> settled;
+  return settled->get([memo] {
     std::string error;
     const std::optional<NvrtcFacts> facts = nvrtc_facts(memo, &error);
-    *settled = facts ? CompilerIdentity{"nvrtc", facts->identity, ""}
-                     : CompilerIdentity{"nvrtc", "", "nvrtc unavailable: " + error};
-  }
-  return **settled;
+    return facts ? CompilerIdentity{"nvrtc", facts->identity, ""}
+                 : CompilerIdentity{"nvrtc", "", "nvrtc unavailable: " + error};
+  });
 }
 
 }  // namespace
@@ -86,7 +86,6 @@ CompilerIdentity compiler_identity(const std::string& arch, LibraryFactMemo* mem
   }
   if (!is_amdgpu_arch(arch)) return {"unknown", "", "no compiler serves arch " + arch};
   try {
-    // The library cannot change under a running process: resolve it once.
     return hiprtc_identity(memo);
   } catch (...) {
     return {"hiprtc", "", failure_from_current_exception("cannot read hipRTC's version").message};

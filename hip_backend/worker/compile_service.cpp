@@ -39,6 +39,7 @@
 #include "hip_backend/worker/service_start_lock.h"
 #include "hip_backend/worker/service_wire.h"
 #include "hip_backend/worker/service_worker.h"
+#include "hip_backend/worker/spawn_setup.h"
 #include "hip_backend/worker/warmup_kernel.h"
 #include "hip_backend/worker/worker_protocol.h"
 #include "support/environment.h"
@@ -417,37 +418,23 @@ bool Service::single_threaded() {
 
 pid_t Service::spawn_worker(const sw::WorkerOrder& order, int child_socket, int output, int channel,
                             std::string* why) {
-  posix_spawn_file_actions_t actions;
-  posix_spawnattr_t attr;
-  if (posix_spawn_file_actions_init(&actions) != 0) return -1;
-  if (posix_spawnattr_init(&attr) != 0) {
-    posix_spawn_file_actions_destroy(&actions);
-    return -1;
-  }
-  sigset_t empty, all;
-  sigemptyset(&empty);
-  sigfillset(&all);
-  bool ok = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDWR, 0) == 0 &&
-            posix_spawn_file_actions_adddup2(&actions, output, 1) == 0 &&
-            posix_spawn_file_actions_adddup2(&actions, output, 2) == 0 &&
-            posix_spawn_file_actions_adddup2(&actions, child_socket, kWorkerSocketFd) == 0 &&
-            posix_spawn_file_actions_adddup2(&actions, channel, kWorkerChannelFd) == 0 &&
-            posix_spawn_file_actions_addchdir_np(&actions, order.cwd.c_str()) == 0 &&
-            posix_spawnattr_setsigmask(&attr, &empty) == 0 &&
-            posix_spawnattr_setsigdefault(&attr, &all) == 0 &&
-            posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) == 0;
-  std::vector<char*> envp;
-  for (const std::string& entry : order.environment)
-    envp.push_back(const_cast<char*>(entry.c_str()));
-  envp.push_back(nullptr);
+  SpawnSetup setup;
+  posix_spawn_file_actions_t* actions = setup.actions();
+  const bool ok = setup.ok() &&
+                  posix_spawn_file_actions_addopen(actions, 0, "/dev/null", O_RDWR, 0) == 0 &&
+                  posix_spawn_file_actions_adddup2(actions, output, 1) == 0 &&
+                  posix_spawn_file_actions_adddup2(actions, output, 2) == 0 &&
+                  posix_spawn_file_actions_adddup2(actions, child_socket, kWorkerSocketFd) == 0 &&
+                  posix_spawn_file_actions_adddup2(actions, channel, kWorkerChannelFd) == 0 &&
+                  posix_spawn_file_actions_addchdir_np(actions, order.cwd.c_str()) == 0 &&
+                  setup.default_signals();
+  std::vector<char*> envp = spawn_environment(order.environment);
   const char* argv[] = {self_.c_str(), "--service-worker", order.temp_dir.c_str(), nullptr};
   pid_t pid = -1;
   // The service's other descriptors are all close-on-exec.
-  const int rc = ok ? posix_spawn(&pid, self_.c_str(), &actions, &attr,
+  const int rc = ok ? posix_spawn(&pid, self_.c_str(), actions, setup.attr(),
                                   const_cast<char* const*>(argv), envp.data())
                     : ENOMEM;
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
   if (rc != 0) {
     *why = "cannot start " + self_ + ": " + std::strerror(rc);
     return -1;

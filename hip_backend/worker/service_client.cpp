@@ -20,6 +20,7 @@
 #include "hip_backend/worker/child_descriptors.h"
 #include "hip_backend/worker/runtime_dir.h"
 #include "hip_backend/worker/service_start_lock.h"
+#include "hip_backend/worker/spawn_setup.h"
 #include "hip_backend/worker/worker_fd_registry.h"
 #include "support/environment.h"
 #include "support/sha256.h"
@@ -79,39 +80,25 @@ void close_registered(UniqueFd& fd) {
 /// gives up (anything else).
 bool start_service(const std::string& worker_path, const std::string& socket_path,
                    const std::vector<std::string>& environment, std::string* why) {
-  std::vector<char*> envp;
-  for (const std::string& entry : environment) envp.push_back(const_cast<char*>(entry.c_str()));
-  envp.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawnattr_t attr;
-  if (posix_spawn_file_actions_init(&actions) != 0) return false;
-  if (posix_spawnattr_init(&attr) != 0) {
-    posix_spawn_file_actions_destroy(&actions);
-    return false;
-  }
-  sigset_t empty, all;
-  sigemptyset(&empty);
-  sigfillset(&all);
-  bool ok = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0) == 0 &&
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0) == 0 &&
-            posix_spawnattr_setsigmask(&attr, &empty) == 0 &&
-            posix_spawnattr_setsigdefault(&attr, &all) == 0 &&
-            posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) == 0;
+  std::vector<char*> envp = spawn_environment(environment);
+  SpawnSetup setup;
+  bool ok = setup.ok() &&
+            posix_spawn_file_actions_addopen(setup.actions(), 0, "/dev/null", O_RDONLY, 0) == 0 &&
+            posix_spawn_file_actions_addopen(setup.actions(), 1, "/dev/null", O_WRONLY, 0) == 0 &&
+            setup.default_signals();
   // Its stderr says why it could not listen; it carries nothing else.
   int message[2] = {-1, -1};
   ok = ok && ::pipe2(message, O_CLOEXEC) == 0;
   UniqueFd message_read(message[0]), message_write(message[1]);
-  ok = ok && posix_spawn_file_actions_adddup2(&actions, message_write.get(), 2) == 0;
+  ok = ok && posix_spawn_file_actions_adddup2(setup.actions(), message_write.get(), 2) == 0;
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-  ok = ok && posix_spawn_file_actions_addclosefrom_np(&actions, 3) == 0;
+  ok = ok && posix_spawn_file_actions_addclosefrom_np(setup.actions(), 3) == 0;
 #endif
   pid_t pid = -1;
   const char* argv[] = {worker_path.c_str(), "--service", socket_path.c_str(), nullptr};
-  const int rc = ok ? posix_spawn(&pid, worker_path.c_str(), &actions, &attr,
+  const int rc = ok ? posix_spawn(&pid, worker_path.c_str(), setup.actions(), setup.attr(),
                                   const_cast<char* const*>(argv), envp.data())
                     : ENOMEM;
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
   message_write.reset();
   if (rc != 0) {
     *why = "cannot start the compile service: " + std::string(std::strerror(rc));

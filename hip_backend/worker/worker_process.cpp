@@ -25,6 +25,7 @@
 #include "hip_backend/worker/child_descriptors.h"
 #include "hip_backend/worker/comgr_cache_policy.h"
 #include "hip_backend/worker/service_client.h"
+#include "hip_backend/worker/spawn_setup.h"
 #include "hip_backend/worker/worker_fd_registry.h"
 #include "hip_backend/worker/worker_protocol.h"
 #include "support/environment.h"
@@ -41,24 +42,6 @@ std::atomic<bool> service_given_up{false};
 constexpr int kChildSocketFd = 3;
 
 std::string errno_text(int err) { return std::strerror(err); }
-
-/// RAII for the posix_spawn attribute and file-action objects.
-struct SpawnSetup {
-  posix_spawn_file_actions_t actions;
-  posix_spawnattr_t attr;
-  bool ok = false;
-  SpawnSetup() {
-    const bool a = posix_spawn_file_actions_init(&actions) == 0;
-    const bool b = posix_spawnattr_init(&attr) == 0;
-    ok = a && b;
-  }
-  ~SpawnSetup() {
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-  }
-  SpawnSetup(const SpawnSetup&) = delete;
-  SpawnSetup& operator=(const SpawnSetup&) = delete;
-};
 
 /// Closes, in the child, every descriptor above the fixed ones. glibc 2.34+
 /// has closefrom as a file action; older glibc gets one close action per
@@ -180,31 +163,20 @@ std::unique_ptr<WorkerProcess> WorkerProcess::spawn_registered(const std::string
     if (error) *error = "cannot start hipacm-worker '" + path + "': " + temp_error;
     return nullptr;
   }
-  std::vector<std::string> env_strings = environment_for(temp_dir->path());
-  std::vector<char*> envp;
-  envp.reserve(env_strings.size() + 1);
-  for (const std::string& entry : env_strings) envp.push_back(const_cast<char*>(entry.c_str()));
-  envp.push_back(nullptr);
+  const std::vector<std::string> env_strings = environment_for(temp_dir->path());
+  std::vector<char*> envp = spawn_environment(env_strings);
 
   SpawnSetup setup;
-  if (!setup.ok) return fail("posix_spawn setup", ENOMEM);
+  if (!setup.ok()) return fail("posix_spawn setup", ENOMEM);
   // dup2 clears FD_CLOEXEC on the targets; every other descriptor is closed.
   bool ok =
-      posix_spawn_file_actions_addopen(&setup.actions, 0, "/dev/null", O_RDONLY, 0) == 0 &&
-      posix_spawn_file_actions_adddup2(&setup.actions, stderr_write.get(), 1) == 0 &&
-      posix_spawn_file_actions_adddup2(&setup.actions, stderr_write.get(), 2) == 0 &&
-      posix_spawn_file_actions_adddup2(&setup.actions, child_socket.get(), kChildSocketFd) == 0 &&
-      add_close_others(&setup.actions);
-  // The host's signal mask and ignored signals (SIGPIPE, SIGCHLD, ...) must
-  // not leak into the worker: a crash has to be a crash, with its signal.
-  sigset_t empty, all;
-  sigemptyset(&empty);
-  sigfillset(&all);
-  ok = ok && posix_spawnattr_setsigmask(&setup.attr, &empty) == 0 &&
-       posix_spawnattr_setsigdefault(&setup.attr, &all) == 0 &&
-       posix_spawnattr_setpgroup(&setup.attr, 0) == 0 &&
-       posix_spawnattr_setflags(&setup.attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
-                                                 POSIX_SPAWN_SETPGROUP) == 0;
+      posix_spawn_file_actions_addopen(setup.actions(), 0, "/dev/null", O_RDONLY, 0) == 0 &&
+      posix_spawn_file_actions_adddup2(setup.actions(), stderr_write.get(), 1) == 0 &&
+      posix_spawn_file_actions_adddup2(setup.actions(), stderr_write.get(), 2) == 0 &&
+      posix_spawn_file_actions_adddup2(setup.actions(), child_socket.get(), kChildSocketFd) == 0 &&
+      add_close_others(setup.actions());
+  ok = ok && posix_spawnattr_setpgroup(setup.attr(), 0) == 0 &&
+       setup.default_signals(POSIX_SPAWN_SETPGROUP);
   if (!ok) return fail("posix_spawn setup", ENOMEM);
 
   const std::string fd_arg = std::to_string(kChildSocketFd);
@@ -214,7 +186,7 @@ std::unique_ptr<WorkerProcess> WorkerProcess::spawn_registered(const std::string
   pid_t pid = -1;
   // glibc's posix_spawn is a CLONE_VFORK + exec: safe in a multithreaded
   // host, and it reports exec failures (ENOENT, EACCES) as its result.
-  const int rc = posix_spawn(&pid, path.c_str(), &setup.actions, &setup.attr,
+  const int rc = posix_spawn(&pid, path.c_str(), setup.actions(), setup.attr(),
                              const_cast<char* const*>(argv), envp.data());
   if (rc != 0) return fail("posix_spawn", rc);
 
