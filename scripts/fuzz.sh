@@ -17,7 +17,7 @@ fi
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${HIPACM_FUZZ_BUILD_DIR:-$root/build/fuzz}
 jobs=${HIPACM_FUZZ_JOBS:-2}
-targets=${HIPACM_FUZZ_TARGETS:-"worker_request worker_result code_object cache_entry cache_import manifest request_reader record_reader cluster_message service_message"}
+targets=${HIPACM_FUZZ_TARGETS:-"worker_request worker_result code_object cache_entry cache_import manifest request_reader record_reader cluster_message service_message library_fact"}
 
 # Inputs larger than the seeds need, small enough that every input runs fast.
 max_len() {
