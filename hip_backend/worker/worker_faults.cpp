@@ -24,6 +24,7 @@ constexpr KindName kKinds[] = {
     {"slow-start", WorkerFault::Kind::kSlowStart, true},
     {"echo", WorkerFault::Kind::kEcho, false},
     {"spam", WorkerFault::Kind::kSpam, true},
+    {"slow-exit", WorkerFault::Kind::kSlowExit, true},
 };
 
 bool parse_one(std::string_view item, WorkerFault* fault, std::string* error) {
@@ -82,7 +83,7 @@ bool parse_worker_faults(const std::string& spec, std::vector<WorkerFault>* out,
 const WorkerFault* match_worker_fault(const std::vector<WorkerFault>& faults,
                                       const CompileRequest& request) {
   for (const WorkerFault& f : faults) {
-    if (f.kind == WorkerFault::Kind::kSlowStart) continue;
+    if (f.whole_session()) continue;
     if (f.when.empty() || request.source.find(f.when) != std::string::npos) return &f;
   }
   return nullptr;

@@ -28,17 +28,21 @@ struct WorkerFault {
     kEcho,       ///< TIMING FAKE: skip hipRTC, sleep `value` ms, return the source
                  ///< bytes as a "code object" (for stress tests of the transport)
     kSpam,       ///< write `value` bytes to stderr, then answer as echo does
+    kSlowExit,   ///< sleep `value` ms once the host has closed the connection, before exiting
   };
   Kind kind = Kind::kEcho;
   long value = 0;
   std::string when;
+
+  /// Acts on the whole session (start or end), not on one request.
+  bool whole_session() const { return kind == Kind::kSlowStart || kind == Kind::kSlowExit; }
 };
 
 /// Parses a spec; false with *error on any unknown kind or bad value.
 bool parse_worker_faults(const std::string& spec, std::vector<WorkerFault>* out,
                          std::string* error);
 
-/// The first fault (other than slow-start) that applies to `request`, or null.
+/// The first fault (other than slow-start and slow-exit) that applies to `request`, or null.
 const WorkerFault* match_worker_fault(const std::vector<WorkerFault>& faults,
                                       const CompileRequest& request);
 

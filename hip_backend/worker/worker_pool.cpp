@@ -42,7 +42,7 @@ WorkerPool::Lease::Lease(Lease&& other) noexcept
       worker_(std::move(other.worker_)) {}
 
 WorkerPool::Lease::~Lease() {
-  if (pool_) pool_->checkin(std::move(worker_));
+  if (pool_) pool_->checkin(std::move(worker_), std::move(machine_slot_));
 }
 
 WorkerPool& WorkerPool::instance() {
@@ -143,10 +143,9 @@ std::unique_ptr<WorkerProcess> WorkerPool::take_idle(const std::string& path) {
   return nullptr;
 }
 
-void WorkerPool::checkin(std::unique_ptr<WorkerProcess> worker) noexcept {
+void WorkerPool::checkin(std::unique_ptr<WorkerProcess> worker, MachineSlot slot) noexcept {
   {
     boost::lock_guard<boost::mutex> lock(mutex);
-    --busy_;
     if (worker && worker->usable() && !shutting_down_) {
       try {
         idle_.emplace_back();  // may throw; `worker` is untouched then and retires below
@@ -158,10 +157,16 @@ void WorkerPool::checkin(std::unique_ptr<WorkerProcess> worker) noexcept {
       }
     }
   }
+  // Outside the lock, since a retiring worker may take a moment to exit, but still counted busy:
+  // it is a compiler process until it is gone, and shutdown() must not return before that.
+  worker.reset();
+  slot = MachineSlot();
+  {
+    boost::lock_guard<boost::mutex> lock(mutex);
+    --busy_;
+  }
   // Callers wait with different limits, so wake them all to re-check.
   slot_freed_.notify_all();
-  // Outside the lock: a retiring worker may take a moment to exit.
-  worker.reset();
 }
 
 void WorkerPool::start_reaper_locked() noexcept {

@@ -53,7 +53,7 @@ class WorkerPool {
     friend class WorkerPool;
     explicit Lease(WorkerPool* pool) : pool_(pool) {}
     WorkerPool* pool_ = nullptr;  ///< non-null while a busy slot is held
-    MachineSlot machine_slot_;    ///< this user's machine-wide slot, freed after the checkin
+    MachineSlot machine_slot_;    ///< this user's machine-wide slot, freed by the checkin
     std::unique_ptr<WorkerProcess> worker_;
   };
 
@@ -113,7 +113,9 @@ class WorkerPool {
   void prestart_one(const std::string& path, unsigned count, const std::string& arch,
                     std::uint32_t timeout_ms) noexcept;
   std::unique_ptr<WorkerProcess> take_idle(const std::string& path);
-  void checkin(std::unique_ptr<WorkerProcess> worker) noexcept;
+  /// Keeps `worker` idle or retires it, frees `slot`, and only then frees the busy count, so
+  /// that a shutdown() which sees none busy leaves no worker, socket or slot behind.
+  void checkin(std::unique_ptr<WorkerProcess> worker, MachineSlot slot) noexcept;
   void start_reaper_locked() noexcept;
   void reaper_loop();
 

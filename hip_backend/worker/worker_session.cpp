@@ -102,8 +102,8 @@ CompileResult compile_safely(const CompileRequest& request) {
 CompileResult inject(const WorkerFault& fault, const CompileRequest& request, int fd,
                      bool* respond) {
   using Kind = WorkerFault::Kind;
-  static constexpr const char* kNames[] = {"crash-segv", "abort",      "hang", "garbage",
-                                           "exit",       "slow-start", "echo", "spam"};
+  static constexpr const char* kNames[] = {"crash-segv", "abort", "hang", "garbage",  "exit",
+                                           "slow-start", "echo",  "spam", "slow-exit"};
   if (fault.kind != Kind::kEcho) {
     std::fprintf(stderr, "hipacm-worker: injecting fault '%s'\n",
                  kNames[static_cast<int>(fault.kind)]);
@@ -136,6 +136,7 @@ CompileResult inject(const WorkerFault& fault, const CompileRequest& request, in
       std::fflush(stderr);
       [[fallthrough]];
     case Kind::kSlowStart:
+    case Kind::kSlowExit:
     case Kind::kEcho:
       if (fault.kind != Kind::kSpam) sleep_ms(fault.value);
       result.status = HIPACM_SUCCESS;
@@ -154,6 +155,14 @@ bool owns_temp_dir(const std::string& temp_dir) {
   return !temp_dir.empty() && hipacm::backend::environment_value("TMPDIR") == temp_dir;
 }
 
+/// The session's slow-start or slow-exit delay in ms, 0 without one.
+long session_delay_ms(const std::vector<WorkerFault>& faults, WorkerFault::Kind kind) {
+  for (const WorkerFault& f : faults) {
+    if (f.kind == kind) return f.value;
+  }
+  return 0;
+}
+
 int serve(int fd, const std::vector<WorkerFault>& faults, const std::string& temp_dir) {
   const bool empty_temp_dir = owns_temp_dir(temp_dir);
   wire::FrameHeader header;
@@ -162,6 +171,7 @@ int serve(int fd, const std::vector<WorkerFault>& faults, const std::string& tem
   for (;;) {
     switch (wire::read_frame(fd, &header, &payload, &error)) {
       case wire::ReadStatus::kEof:
+        sleep_ms(session_delay_ms(faults, WorkerFault::Kind::kSlowExit));
         return 0;  // the host is done with us
       case wire::ReadStatus::kError:
         std::fprintf(stderr, "hipacm-worker: %s\n", error.c_str());
@@ -231,9 +241,7 @@ int run_worker_session(int socket_fd, pid_t parent, const std::string& temp_dir)
 
   std::vector<WorkerFault> faults;
   if (!load_faults(&faults)) return wire::kWorkerExitUsage;
-  for (const WorkerFault& f : faults) {
-    if (f.kind == WorkerFault::Kind::kSlowStart) sleep_ms(f.value);
-  }
+  sleep_ms(session_delay_ms(faults, WorkerFault::Kind::kSlowStart));
   return serve(socket_fd, faults, temp_dir);
 }
 
