@@ -34,7 +34,7 @@ constexpr const char* kResultPrefix = "RESULT ";
 /// One column of the table: a variant at a pool size.
 struct Measure {
   std::string id;       ///< e.g. "e16", the row name
-  std::string variant;  ///< a, a-warm, d, e, e-warm or cache
+  std::string variant;  ///< a, a-warm, ceiling, d, e, e-warm or cache
   unsigned threads = 1;
   std::string description;
   /// Milliseconds of host work (one busy core) between the mode's enter and its first submit.
@@ -205,6 +205,9 @@ int run_all(const std::string& self, const std::string& set_dir, const std::stri
         {"e" + std::to_string(n), "e", n, "hipacm, " + std::to_string(n) + " worker processes"});
   measures.push_back({"e" + std::to_string(threads) + "-warm", "e-warm", threads,
                       "e" + std::to_string(threads) + " with the pool started and initialized"});
+  // What the machine gives at all with this many processes: hipacm's rows are read against it.
+  measures.push_back({"ceiling" + std::to_string(threads), "ceiling", threads,
+                      std::to_string(threads) + " warmed compiler processes, no hipacm"});
   // The compile-service rows: "warm" (a service that an untimed run started) or "cold" (the
   // measured process starts it).
   const std::string service_warm = "s" + std::to_string(threads);
@@ -414,8 +417,9 @@ int main(int argc, char** argv) {
   app.add_option("--json", json_path, "write the results as JSON here");
   app.add_option("--timeout", timeout_s, "seconds one measurement may take (default 120)");
   app.add_option("--budget", budget_s, "stop starting measurements after this many seconds");
-  app.add_option("--single", single,
-                 "internal: run one variant (a, a-warm, d, e, e-warm, cache) and print it");
+  app.add_option(
+      "--single", single,
+      "internal: run one variant (a, a-warm, ceiling, d, e, e-warm, cache) and print it");
   app.add_option("--cache-dir", cache_dir, "internal: the cache directory of --single cache");
   app.add_option("--host-gap-ms", host_gap_ms,
                  "add rows (e, p and s) whose host works this long (one busy core) between its "

@@ -14,6 +14,7 @@
 #include "hip_backend/hiprtc/hiprtc_api.h"
 #include "hip_backend/hiprtc/inprocess_compiler.h"
 
+#include "machine_ceiling.h"
 #include "nvrtc_library.h"
 #include "worker_rss_monitor.h"
 
@@ -151,6 +152,8 @@ VariantRun run_variant(const std::string& variant, const std::vector<SetKernel>&
   if (variant == "a" || variant == "a-warm") {
     run = is_amd_arch(arch) ? run_serial_hiprtc(set, arch, variant == "a-warm")
                             : run_serial_nvrtc(set, arch, variant == "a-warm");
+  } else if (variant == "ceiling") {
+    run = run_machine_ceiling(set, arch, threads);
   } else if (variant == "d") {
     run = run_hipacm(set, arch, hipacm::Isolation::InProcess, threads, "", host_gap_ms);
   } else if (variant == "e") {

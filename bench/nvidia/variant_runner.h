@@ -30,7 +30,8 @@ bool is_amd_arch(const std::string& arch);
 
 /// Variant names: "a" (serial NVRTC, or serial hipRTC for an AMD arch), "a-warm" (the same after
 /// one untimed compile), "d" (hipacm in-process), "e" (hipacm worker processes), "e-warm" (e after
-/// an untimed mode that started and initialized the workers), "cache" (e with a read-write cache in
+/// an untimed mode that started and initialized the workers), "ceiling" (run_machine_ceiling:
+/// `threads` warmed compiler processes, no hipacm), "cache" (e with a read-write cache in
 /// `cache_dir`). `threads` is the pool size. In d, e and cache the host works `host_gap_ms` (one
 /// busy core, timed) between entering the mode and its first submit.
 VariantRun run_variant(const std::string& variant, const std::vector<SetKernel>& set,

@@ -131,6 +131,9 @@ environment_report() {
   echo "--- NVRTC: ${NVRTC:-NOT FOUND}"
   echo "--- GPU"; nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
   echo "--- system"; grep PRETTY_NAME /etc/os-release; ldd --version | head -1; nproc
+  # SMT siblings and shared caches decide how much 16 compiles at once slow each other down.
+  lscpu 2>/dev/null | grep -E "^(Model name|CPU\(s\)|Thread\(s\) per core|Core\(s\) per socket|Socket\(s\)|L2|L3|Hypervisor)" ||
+    grep -m1 "model name" /proc/cpuinfo
   command -v nvcc >/dev/null && nvcc --version | tail -2
   echo "--- python"; python3 - <<'PY'
 import importlib, sys
@@ -247,6 +250,8 @@ fi
 
 {
   echo
+  echo "--- cpu"
+  grep -E "^(Model name|CPU\(s\)|Thread\(s\) per core|Core\(s\) per socket|L3)" "$OUT/env.log" 2>/dev/null
   echo "--- device checks"
   grep -E "^(GPU:|FAIL|[0-9]+ passed)" "$OUT/device-tests.log" 2>/dev/null | head -40
   echo "--- benchmark sm_90 (C++ and Python rows; vs_a = serial NVRTC median / row median)"
