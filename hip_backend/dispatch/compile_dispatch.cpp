@@ -2,12 +2,29 @@
 // compile_dispatch.cpp - the in-process compile step for any arch: NVRTC or hipRTC by prefix.
 #include "hip_backend/dispatch/compile_dispatch.h"
 
+#include <boost/thread/lock_guard.hpp>
+#include <boost/thread/mutex.hpp>
+
+#include <optional>
+
 #include "hip_backend/hiprtc/inprocess_compiler.h"
 #include "hip_backend/nvrtc/nvrtc_compiler.h"
 #include "hip_backend/target_arch.h"
+#include "hip_backend/worker/machine_budget.h"
+#include "support/no_destructor.h"
 #include "support/stats.h"
 
 namespace hipacm::backend {
+namespace {
+
+/// The host's in-process hipRTC compiles, one at a time: they serialize under the ROCm lock
+/// anyway, and a thread queued behind another's compile must not hold a machine slot meanwhile.
+boost::mutex& inprocess_hiprtc_queue() {
+  static NoDestructor<boost::mutex> mutex;
+  return mutex.get();
+}
+
+}  // namespace
 
 CompileResult compile_for_target(const CompileRequest& request) {
   if (is_nvidia_arch(request.arch)) return compile_with_nvrtc(request);
@@ -18,7 +35,16 @@ CompileResult compile_for_target(const CompileRequest& request) {
 // counted once, by the host's WorkerCompiler.
 CompileResult InProcessCompiler::compile(const CompileRequest& request) {
   count_compile_started();
-  CompileResult result = compile_for_target(request);
+  CompileResult result;
+  {
+    // A compile in the host is compiler work on one of the machine's cores like a worker's, so it
+    // holds a slot of the user's machine-wide budget too. (A worker's own compile does not: the
+    // host that ordered it holds the slot.)
+    std::optional<boost::lock_guard<boost::mutex>> queued;
+    if (!is_nvidia_arch(request.arch)) queued.emplace(inprocess_hiprtc_queue());
+    const MachineSlot slot = MachineBudget::instance().acquire();
+    result = compile_for_target(request);
+  }
   count_compile_ended(result.status);
   return result;
 }

@@ -11,7 +11,8 @@ namespace hipacm::backend {
 CompileResult compile_for_target(const CompileRequest& request);
 
 /// Compiles in the calling process through compile_for_target: NVIDIA archs
-/// with NVRTC, AMD archs with hipRTC, each checked before success.
+/// with NVRTC, AMD archs with hipRTC, each checked before success. Each compile
+/// holds a slot of the user's machine-wide budget (MachineBudget) while it runs.
 class InProcessCompiler final : public Compiler {
  public:
   CompileResult compile(const CompileRequest& request) override;

@@ -21,6 +21,8 @@
 #include <utility>
 #include <vector>
 
+#include "hip_backend/codeobject/elf_reader.h"
+#include "hip_backend/dispatch/compile_dispatch.h"
 #include "hip_backend/worker/machine_budget.h"
 #include "hip_backend/worker/worker_pool.h"
 #include "tests/hip_backend/worker/worker_test_support.h"
@@ -316,6 +318,37 @@ TEST(MachineBudgetPools, WithoutTheBudgetTheSameProcessesCompileTogether) {
   const auto intervals = compile_in_processes();
   ASSERT_EQ(intervals.size(), static_cast<std::size_t>(kProcesses * kThreadsEach * kCompilesEach));
   EXPECT_GT(peak_overlap(intervals), 2);
+}
+
+// --- compiles in the host process --------------------------------------------------------------
+
+TEST(MachineBudgetInProcess, AHostCompileWaitsForASlotLikeAWorkerAndGivesItBack) {
+  TempDir dir;
+  ScopedEnv jobs("HIPACM_MACHINE_JOBS", "1");
+  ScopedEnv where("HIPACM_RUNTIME_DIR", dir.path() + "/run");
+  if (MachineBudget::instance().slot_file() != dir.path() + "/run/worker-slots")
+    GTEST_SKIP()
+        << "this process's budget was set up before this test; run it alone, as ctest does";
+  // Another process of the user, as far as the slot file is concerned, holds the only slot.
+  MachineBudget other(config_for(dir.path(), 1));
+  MachineSlot held = other.acquire();
+  ASSERT_TRUE(held.held()) << other.disabled_reason();
+
+  backend::InProcessCompiler compiler;
+  auto compile = std::async(std::launch::async,
+                            [&] { return compiler.compile(make_request(kernel_source(3))); });
+  EXPECT_EQ(compile.wait_for(std::chrono::seconds(1)), std::future_status::timeout)
+      << "a compile in the host ran while the budget's only slot was held elsewhere";
+  held = MachineSlot();
+  ASSERT_TRUE(finishes(compile));
+  const backend::CompileResult result = compile.get();
+  ASSERT_EQ(result.status, HIPACM_SUCCESS) << result.error_message;
+  backend::CodeObjectInfo info;
+  std::string why;
+  ASSERT_TRUE(backend::read_code_object(result.code.data(), result.code.size(), &info, &why))
+      << why;
+  EXPECT_EQ(info.machine, 224) << "EM_AMDGPU";
+  EXPECT_EQ(other.slots_in_use(), 0u) << "the compile gave its slot back";
 }
 
 }  // namespace
