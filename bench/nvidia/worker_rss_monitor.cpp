@@ -7,7 +7,9 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace hipacm::bench::nvidia {
 namespace {
@@ -59,16 +61,42 @@ void WorkerRssMonitor::stop() {
   }
 }
 
+/// This process's children, from each thread's /proc children list (workers are spawned from
+/// several threads); nullopt where the kernel has no such lists.
+std::optional<std::vector<long>> child_pids() {
+  std::vector<long> pids;
+  std::error_code ec;
+  bool any_list = false;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+    std::ifstream in(task.path() / "children");
+    if (!in) continue;
+    any_list = true;
+    for (long pid = 0; in >> pid;) pids.push_back(pid);
+  }
+  if (!any_list) return std::nullopt;
+  return pids;
+}
+
 void WorkerRssMonitor::sample() {
+  // Reading every process's status costs the measured process real kernel time on a busy
+  // machine, so read only the children when the kernel lists them.
+  std::vector<std::filesystem::path> candidates;
+  if (const auto children = child_pids()) {
+    for (const long pid : *children) candidates.push_back("/proc/" + std::to_string(pid));
+  } else {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+      const std::string name = entry.path().filename().string();
+      if (!name.empty() && name.find_first_not_of("0123456789") == std::string::npos)
+        candidates.push_back(entry.path());
+    }
+  }
   const long self = static_cast<long>(getpid());
   long total = 0;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
-    const std::string pid = entry.path().filename().string();
-    if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
-    const ProcStatus s = read_status(entry.path());
+  for (const auto& dir : candidates) {
+    const ProcStatus s = read_status(dir);
     if (s.ppid != self || s.name != "hipacm-worker") continue;
-    seen_.insert(std::stol(pid));
+    seen_.insert(std::stol(dir.filename().string()));
     total += s.rss_kib;
     if (s.hwm_kib > peak_kib_.load(std::memory_order_relaxed))
       peak_kib_.store(s.hwm_kib, std::memory_order_relaxed);

@@ -12,8 +12,9 @@ namespace hipacm::bench::nvidia {
 
 class WorkerRssMonitor {
  public:
-  /// Starts sampling /proc every `period_ms` on a background thread.
-  explicit WorkerRssMonitor(unsigned period_ms = 10);
+  /// Starts sampling /proc every `period_ms` on a background thread. A worker's VmHWM is a high
+  /// mark, so a sparse sample still finds each worker's peak; it only has to see the worker.
+  explicit WorkerRssMonitor(unsigned period_ms = 50);
   ~WorkerRssMonitor();
   WorkerRssMonitor(const WorkerRssMonitor&) = delete;
   WorkerRssMonitor& operator=(const WorkerRssMonitor&) = delete;
