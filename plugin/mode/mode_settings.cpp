@@ -6,11 +6,13 @@
 #include <boost/thread/thread.hpp>
 
 #include <cstdlib>
+#include <memory>
 #include <optional>
 
 #include "hip_backend/device/device_arch.h"
 #include "hip_backend/dispatch/arch_validation.h"
 #include "hip_backend/worker/prestart_setting.h"
+#include "hip_backend/worker/runtime_fact_memo.h"
 #include "plugin/cache/library_fact_memo.h"
 #include "support/environment.h"
 #include "support/status_error.h"
@@ -98,8 +100,11 @@ ModeSettings resolve_mode_settings(const ModeConfig& config) {
   s.cache.compile_timeout_ms = config.compile_timeout_ms;
   // Which archs exist and which hipRTC is installed are facts about this
   // machine's libraries; the cache remembers them, so that entering a mode
-  // whose kernels are all cached loads neither comgr nor hipRTC.
-  const auto memo = cache::library_fact_memo(s.cache);
+  // whose kernels are all cached loads neither comgr nor hipRTC. Without a
+  // cache the runtime directory does, so that a host whose workers compile
+  // does not load the compiler only to check its arch.
+  std::shared_ptr<backend::LibraryFactMemo> memo = cache::library_fact_memo(s.cache);
+  if (!memo) memo = backend::runtime_fact_memo();
   s.arch = resolve_arch(config.arch, memo.get());
   return s;
 }

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
-// fuzz_library_fact.cpp - fuzz target: the payloads of remembered compiler-library facts that a
-// cache database holds (comgr's ISA table, NVRTC's version and arch list).
+// fuzz_library_fact.cpp - fuzz target: remembered compiler-library facts, as a cache database
+// holds their payloads (comgr's ISA table, NVRTC's version and arch list) and as the runtime
+// directory holds whole fact files.
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "hip_backend/hiprtc/comgr_isa_internal.h"
 #include "hip_backend/nvrtc/nvrtc_facts.h"
+#include "hip_backend/worker/runtime_fact_memo.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace {
@@ -43,11 +46,35 @@ void check_comgr(const std::string& payload) {
   }
 }
 
+// A fact file is read back only for the one key it was written with, and spells its record one
+// way: an accepted file is exactly what writing its value under that key produces.
+void check_runtime_record(const std::string& record) {
+  constexpr std::string_view kMagic = "hipacm-fact-1 ";
+  if (record.rfind(kMagic, 0) != 0) {
+    if (be::decode_runtime_fact(record, "k")) invariant_broken("a fact file without its header");
+    return;
+  }
+  const std::size_t newline = record.find('\n', kMagic.size());
+  const std::string digits = record.substr(kMagic.size(), newline - kMagic.size());
+  if (newline == std::string::npos || digits.empty() || digits.size() > 8 ||
+      digits.find_first_not_of("0123456789") != std::string::npos)
+    return;
+  const std::string key = record.substr(newline + 1, std::stoul(digits));
+  const auto value = be::decode_runtime_fact(record, key);
+  if (!value) return;
+  if (be::encode_runtime_fact(key, *value) != record)
+    invariant_broken("an accepted fact file is not how its own value would be written");
+  if (be::decode_runtime_fact(record, key + "x") ||
+      (!key.empty() && be::decode_runtime_fact(record, key.substr(1))))
+    invariant_broken("a fact file was read back for another key");
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string payload(reinterpret_cast<const char*>(data), size);
   check_nvrtc(payload);
   check_comgr(payload);
+  check_runtime_record(payload);
   return 0;
 }

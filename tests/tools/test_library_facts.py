@@ -71,11 +71,47 @@ def test_unknown_arch_is_refused_from_the_remembered_list(warm, run):
     assert not loads(dlopened(r.err), COMGR)
 
 
-def test_cache_off_remembers_nothing(warm):
+def test_cache_off_remembers_the_facts_in_the_runtime_directory(warm, cache_dir, tmp_path):
+    # Without a cache the host still checks its arch at mode enter; the runtime directory keeps
+    # what that needs, so only the first run loads comgr into the host (its workers compile).
+    env = {"HIPACM_CACHE": "off", "HIPACM_RUNTIME_DIR": str(tmp_path / "run")}
+    r, names, report = warm(env=env)
+    assert r.rc == 0, r.err[-2000:]
+    assert report["totals"]["compiled"] == 1
+    assert loads(names, COMGR)
+    facts = list((tmp_path / "run" / "facts").iterdir())
+    assert facts and all(f.stat().st_mode & 0o077 == 0 for f in facts)
+    r, names, report = warm(env=env)
+    assert r.rc == 0, r.err[-2000:]
+    assert report["totals"]["compiled"] == 1, "compiled again: the cache stays off"
+    assert not loads(names, COMGR), sorted(names)
+    assert not loads(names, HIPRTC), sorted(names)
+    assert not cache_dir.exists() or not any(cache_dir.iterdir()), "nothing written to the cache"
+
+
+def test_a_runtime_fact_that_lies_is_not_believed(warm, tmp_path):
+    env = {"HIPACM_CACHE": "off", "HIPACM_RUNTIME_DIR": str(tmp_path / "run")}
+    assert warm(env=env)[0].rc == 0
+    # Every remembered fact now claims another key's record, is cut short, or is garbage: each
+    # is read from the library again, and the run still succeeds.
+    for n, fact in enumerate(sorted((tmp_path / "run" / "facts").iterdir())):
+        data = fact.read_bytes()
+        fact.write_bytes([data[: len(data) // 2], b"hipacm-fact-1 3\nkeyvalue", b"\0" * 64][n % 3])
+    r, names, _ = warm(env=env)
+    assert r.rc == 0, r.err[-2000:]
+    assert loads(names, COMGR), sorted(names)
+
+
+def test_a_runtime_directory_others_can_write_is_not_used(warm, tmp_path):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir(mode=0o700)
+    run_dir.chmod(0o777)
+    env = {"HIPACM_CACHE": "off", "HIPACM_RUNTIME_DIR": str(run_dir)}
     for _ in range(2):
-        r, names, _ = warm(env={"HIPACM_CACHE": "off"})
+        r, names, _ = warm(env=env)
         assert r.rc == 0, r.err[-2000:]
-        assert loads(names, COMGR)
+        assert loads(names, COMGR), "nothing is recalled from a directory others can write"
+    assert not (run_dir / "facts").exists()
 
 
 def test_a_library_added_to_the_search_path_is_noticed(warm, run, tmp_path):
