@@ -148,6 +148,41 @@ def test_gather_to_root_writes_an_export_file_that_imports(tmp_path, backend_usa
 
 
 @needs_mpi
+def test_a_small_round_size_splits_the_exchange_and_loses_nothing(tmp_path, backend_usable):
+    kernels = kernels_dir(tmp_path)
+    reports = {}
+    for name, round_bytes in (("one", None), ("many", "4K")):
+        report = tmp_path / f"{name}.json"
+        env = {"HIPACM_MPI_ROUND_BYTES": round_bytes} if round_bytes else {}
+        done = mpirun(tmp_path, kernels, "--arch", "gfx90a", "--jobs", "1", "--cache-dir",
+                      tmp_path / f"{name}-%r", "--json", report, "-q", env=env)
+        assert done.returncode == 0, done.stdout + done.stderr
+        reports[name] = report_of(report)["mpi"]
+        keys = [cache_keys(tmp_path / f"{name}-{r}") for r in range(RANKS)]
+        assert len(keys[0]) == 6 and keys[0] == keys[1] == keys[2]
+    one, many = reports["one"], reports["many"]
+    assert one["exchange_rounds"] == 1
+    # 4 KiB a round is about 1.4 KiB for each other rank: one entry per message, so a rank that
+    # compiled k kernels needs k rounds, and every rank compiled at least one.
+    assert many["exchange_rounds"] >= 2, many
+    assert many["messages_exchanged"] > one["messages_exchanged"]
+    assert sum(r["sent"] for r in many["per_rank"]) == 12
+    assert sum(r["received"] for r in many["per_rank"]) == 12
+    assert all(r["received_rejected"] == 0 for r in many["per_rank"])
+
+
+@needs_mpi
+def test_a_bad_round_size_is_refused_before_anything_compiles(tmp_path, backend_usable):
+    kernels = kernels_dir(tmp_path, count=2)
+    for bad in ("1K", "lots", "3G"):
+        done = mpirun(tmp_path, kernels, "--arch", "gfx90a", "--cache-dir", tmp_path / "cache-%r",
+                      "-q", env={"HIPACM_MPI_ROUND_BYTES": bad})
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert "HIPACM_MPI_ROUND_BYTES" in done.stderr and bad in done.stderr
+        assert all(not cache_keys(tmp_path / f"cache-{r}") for r in range(RANKS))
+
+
+@needs_mpi
 def test_a_failing_kernel_is_reported_once_with_its_log(tmp_path, backend_usable, broken_kernel):
     kernels = kernels_dir(tmp_path, count=4)
     shutil.copy(broken_kernel, kernels / "broken.hip")

@@ -151,6 +151,7 @@ nlohmann::ordered_json job_report_json(const JobFacts& facts, const WarmupResult
                    {"code_bytes", code_bytes},
                    {"bytes_exchanged", bytes_exchanged},
                    {"messages_exchanged", messages},
+                   {"exchange_rounds", facts.exchange_rounds},
                    {"control_bytes", control},
                    {"incomplete_ranks", incomplete},
                    {"per_rank", ranks}};

@@ -212,6 +212,16 @@ std::vector<std::vector<std::uint8_t>> Cluster::gather_to_root(
   return out;
 }
 
+bool Cluster::any(bool mine) {
+  const int in = mine ? 1 : 0;
+  int out = 0;
+  MPI_Request request;
+  check(MPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD, &request), "agree on more");
+  wait(&request, "agree on more");
+  traffic_.control_bytes_sent += sizeof in;
+  return out != 0;
+}
+
 std::vector<std::vector<std::uint8_t>> Cluster::exchange(
     const std::vector<std::vector<std::uint8_t>>& to_each) {
   const auto ranks = static_cast<std::size_t>(size_);

@@ -68,6 +68,8 @@ class Cluster {
   /// here. A payload over kMaxMessageBytes is refused before anything is sent.
   std::vector<std::vector<std::uint8_t>> exchange(
       const std::vector<std::vector<std::uint8_t>>& to_each);
+  /// Whether `mine` is true on any rank.
+  bool any(bool mine);
 
   /// Not collective. Another rank: sends its counts to rank 0 when they changed (and at least
   /// every second, which rank 0 shows as life). Rank 0: takes in what arrived. Both: a stop
