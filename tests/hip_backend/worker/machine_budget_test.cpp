@@ -21,7 +21,6 @@
 #include <utility>
 #include <vector>
 
-#include "hip_backend/codeobject/elf_reader.h"
 #include "hip_backend/dispatch/compile_dispatch.h"
 #include "hip_backend/worker/machine_budget.h"
 #include "hip_backend/worker/worker_pool.h"
@@ -341,13 +340,7 @@ TEST(MachineBudgetInProcess, AHostCompileWaitsForASlotLikeAWorkerAndGivesItBack)
       << "a compile in the host ran while the budget's only slot was held elsewhere";
   held = MachineSlot();
   ASSERT_TRUE(finishes(compile));
-  const backend::CompileResult result = compile.get();
-  ASSERT_EQ(result.status, HIPACM_SUCCESS) << result.error_message;
-  backend::CodeObjectInfo info;
-  std::string why;
-  ASSERT_TRUE(backend::read_code_object(result.code.data(), result.code.size(), &info, &why))
-      << why;
-  EXPECT_EQ(info.machine, 224) << "EM_AMDGPU";
+  expect_gfx90a_kernel(compile.get(), "k3");
   EXPECT_EQ(other.slots_in_use(), 0u) << "the compile gave its slot back";
 }
 

@@ -9,7 +9,6 @@
 #include <set>
 #include <vector>
 
-#include "hip_backend/codeobject/elf_reader.h"
 #include "hip_backend/worker/worker_compiler.h"
 #include "hip_backend/worker/worker_fd_registry.h"
 #include "hip_backend/worker/worker_pool.h"
@@ -24,19 +23,6 @@ using backend::WorkerCompiler;
 using backend::WorkerPool;
 
 constexpr int kStartMs = 60000;
-
-void expect_gfx90a_kernel(const CompileResult& result, const std::string& kernel) {
-  ASSERT_EQ(result.status, HIPACM_SUCCESS) << result.error_message;
-  backend::CodeObjectInfo info;
-  std::string why;
-  ASSERT_TRUE(backend::read_code_object(result.code.data(), result.code.size(), &info, &why))
-      << why;
-  EXPECT_EQ(info.machine, 224) << "EM_AMDGPU";
-  EXPECT_EQ(backend::amdgpu_processor_from_flags(info.flags), kArch);
-  EXPECT_NE(std::find(info.amdgpu_kernels.begin(), info.amdgpu_kernels.end(), kernel),
-            info.amdgpu_kernels.end())
-      << kernel << " has no kernel descriptor";
-}
 
 TEST(Prestart, WarmWorkersServeTheFirstCompilesAndNoneIsAdded) {
   WorkerPool& pool = WorkerPool::instance();

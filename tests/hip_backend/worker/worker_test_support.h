@@ -6,9 +6,11 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <gtest/gtest.h>
 #include <boost/chrono.hpp>
 #include <boost/thread/thread.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <optional>
@@ -16,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "hip_backend/codeobject/elf_reader.h"
 #include "hip_backend/compiler.h"
 #include "hip_backend/dispatch/compile_dispatch.h"
 #include "hip_backend/worker/worker_pool.h"
@@ -62,6 +65,20 @@ inline const std::string& real_code_object() {
 
 /// A request that the echo fault answers with a code object the host accepts.
 inline backend::CompileRequest echo_request() { return make_request(real_code_object()); }
+
+/// Checks that `result` is a successful gfx90a code object with a descriptor for `kernel`.
+inline void expect_gfx90a_kernel(const backend::CompileResult& result, const std::string& kernel) {
+  ASSERT_EQ(result.status, HIPACM_SUCCESS) << result.error_message;
+  backend::CodeObjectInfo info;
+  std::string why;
+  ASSERT_TRUE(backend::read_code_object(result.code.data(), result.code.size(), &info, &why))
+      << why;
+  EXPECT_EQ(info.machine, 224) << "EM_AMDGPU";
+  EXPECT_EQ(backend::amdgpu_processor_from_flags(info.flags), kArch);
+  EXPECT_NE(std::find(info.amdgpu_kernels.begin(), info.amdgpu_kernels.end(), kernel),
+            info.amdgpu_kernels.end())
+      << kernel << " has no kernel descriptor";
+}
 
 /// Sets (or, with nullopt, unsets) an environment variable for a scope.
 /// Only for moments when no other test thread runs: setenv is not thread-safe.
