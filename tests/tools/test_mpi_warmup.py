@@ -172,6 +172,25 @@ def test_a_small_round_size_splits_the_exchange_and_loses_nothing(tmp_path, back
 
 
 @needs_mpi
+def test_gathering_to_root_in_small_rounds_exports_every_kernel(tmp_path, backend_usable, run):
+    kernels = kernels_dir(tmp_path)
+    export = tmp_path / "job.hipacm"
+    report = tmp_path / "report.json"
+    done = mpirun(tmp_path, kernels, "--arch", "gfx90a", "--jobs", "1", "--cache-dir",
+                  tmp_path / "cache-%r", "--gather-to-root", export, "--json", report, "-q",
+                  env={"HIPACM_MPI_ROUND_BYTES": "4K"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    data = report_of(report)["mpi"]
+    assert data["exchange_rounds"] >= 2, data
+    rows = data["per_rank"]
+    # Rank 0's export takes the others' kernels and its own.
+    assert rows[0]["received"] == 6 and rows[1]["received"] == rows[2]["received"] == 0
+    imported = run("cache", "import", export, "--db", tmp_path / "fresh", "--json")
+    assert imported.rc == 0, imported.err
+    assert imported.json()["accepted"] == 6
+
+
+@needs_mpi
 def test_a_bad_round_size_is_refused_before_anything_compiles(tmp_path, backend_usable):
     kernels = kernels_dir(tmp_path, count=2)
     for bad in ("1K", "lots", "3G"):
