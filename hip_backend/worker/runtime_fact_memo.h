@@ -14,7 +14,7 @@ namespace hipacm::backend {
 
 /// A LibraryFactMemo of one small file per fact in `<runtime dir>/facts/`, named by the SHA-256
 /// of the fact's key. Why: a process with the cache off still validates its arch at mode enter,
-/// and without a memo that loads the compiler library into the host (20-40 ms) even when only
+/// and without a memo that loads the compiler library into the host (15-30 ms here) even when only
 /// workers will compile.
 ///
 /// Nothing read back is trusted: the directory must pass make_private_directory, a file must be
