@@ -22,12 +22,13 @@ namespace hipacm {
 enum class ForkRank : unsigned {
   kLogSink,  // support/log: set_log_sink, taken with no other lock held while it waits for
              // sink calls that may hold any lock below (the child forgets other threads' calls)
-  kModeRegistry,    // plugin/mode: the live mode handles (the child also empties the slot)
-  kFutureRegistry,  // plugin/mode: the live future handles
-  kCacheRegistry,   // plugin/cache: the opened cache databases
-  kWorkerPool,      // hip_backend/worker: idle and busy worker processes
-  kWorkerFds,       // hip_backend/worker: every worker descriptor (closed in the child)
-  kRecordFile,      // plugin/mode: the $HIPACM_RECORD file (reopened in the child)
+  kModeRegistry,     // plugin/mode: the live mode handles (the child also empties the slot)
+  kFutureRegistry,   // plugin/mode: the live future handles
+  kCacheRegistry,    // plugin/cache: the opened cache databases
+  kWorkerPool,       // hip_backend/worker: idle and busy worker processes
+  kWorkerFds,        // hip_backend/worker: every worker descriptor (closed in the child)
+  kRecordFile,       // plugin/mode: the $HIPACM_RECORD file (reopened in the child)
+  kAdoptedServices,  // hip_backend/worker: compile services a subreaper host adopted
   kCount
 };
 

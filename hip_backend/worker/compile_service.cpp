@@ -28,6 +28,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -63,6 +64,8 @@ constexpr int kWorkerChannelFd = kServiceWorkerChannelFd;
 // A released worker that is still compiling (its host died or gave up on it) has this long to
 // come back before it is killed.
 constexpr int kReleaseGraceMs = 2000;
+// How long the waiting workers of a leaving service have to exit before they are killed.
+constexpr int kStockExitGraceMs = 1000;
 
 std::string errno_text() { return std::strerror(errno); }
 
@@ -560,7 +563,23 @@ void Service::leave() {
 }
 
 void Service::leave(const UniqueFd& start_lock) {
+  std::vector<pid_t> waiting;
+  for (const Stocked& worker : stock_) waiting.push_back(worker.pid);
   stock_.clear();  // their lines close: each waiting worker exits
+  // Reaped here, before the service goes: an orphan would be reparented, and to a host that is a
+  // child subreaper it would stay a zombie. A worker that does not leave at once is killed.
+  const auto deadline = Clock::now() + std::chrono::milliseconds(kStockExitGraceMs);
+  for (const pid_t pid : waiting) {
+    int status = 0;
+    pid_t reaped = 0;
+    while ((reaped = ::waitpid(pid, &status, WNOHANG)) == 0 && Clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    if (reaped == 0) {
+      ::kill(pid, SIGKILL);  // unreaped, so still ours
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+    }
+  }
   // Only our own socket: a newer service may have taken the name.
   if (socket_identity_.ino != 0 && identity_of(socket_path_) == socket_identity_) {
     ::unlink(socket_path_.c_str());

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "hip_backend/worker/adopted_services.h"
 #include "hip_backend/worker/child_descriptors.h"
 #include "hip_backend/worker/runtime_dir.h"
 #include "hip_backend/worker/service_start_lock.h"
@@ -132,6 +133,10 @@ UniqueFd connect_or_start(const std::string& worker_path, const std::string& soc
   if (!connection && start_service(worker_path, socket_path, environment, why)) {
     connection = connect_to(socket_path);
     if (!connection) *why = "the compile service started but refuses connections";
+    ucred peer{};
+    socklen_t size = sizeof peer;
+    if (connection && ::getsockopt(connection.get(), SOL_SOCKET, SO_PEERCRED, &peer, &size) == 0)
+      adopt_started_service(peer.pid);
   }
   return connection;  // the lock goes with `lock`
 }
@@ -186,6 +191,7 @@ pid_t compile_service_pid(const std::string& socket_path) {
 
 std::optional<ServiceWorker> order_service_worker(const std::string& worker_path,
                                                   const sw::WorkerOrder& order, std::string* why) {
+  reap_adopted_services();  // a service this process adopted may have exited since
   const std::string socket_path = compile_service_socket(worker_path, order.environment, why);
   if (socket_path.empty()) return std::nullopt;
   std::vector<std::uint8_t> bytes;

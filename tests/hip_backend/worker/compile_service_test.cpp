@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "hip_backend/codeobject/code_object_check.h"
+#include "hip_backend/worker/adopted_services.h"
 #include "hip_backend/worker/private_temp_dir.h"
 #include "hip_backend/worker/service_client.h"
 #include "hip_backend/worker/service_start_lock.h"
@@ -305,6 +307,34 @@ TEST_F(CompileService, ExitsWhenIdleAndRemovesItsSocket) {
   const pid_t second = listener_pid(socket);
   EXPECT_GT(second, 0);
   EXPECT_NE(second, service);
+}
+
+TEST_F(CompileService, AHostThatIsAChildSubreaperIsLeftNoZombies) {
+  // Such a host adopts the service it starts, and whatever the service leaves behind.
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  ScopedEnv quick("HIPACM_SERVICE_IDLE_MS", "300");
+  auto worker = ordered_worker();
+  ASSERT_TRUE(worker);
+  ASSERT_EQ(worker->compile(make_request(kernel_source(2)), 60000).status, HIPACM_SUCCESS);
+  const std::string socket = socket_path();
+  const pid_t service = listener_pid(socket);
+  ASSERT_GT(service, 0);
+  const auto info = read_proc(service);
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->ppid, ::getpid()) << "the service was not adopted: nothing here to test";
+  EXPECT_EQ(backend::adopted_service_count(), 1u);
+  const pid_t waiting = worker->pid();
+  worker.reset();  // back to the service, where it waits for its next host
+  EXPECT_TRUE(eventually([&] { return !alive(service); })) << "the idle service did not exit";
+  EXPECT_TRUE(eventually([&] { return !read_proc(waiting); }))
+      << "the service's waiting worker was left to this process to reap";
+  // The next order reaps the service that exited, and adopts the one it starts.
+  auto again = ordered_worker();
+  ASSERT_TRUE(again);
+  EXPECT_FALSE(read_proc(service)) << "the adopted service is still a zombie here";
+  EXPECT_EQ(zombie_children(), 0);
+  EXPECT_EQ(backend::adopted_service_count(), 1u);
+  EXPECT_NE(listener_pid(socket), service);
 }
 
 TEST_F(CompileService, StopsCleanlyOnSigtermLeavingHandedOutWorkersRunning) {
