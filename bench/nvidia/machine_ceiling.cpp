@@ -71,6 +71,10 @@ int compile_share(const std::vector<SetKernel>& set, const std::string& arch,
       if (i >= set.size()) break;
       (compile(set[i]) ? counters->ok : counters->failed).fetch_add(1, std::memory_order_relaxed);
     }
+    // Done before exiting: unloading the compiler is no part of compiling the set, and the pool
+    // rows do not count their workers' exit either.
+    const char done = 'd';
+    if (write(ready_fd, &done, 1) != 1) return 7;
     return 0;
   } catch (...) {
     return 6;
@@ -113,6 +117,17 @@ VariantRun run_machine_ceiling(const std::vector<SetKernel>& set, const std::str
   }
   const auto started = Clock::now();
   close(start[1]);  // EOF is the start signal, for every child at once
+  // The clock stops at the last child's "done" (or once every child is gone), not at its exit.
+  unsigned done_count = 0;
+  while (done_count < ready_count) {
+    const ssize_t n = read(ready[0], &byte, 1);
+    if (n == 1) {
+      ++done_count;
+    } else if (n == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  run.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   int bad_exits = 0;
   for (const pid_t pid : children) {
     int status = 0;
@@ -120,7 +135,6 @@ VariantRun run_machine_ceiling(const std::vector<SetKernel>& set, const std::str
     }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++bad_exits;
   }
-  run.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   close(ready[0]);
   run.ok = static_cast<int>(counters->ok.load());
   run.failed = static_cast<int>(set.size()) - run.ok;

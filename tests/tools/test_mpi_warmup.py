@@ -337,3 +337,11 @@ def test_costs_come_from_an_earlier_report_and_a_bad_costs_file_is_refused(tmp_p
                       tmp_path / "c-%r", "--costs", bad, timeout=120)
         assert done.returncode != 0
         assert "--costs" in done.stderr or str(bad) in done.stderr, done.stderr
+
+    # A report nested 100,000 levels deep is refused while it is parsed, not walked.
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100000 + "]" * 100000)
+    done = mpirun(tmp_path, kernels, "--arch", "gfx90a", "--jobs", "1", "--cache-dir",
+                  tmp_path / "d-%r", "--costs", deep, timeout=120)
+    assert done.returncode != 0
+    assert "nested deeper than 64 levels" in done.stderr, done.stderr

@@ -131,53 +131,6 @@ std::vector<std::uint8_t> to_cbor(const Json& message) {
 
 }  // namespace
 
-namespace {
-
-/// The DOM builder, refusing to nest deeper than kMaxCborDepth. The CBOR reader recurses once per
-/// level, so without a bound a few kilobytes of nested arrays overflow the stack.
-class DepthBoundedSax : public nlohmann::detail::json_sax_dom_parser<Json> {
- public:
-  using Base = nlohmann::detail::json_sax_dom_parser<Json>;
-  explicit DepthBoundedSax(Json& result) : Base(result, true) {}
-  bool start_object(std::size_t elements) { return deeper() && Base::start_object(elements); }
-  bool end_object() { return shallower() && Base::end_object(); }
-  bool start_array(std::size_t elements) { return deeper() && Base::start_array(elements); }
-  bool end_array() { return shallower() && Base::end_array(); }
-
- private:
-  bool deeper() {
-    if (++depth_ > kMaxCborDepth)
-      throw Malformed(fmt::format("nested deeper than {} levels", kMaxCborDepth));
-    return true;
-  }
-  bool shallower() {
-    --depth_;
-    return true;
-  }
-  std::size_t depth_ = 0;
-};
-
-}  // namespace
-
-bool parse_bounded_cbor(const std::uint8_t* bytes, std::size_t size, nlohmann::json* out,
-                        std::string* error) {
-  try {
-    Json root;
-    DepthBoundedSax sax(root);
-    if (!Json::sax_parse(bytes, bytes + size, &sax, nlohmann::detail::input_format_t::cbor)) {
-      *error = "not CBOR";
-      return false;
-    }
-    *out = std::move(root);
-    return true;
-  } catch (const Malformed& e) {
-    *error = std::string("not a message: ") + e.what();
-  } catch (const Json::exception& e) {
-    *error = std::string("not CBOR: ") + e.what();
-  }
-  return false;
-}
-
 std::vector<std::uint8_t> encode_entries(const std::vector<const EntryForItem*>& entries) {
   Json list = Json::array();
   for (const EntryForItem* one : entries) {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "plugin/cache/store/entry.h"
+#include "tools/cluster/bounded_cbor.h"
 
 namespace hipacm::cli {
 
@@ -20,14 +21,6 @@ inline constexpr std::size_t kMaxCodeBytes = std::size_t{256} << 20;
 inline constexpr std::size_t kMaxLogBytes = std::size_t{16} << 20;
 inline constexpr std::size_t kMaxNames = 100'000;
 inline constexpr std::size_t kMaxReportLogBytes = 64 * 1024;
-/// Messages nest a few levels; a decoder that recursed as deep as the bytes ask would overflow.
-inline constexpr std::size_t kMaxCborDepth = 16;
-
-/// Decodes CBOR from another rank into *out, nesting at most kMaxCborDepth levels. False with
-/// *error on anything else. Every message between ranks is read through it.
-bool parse_bounded_cbor(const std::uint8_t* bytes, std::size_t size, nlohmann::json* out,
-                        std::string* error);
-
 /// A cache entry for item `item` of the job.
 struct EntryForItem {
   std::size_t item = 0;

@@ -23,6 +23,7 @@
 #include "tools/common/exit_codes.h"
 #include "tools/common/json_output.h"
 #include "tools/common/terminal_text.h"
+#include "tools/input/bounded_json.h"
 #include "tools/input/input_files.h"
 #include "tools/warmup/dry_run.h"
 #include "tools/warmup/progress.h"
@@ -119,11 +120,9 @@ std::optional<nlohmann::json> read_costs(const std::string& file) {
   // A regular file of at most a manifest's size, read without blocking (a FIFO cannot hang the
   // job), as every file the CLI reads.
   const std::string text = read_input_file(file, kMaxManifestFileBytes);
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(fmt::format("--costs {}: not a JSON report: {}", printable(file), e.what()));
-  }
+  std::string label = "--costs ";
+  label += printable(file);
+  return parse_bounded_json(text, label, "not a JSON report");
 }
 
 struct Plan {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tools/common/exit_codes.h"
+#include "tools/input/bounded_json.h"
 #include "tools/input/input_files.h"
 #include "tools/input/kernel_input.h"
 
@@ -71,23 +72,6 @@ KernelInput read_entry(const fs::path& dir, const Json& entry, const std::string
   return kernel;
 }
 
-// Refuses deep nesting while parsing, before the deep value exists: building, walking and
-// destroying a value 50,000 levels deep costs stack at every level.
-Json parse_bounded(std::string_view text, const std::string& label) {
-  const Json::parser_callback_t limit_depth = [&label](int depth, Json::parse_event_t event,
-                                                       Json&) {
-    if ((event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start) &&
-        depth >= kMaxManifestDepth)
-      throw InputError(fmt::format("{}: nested deeper than {} levels", label, kMaxManifestDepth));
-    return true;
-  };
-  try {
-    return Json::parse(text.begin(), text.end(), limit_depth);
-  } catch (const Json::exception& e) {
-    throw InputError(fmt::format("{}: not valid JSON: {}", label, e.what()));
-  }
-}
-
 }  // namespace
 
 std::vector<KernelInput> read_manifest_text(std::string_view text, const fs::path& base_dir,
@@ -95,7 +79,7 @@ std::vector<KernelInput> read_manifest_text(std::string_view text, const fs::pat
   if (text.size() > kMaxManifestFileBytes)
     throw InputError(fmt::format("{}: larger than the manifest limit of {} MiB", label,
                                  kMaxManifestFileBytes >> 20));
-  const Json document = parse_bounded(text, label);
+  const Json document = parse_bounded_json(text, label, "not valid JSON");
   if (!document.is_object())
     throw InputError(fmt::format("{}: must be a JSON object, not {}", label, document.type_name()));
   const auto schema = document.find("schema");

@@ -8,12 +8,10 @@
 #include <string_view>
 #include <vector>
 
+#include "tools/input/bounded_json.h"
 #include "tools/input/kernel_input.h"
 
 namespace hipacm::cli {
-
-/// Nesting deeper than this is refused before it is built: real manifests nest four levels.
-inline constexpr int kMaxManifestDepth = 64;
 
 /// Reads a manifest (examples/kernels/README.md, "manifest.json"): each entry's
 /// "source" and header paths are relative to the manifest's directory; its

@@ -14,6 +14,7 @@
 #include "plugin/mode/record_format.h"
 #include "support/unique_fd.h"
 #include "tools/common/exit_codes.h"
+#include "tools/input/bounded_json.h"
 #include "tools/input/input_files.h"
 #include "tools/input/manifest_reader.h"
 
@@ -56,18 +57,7 @@ const Json& required(const Json& record, const char* key, const std::string& whe
 }
 
 Json parse_line(std::string_view line, const std::string& where) {
-  const Json::parser_callback_t limit_depth = [&where](int depth, Json::parse_event_t event,
-                                                       Json&) {
-    if ((event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start) &&
-        depth >= kMaxManifestDepth)
-      throw InputError(fmt::format("{}: nested deeper than {} levels", where, kMaxManifestDepth));
-    return true;
-  };
-  try {
-    return Json::parse(line.begin(), line.end(), limit_depth);
-  } catch (const Json::exception& e) {
-    throw InputError(fmt::format("{}: not a JSON record: {}", where, e.what()));
-  }
+  return parse_bounded_json(line, where, "not a JSON record");
 }
 
 KernelInput read_record(const Json& record, const std::string& where) {
