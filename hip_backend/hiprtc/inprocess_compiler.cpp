@@ -75,6 +75,10 @@ CompileResult compile_with_hiprtc_api(const HiprtcApi* api, const std::string& l
   });
 }
 
+std::vector<std::string> hiprtc_compile_options(const CompileRequest& request) {
+  return checked_request(request, loaded_hiprtc_facts()).options;
+}
+
 CompileResult compile_with_hiprtc(const CompileRequest& request) {
   announce_library();
   return compile_with_loaded(load_hiprtc, "cannot load hipRTC", compile_with_hiprtc_api, request);

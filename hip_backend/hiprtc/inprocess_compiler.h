@@ -2,6 +2,9 @@
 // inprocess_compiler.h - one hipRTC compile in this process, serialized by the process-wide lock.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "hip_backend/compiler.h"
 
 namespace hipacm::backend {
@@ -12,5 +15,10 @@ namespace hipacm::backend {
 /// initialization. Checks the code object before reporting success. Never
 /// throws.
 CompileResult compile_with_hiprtc(const CompileRequest& request);
+
+/// The options hipRTC compiles `request` with: its arch option, then the caller's, after every
+/// check compile_with_hiprtc makes before it calls hipRTC. Throws (fail_compile) what that
+/// compile would report for a request that fails one.
+std::vector<std::string> hiprtc_compile_options(const CompileRequest& request);
 
 }  // namespace hipacm::backend

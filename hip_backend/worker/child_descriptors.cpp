@@ -6,9 +6,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 namespace hipacm::backend {
+
+void close_from(int first) {
+#ifdef SYS_close_range
+  if (::syscall(SYS_close_range, first, ~0U, 0) == 0) return;
+#endif
+  const long max = std::min<long>(::sysconf(_SC_OPEN_MAX), 65536);
+  for (int fd = first; fd < max; ++fd) ::close(fd);
+}
 
 bool move_fd_above(UniqueFd& fd, int highest_fixed) {
   if (fd.get() > highest_fixed) return true;

@@ -17,6 +17,9 @@ bool move_fd_above(UniqueFd& fd, int highest_fixed);
 /// Sets O_NONBLOCK on fd.
 bool set_nonblocking(int fd);
 
+/// Closes every descriptor from `first` up: a child keeps only what it was meant to have.
+void close_from(int first);
+
 /// A pidfd for `pid` (close-on-exec), or -1 with errno (ENOSYS where the kernel or the headers
 /// lack pidfd_open).
 int open_pidfd(pid_t pid);

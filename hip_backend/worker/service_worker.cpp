@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "hip_backend/worker/child_descriptors.h"
 #include "hip_backend/worker/service_wire.h"
 #include "hip_backend/worker/worker_protocol.h"
 #include "hip_backend/worker/worker_session.h"
@@ -28,14 +29,6 @@ namespace {
 namespace sw = service_wire;
 
 std::string errno_text() { return std::strerror(errno); }
-
-void close_from(int first) {
-#ifdef SYS_close_range
-  if (::syscall(SYS_close_range, first, ~0U, 0) == 0) return;
-#endif
-  const long max = std::min<long>(::sysconf(_SC_OPEN_MAX), 65536);
-  for (int fd = first; fd < max; ++fd) ::close(fd);
-}
 
 /// Makes `order` this process's setting: its environment and working directory.
 bool take_order(const sw::WorkerOrder& order) {

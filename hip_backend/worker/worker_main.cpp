@@ -4,6 +4,7 @@
 // Usage: hipacm-worker --fd N --parent-pid P [--temp-dir DIR]
 //        hipacm-worker --service SOCKET
 //        hipacm-worker --service-worker TEMP_DIR   (started by the service)
+//        hipacm-worker --emit-header-pch DIR ARCH [OPTION...]   (started by a worker)
 // The host spawns a worker (worker_process.cpp) with a socket on fd N, stdout and stderr on a
 // pipe that the host reads, stdin on /dev/null, and TMPDIR set to DIR, a private directory that
 // the host made for it and removes after it. A host that uses the compile service starts it
@@ -14,6 +15,7 @@
 #include <string_view>
 
 #include "hip_backend/worker/compile_service.h"
+#include "hip_backend/worker/runtime_header_pch_compile.h"
 #include "hip_backend/worker/service_worker.h"
 #include "hip_backend/worker/worker_protocol.h"
 #include "hip_backend/worker/worker_session.h"
@@ -39,6 +41,9 @@ int usage() {
 int main(int argc, char** argv) {
   if (argc == 3 && std::string_view(argv[1]) == "--service") {
     return hipacm::backend::run_compile_service(argv[2]);
+  }
+  if (argc >= 2 && std::string_view(argv[1]) == hipacm::backend::kEmitHeaderPchFlag) {
+    return hipacm::backend::run_runtime_header_pch_helper(argc, argv);
   }
   if (argc == 3 && std::string_view(argv[1]) == "--service-worker") {
     return hipacm::backend::run_service_worker(argv[2]);

@@ -15,9 +15,9 @@
 #include <string_view>
 #include <vector>
 
-#include "hip_backend/dispatch/compile_dispatch.h"
 #include "hip_backend/source_name_policy.h"
 #include "hip_backend/worker/private_temp_dir.h"
+#include "hip_backend/worker/runtime_header_pch_compile.h"
 #include "hip_backend/worker/worker_compiler.h"
 #include "hip_backend/worker/worker_faults.h"
 #include "hip_backend/worker/worker_protocol.h"
@@ -91,7 +91,7 @@ bool refuse_unsafe_names(const CompileRequest& request, CompileResult* result) {
 
 CompileResult compile_safely(const CompileRequest& request) {
   try {
-    return hipacm::backend::compile_for_target(request);
+    return hipacm::backend::compile_in_worker(request);
   } catch (...) {
     return hipacm::backend::failed_compile(hipacm::failure_from_current_exception("hipacm-worker"));
   }

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+// runtime_header_pch_store.cpp - checked lookups, one builder per key, staging and publishing of
+// runtime-header PCHs.
+#include "hip_backend/worker/runtime_header_pch_store.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "hip_backend/runtime_header_pch_file.h"
+#include "hip_backend/worker/private_temp_dir.h"
+#include "hip_backend/worker/runtime_dir.h"
+#include "hip_backend/worker/worker_protocol.h"
+#include "support/unique_fd.h"
+
+namespace hipacm::backend {
+namespace {
+
+constexpr const char* kStagingPrefix = ".stage-";
+
+bool plausible_pch(const std::string& path) {
+  std::size_t size = 0;
+  return UniqueFd(open_plausible_pch(path, &size)).valid();
+}
+
+// A real directory of this user, not a link, that no one else may write.
+bool own_directory(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() &&
+         (st.st_mode & 022) == 0;
+}
+
+}  // namespace
+
+bool valid_runtime_header_pch_key(const std::string& key) {
+  return key.size() == 64 && std::all_of(key.begin(), key.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+RuntimeHeaderPchStore::RuntimeHeaderPchStore(std::string root)
+    : runtime_dir_(root.substr(0, root.rfind('/'))), root_(std::move(root)) {}
+
+RuntimeHeaderPchStore RuntimeHeaderPchStore::in_runtime_dir() {
+  return RuntimeHeaderPchStore(runtime_dir_from_environment() + "/pch");
+}
+
+bool RuntimeHeaderPchStore::usable(std::string* why) const {
+  std::string local;
+  std::string* out = why != nullptr ? why : &local;
+  return make_private_directory(runtime_dir_, out) && make_private_directory(root_, out);
+}
+
+std::optional<std::string> RuntimeHeaderPchStore::ready_dir(const std::string& key) const {
+  if (!valid_runtime_header_pch_key(key) || !usable(nullptr)) return std::nullopt;
+  const std::string dir = root_ + "/" + key;
+  if (!own_directory(dir) || !plausible_pch(dir + "/" + kRuntimeHeaderPchName)) return std::nullopt;
+  return dir;
+}
+
+bool RuntimeHeaderPchStore::refused(const std::string& key) const {
+  if (!valid_runtime_header_pch_key(key) || !usable(nullptr)) return false;
+  struct stat st {};
+  return ::lstat((root_ + "/" + key + ".refused").c_str(), &st) == 0;
+}
+
+void RuntimeHeaderPchStore::forget(const std::string& key) const {
+  if (!valid_runtime_header_pch_key(key) || !usable(nullptr)) return;
+  remove_directory_tree(root_ + "/" + key);
+}
+
+std::optional<RuntimeHeaderPchStore::Claim> RuntimeHeaderPchStore::claim(const std::string& key,
+                                                                         std::string* why) const {
+  if (!valid_runtime_header_pch_key(key)) {
+    if (why != nullptr) *why = "not a PCH key";
+    return std::nullopt;
+  }
+  if (!usable(why)) return std::nullopt;
+  const std::string lock_path = root_ + "/" + key + ".lock";
+  UniqueFd lock(
+      ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600));
+  // The kernel drops a flock when its holder dies, so a builder that crashed blocks no one.
+  if (!lock.valid() || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
+    if (why != nullptr) *why = "another process is building this PCH";
+    return std::nullopt;
+  }
+  return Claim(*this, key, std::move(lock));
+}
+
+void RuntimeHeaderPchStore::evict_oldest_beyond(std::size_t keep) const {
+  std::vector<std::pair<long long, std::string>> entries;
+  if (DIR* dir = ::opendir(root_.c_str())) {
+    while (const dirent* entry = ::readdir(dir)) {
+      const std::string name = entry->d_name;
+      struct stat st {};
+      if (valid_runtime_header_pch_key(name) && ::lstat((root_ + "/" + name).c_str(), &st) == 0 &&
+          S_ISDIR(st.st_mode))
+        entries.emplace_back(static_cast<long long>(st.st_mtime), name);
+    }
+    ::closedir(dir);
+  }
+  if (entries.size() <= keep) return;
+  std::sort(entries.begin(), entries.end());
+  for (std::size_t i = 0; i + keep < entries.size(); ++i)
+    remove_directory_tree(root_ + "/" + entries[i].second);
+}
+
+RuntimeHeaderPchStore::Claim::Claim(const RuntimeHeaderPchStore& store, std::string key,
+                                    UniqueFd lock)
+    : store_(&store), key_(std::move(key)), lock_(std::move(lock)) {}
+
+RuntimeHeaderPchStore::Claim::Claim(Claim&& other) noexcept
+    : store_(other.store_),
+      key_(std::move(other.key_)),
+      lock_(std::move(other.lock_)),
+      staging_(std::exchange(other.staging_, std::string())) {}
+
+RuntimeHeaderPchStore::Claim::~Claim() {
+  if (!staging_.empty()) remove_directory_tree(staging_);
+}
+
+bool RuntimeHeaderPchStore::Claim::make_staging_dir(std::string* why) {
+  if (!staging_.empty()) return true;
+  std::string dir = store_->root_ + "/" + kStagingPrefix + "XXXXXX";
+  if (::mkdtemp(dir.data()) == nullptr) {
+    *why = "cannot make a staging directory in " + store_->root_ + ": " + std::strerror(errno);
+    return false;
+  }
+  staging_ = std::move(dir);
+  return true;
+}
+
+bool RuntimeHeaderPchStore::Claim::publish(std::string* why) {
+  if (staging_.empty() || !plausible_pch(staging_ + "/" + kRuntimeHeaderPchName)) {
+    *why = "no plausible PCH was staged";
+    return false;
+  }
+  store_->evict_oldest_beyond(kMaxEntries - 1);
+  const std::string target = store_->root_ + "/" + key_;
+  remove_directory_tree(target);  // a PCH that failed the plausibility check
+  if (::rename(staging_.c_str(), target.c_str()) != 0) {
+    *why = "cannot publish " + target + ": " + std::strerror(errno);
+    return false;
+  }
+  staging_.clear();
+  return true;
+}
+
+void RuntimeHeaderPchStore::Claim::refuse(const std::string& reason) {
+  const std::string path = store_->root_ + "/" + key_ + ".refused";
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (fd.valid()) wire::write_all(fd.get(), reason.data(), reason.size(), nullptr);
+}
+
+}  // namespace hipacm::backend

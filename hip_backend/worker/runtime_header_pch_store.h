@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+// runtime_header_pch_store.h - the runtime-header PCHs of this user's machine, one checked
+// directory per key in the runtime directory, built by one process at a time.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "support/unique_fd.h"
+
+namespace hipacm::backend {
+
+/// `<runtime dir>/pch/`: `<key>/hiprtc_runtime.h.pch` for each PCH that was checked against a
+/// plain compile, `<key>.refused` for each key whose PCH failed that check (never retried while
+/// the runtime directory lives), and `<key>.lock`, which the one process that builds `<key>`
+/// holds. Every process of the user shares it, so a PCH is built once per machine.
+///
+/// Nothing found here is trusted: the directories must pass make_private_directory, and a PCH is
+/// used only as a regular file of this user (never a link) of at most kMaxRuntimeHeaderPchBytes
+/// that begins like a PCH. Keys are 64 lowercase hex digits; anything else is refused.
+class RuntimeHeaderPchStore {
+ public:
+  /// At most this many keys keep a PCH (about 2.2 MiB each); publishing one more removes the
+  /// oldest.
+  static constexpr std::size_t kMaxEntries = 32;
+
+  explicit RuntimeHeaderPchStore(std::string root);
+
+  /// `<runtime dir>/pch`.
+  static RuntimeHeaderPchStore in_runtime_dir();
+
+  /// The directory holding key's PCH, when it holds one that passes the checks.
+  std::optional<std::string> ready_dir(const std::string& key) const;
+  /// Whether key's PCH was refused.
+  bool refused(const std::string& key) const;
+  /// Removes key's PCH: it failed a compile that then passed without it.
+  void forget(const std::string& key) const;
+
+  /// The right to build one key's PCH, held until destroyed; what it staged and did not publish
+  /// goes with it.
+  class Claim {
+   public:
+    Claim(Claim&& other) noexcept;
+    Claim& operator=(Claim&&) = delete;
+    Claim(const Claim&) = delete;
+    ~Claim();
+
+    /// Makes the claim's private staging directory (once), where the builder writes
+    /// kRuntimeHeaderPchName and tries it.
+    bool make_staging_dir(std::string* why);
+    const std::string& staging_dir() const { return staging_; }
+    /// Moves the staged PCH, when it is plausible, into place for every process; true when it is
+    /// there.
+    bool publish(std::string* why);
+    /// Marks the key refused, with the reason in the marker for whoever looks.
+    void refuse(const std::string& reason);
+
+   private:
+    friend class RuntimeHeaderPchStore;
+    Claim(const RuntimeHeaderPchStore& store, std::string key, UniqueFd lock);
+
+    const RuntimeHeaderPchStore* store_;
+    std::string key_;
+    UniqueFd lock_;
+    std::string staging_;
+  };
+
+  /// The claim on `key`, or nullopt when another process holds it (it is building that PCH now)
+  /// or the store is unusable (*why says which; may be null).
+  std::optional<Claim> claim(const std::string& key, std::string* why) const;
+
+  const std::string& root() const { return root_; }
+
+ private:
+  bool usable(std::string* why) const;
+  void evict_oldest_beyond(std::size_t keep) const;
+
+  std::string runtime_dir_;
+  std::string root_;
+};
+
+/// Whether `key` is 64 lowercase hex digits.
+bool valid_runtime_header_pch_key(const std::string& key);
+
+}  // namespace hipacm::backend
