@@ -110,8 +110,12 @@ void RuntimeHeaderPchStore::evict_oldest_beyond(std::size_t keep) const {
   }
   if (entries.size() <= keep) return;
   std::sort(entries.begin(), entries.end());
-  for (std::size_t i = 0; i + keep < entries.size(); ++i)
+  for (std::size_t i = 0; i + keep < entries.size(); ++i) {
     remove_directory_tree(root_ + "/" + entries[i].second);
+    // At worst a builder that holds it now and one that takes the new file both build: each
+    // publishes only a PCH that passed its own check.
+    ::unlink((root_ + "/" + entries[i].second + ".lock").c_str());
+  }
 }
 
 RuntimeHeaderPchStore::Claim::Claim(const RuntimeHeaderPchStore& store, std::string key,

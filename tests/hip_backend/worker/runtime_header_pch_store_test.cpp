@@ -195,6 +195,8 @@ TEST_F(PchStore, PublishingBeyondTheBoundRemovesTheOldest) {
   }
   EXPECT_EQ(entries, bound);
   EXPECT_EQ(store_->ready_dir(key_of(0)), std::nullopt) << "the oldest went";
+  EXPECT_FALSE(fs::exists(store_->root() + "/" + key_of(0) + ".lock")) << "and its lock file";
+  EXPECT_TRUE(fs::exists(store_->root() + "/" + key_of(1) + ".lock"));
   EXPECT_TRUE(store_->ready_dir(key_of(1)));
   EXPECT_TRUE(store_->ready_dir(key_of(1000)));
 }
