@@ -9,6 +9,8 @@
 // pipe that the host reads, stdin on /dev/null, and TMPDIR set to DIR, a private directory that
 // the host made for it and removes after it. A host that uses the compile service starts it
 // (service_client.cpp) and orders workers from it instead.
+#include <unistd.h>
+
 #include <charconv>
 #include <cstdio>
 #include <string>
@@ -43,7 +45,11 @@ int main(int argc, char** argv) {
     return hipacm::backend::run_compile_service(argv[2]);
   }
   if (argc >= 2 && std::string_view(argv[1]) == hipacm::backend::kEmitHeaderPchFlag) {
-    return hipacm::backend::run_runtime_header_pch_helper(argc, argv);
+    // A one-shot process: the compiler's exit handlers (and a leak checker's report on what
+    // hipRTC keeps for the process's life) have nothing to add to its exit code.
+    const int code = hipacm::backend::run_runtime_header_pch_helper(argc, argv);
+    std::fflush(nullptr);
+    _exit(code);
   }
   if (argc == 3 && std::string_view(argv[1]) == "--service-worker") {
     return hipacm::backend::run_service_worker(argv[2]);
