@@ -165,6 +165,18 @@ CompileResult build_and_check(const CompileRequest& request,
   return plain;
 }
 
+/// A virtual header of the runtime header's name lands where hipRTC's own does, and a plain
+/// compile may include it instead: only the plain compile knows which.
+bool shadows_runtime_header(const CompileRequest& request) {
+  constexpr std::string_view kName = "hiprtc_runtime.h";
+  for (const auto& header : request.headers) {
+    const std::string_view name = header.first;
+    if (name.size() >= kName.size() && name.substr(name.size() - kName.size()) == kName)
+      return true;
+  }
+  return false;
+}
+
 CompileResult compile_with_store(const CompileRequest& request) {
   if (!is_amdgpu_arch(request.arch) || environment_value("HIPACM_HIPRTC_PCH") == "off")
     return compile_for_target(request);
@@ -174,7 +186,8 @@ CompileResult compile_with_store(const CompileRequest& request) {
   } catch (...) {
     return compile_for_target(request);  // it reports what was wrong with the request
   }
-  if (!runtime_header_pch_applies(options, nullptr)) return compile_for_target(request);
+  if (!runtime_header_pch_applies(options, nullptr) || shadows_runtime_header(request))
+    return compile_for_target(request);
   const std::optional<std::string> key = runtime_header_pch_key(request.arch, options);
   if (!key) return compile_for_target(request);
 

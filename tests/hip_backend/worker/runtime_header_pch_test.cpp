@@ -197,6 +197,10 @@ TEST_F(RuntimeHeaderPch, EachOptionSetHasItsOwnPchAndSomeHaveNone) {
   // Paths depend on the directory, and warnings on whether the header is parsed: plain compiles.
   expect_same_as_plain(workers, with_options(1, {"-I" + root_}));
   expect_same_as_plain(workers, with_options(2, {"-Wall"}));
+  // A virtual header of the runtime header's name may take its place in a plain compile.
+  CompileRequest shadowing = make_request(kernel_source(8));
+  shadowing.headers = {{"hiprtc_runtime.h", "#define SHADOW 1\n"}};
+  expect_same_as_plain(workers, shadowing);
   EXPECT_TRUE(ready_keys().empty());
   expect_same_as_plain(workers, with_options(3, {"-DSCALE=2"}));
   std::string why;
