@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -94,6 +95,24 @@ std::optional<RuntimeHeaderPchStore::Claim> RuntimeHeaderPchStore::claim(const s
     return std::nullopt;
   }
   return Claim(*this, key, std::move(lock));
+}
+
+RuntimeHeaderPchStore::Counts RuntimeHeaderPchStore::counts() const {
+  Counts counts;
+  if (!usable(nullptr)) return counts;
+  constexpr std::string_view kRefused = ".refused";
+  if (DIR* dir = ::opendir(root_.c_str())) {
+    while (const dirent* entry = ::readdir(dir)) {
+      const std::string name = entry->d_name;
+      if (ready_dir(name)) ++counts.ready;
+      if (name.size() > kRefused.size() &&
+          name.compare(name.size() - kRefused.size(), kRefused.size(), kRefused) == 0 &&
+          valid_runtime_header_pch_key(name.substr(0, name.size() - kRefused.size())))
+        ++counts.refused;
+    }
+    ::closedir(dir);
+  }
+  return counts;
 }
 
 void RuntimeHeaderPchStore::evict_oldest_beyond(std::size_t keep) const {

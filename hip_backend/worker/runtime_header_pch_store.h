@@ -72,6 +72,13 @@ class RuntimeHeaderPchStore {
 
   const std::string& root() const { return root_; }
 
+  /// What the store holds now, for `hipacm doctor`.
+  struct Counts {
+    std::size_t ready = 0;    ///< keys with a PCH that passes the checks
+    std::size_t refused = 0;  ///< keys refused for good
+  };
+  Counts counts() const;
+
  private:
   bool usable(std::string* why) const;
   void evict_oldest_beyond(std::size_t keep) const;

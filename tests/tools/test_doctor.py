@@ -147,3 +147,37 @@ def test_doctor_says_why_an_unsafe_runtime_directory_turns_the_budget_off(run, t
     assert details["machine_jobs_in_use"] is None
     assert "writable by other users" in details["machine_jobs_off_because"]
     assert not (shared / "worker-slots").exists()
+
+
+def test_doctor_counts_the_runtime_header_pchs(run, tmp_path):
+    runtime = tmp_path / "run"
+    worker = checks_by_name(run("doctor", "--json", env={"HIPACM_RUNTIME_DIR": str(runtime)}).json())["worker"]
+    assert worker["details"]["hiprtc_pch"] == "on"
+    assert worker["details"]["hiprtc_pch_dir"] == str(runtime / "pch")
+    assert worker["details"]["hiprtc_pch_ready"] == 0
+    assert worker["details"]["hiprtc_pch_refused"] == 0
+    store = runtime / "pch"
+    assert (store.stat().st_mode & 0o777) == 0o700
+    ready = store / ("a" * 64)
+    ready.mkdir(mode=0o700)
+    (ready / "hiprtc_runtime.h.pch").write_bytes(b"CPCH" + b"\x01" * 64)
+    # Neither counts: a PCH behind a link, and one that does not begin like a PCH.
+    linked = store / ("b" * 64)
+    linked.mkdir(mode=0o700)
+    (linked / "hiprtc_runtime.h.pch").symlink_to(ready / "hiprtc_runtime.h.pch")
+    bogus = store / ("c" * 64)
+    bogus.mkdir(mode=0o700)
+    (bogus / "hiprtc_runtime.h.pch").write_bytes(b"#include <x>\n")
+    (store / (("d" * 64) + ".refused")).write_text("differed")
+    (store / "not-a-key.refused").write_text("ignored")
+    worker = checks_by_name(run("doctor", "--json", env={"HIPACM_RUNTIME_DIR": str(runtime)}).json())["worker"]
+    assert worker["details"]["hiprtc_pch_ready"] == 1
+    assert worker["details"]["hiprtc_pch_refused"] == 1
+    if worker["details"]["found"]:
+        assert "1 runtime-header PCHs ready" in worker["summary"]
+    off = checks_by_name(
+        run("doctor", "--json", env={"HIPACM_RUNTIME_DIR": str(runtime), "HIPACM_HIPRTC_PCH": "off"}).json()
+    )["worker"]
+    assert off["details"]["hiprtc_pch"] == "off"
+    if off["details"]["found"]:
+        assert "runtime-header PCH off" in off["summary"]

@@ -15,6 +15,7 @@
 #include "hip_backend/hiprtc/hiprtc_release.h"
 #include "hip_backend/worker/machine_budget.h"
 #include "hip_backend/worker/prestart_setting.h"
+#include "hip_backend/worker/runtime_header_pch_store.h"
 #include "hip_backend/worker/service_client.h"
 #include "hip_backend/worker/worker_locator.h"
 #include "hip_backend/worker/worker_process.h"
@@ -158,6 +159,15 @@ Check worker_check() {
                              : std::string("; compile service starts on the first compile");
     }
   }
+  const bool pch = backend::environment_value("HIPACM_HIPRTC_PCH") != "off";
+  const backend::RuntimeHeaderPchStore pch_store = backend::RuntimeHeaderPchStore::in_runtime_dir();
+  const backend::RuntimeHeaderPchStore::Counts pch_counts = pch_store.counts();
+  check.details["hiprtc_pch"] = pch ? "on" : "off";
+  check.details["hiprtc_pch_dir"] = pch_store.root();
+  check.details["hiprtc_pch_ready"] = pch_counts.ready;
+  check.details["hiprtc_pch_refused"] = pch_counts.refused;
+  const std::string pch_text = pch ? fmt::format("; {} runtime-header PCHs ready", pch_counts.ready)
+                                   : std::string("; runtime-header PCH off");
   const std::string budget_text =
       budget.limit() == 0
           ? std::string("no machine-wide worker budget") +
@@ -168,7 +178,7 @@ Check worker_check() {
     flag(check, CheckLevel::kError, prestart_error + ": every mode enter fails",
          "set HIPACM_PRESTART_WORKERS to off, on or a number, or unset it", prestart_error);
   else if (!worker.empty())
-    check.summary = "hipacm-worker at " + worker + "; " + budget_text + service_text;
+    check.summary = "hipacm-worker at " + worker + "; " + budget_text + service_text + pch_text;
   else
     flag(check, CheckLevel::kWarning,
          "no hipacm-worker: compiles run one at a time, in-process; " + why,
