@@ -178,7 +178,8 @@ bool shadows_runtime_header(const CompileRequest& request) {
 }
 
 CompileResult compile_with_store(const CompileRequest& request) {
-  if (!is_amdgpu_arch(request.arch) || environment_value("HIPACM_HIPRTC_PCH") == "off")
+  const RuntimeHeaderPchSetting setting = runtime_header_pch_setting(nullptr);
+  if (!is_amdgpu_arch(request.arch) || setting == RuntimeHeaderPchSetting::kOff)
     return compile_for_target(request);
   std::vector<std::string> options;
   try {
@@ -194,8 +195,19 @@ CompileResult compile_with_store(const CompileRequest& request) {
   const RuntimeHeaderPchStore store = RuntimeHeaderPchStore::in_runtime_dir();
   if (const std::optional<std::string> dir = store.ready_dir(*key)) {
     std::optional<CompileResult> with_pch = compile_in(*dir, request);
-    if (with_pch && with_pch->status == HIPACM_SUCCESS) return std::move(*with_pch);
+    const bool passed = with_pch && with_pch->status == HIPACM_SUCCESS;
+    if (passed && setting != RuntimeHeaderPchSetting::kCheck) return std::move(*with_pch);
     CompileResult plain = compile_for_target(request);
+    if (passed) {
+      // check: every compile is also made plainly, and the plain result is what is returned.
+      if (request.name_expressions.empty() && !same_outcome(plain, *with_pch)) {
+        store.refuse(*key, "a compile with the PCH differed from the plain compile");
+        store.forget(*key);
+        say("refused for " + request.arch + ": its compile of " + request.source_name +
+            " differed from the plain compile");
+      }
+      return plain;
+    }
     if (with_pch && plain.status == HIPACM_SUCCESS) {
       store.forget(*key);
       say("removed the PCH for " + request.arch + ": " + request.source_name +

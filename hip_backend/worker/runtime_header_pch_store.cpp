@@ -21,6 +21,7 @@
 #include "hip_backend/worker/private_temp_dir.h"
 #include "hip_backend/worker/runtime_dir.h"
 #include "hip_backend/worker/worker_protocol.h"
+#include "support/environment.h"
 #include "support/unique_fd.h"
 
 namespace hipacm::backend {
@@ -41,6 +42,15 @@ bool own_directory(const std::string& path) {
 }
 
 }  // namespace
+
+RuntimeHeaderPchSetting runtime_header_pch_setting(std::string* problem) {
+  const std::optional<std::string> value = environment_value("HIPACM_HIPRTC_PCH");
+  if (!value || *value == "on") return RuntimeHeaderPchSetting::kOn;
+  if (*value == "off") return RuntimeHeaderPchSetting::kOff;
+  if (*value == "check") return RuntimeHeaderPchSetting::kCheck;
+  if (problem != nullptr) *problem = "HIPACM_HIPRTC_PCH='" + *value + "' is not on, off or check";
+  return RuntimeHeaderPchSetting::kOn;
+}
 
 bool valid_runtime_header_pch_key(const std::string& key) {
   return key.size() == 64 && std::all_of(key.begin(), key.end(), [](char c) {
@@ -77,6 +87,13 @@ bool RuntimeHeaderPchStore::refused(const std::string& key) const {
 void RuntimeHeaderPchStore::forget(const std::string& key) const {
   if (!valid_runtime_header_pch_key(key) || !usable(nullptr)) return;
   remove_directory_tree(root_ + "/" + key);
+}
+
+void RuntimeHeaderPchStore::refuse(const std::string& key, const std::string& reason) const {
+  if (!valid_runtime_header_pch_key(key) || !usable(nullptr)) return;
+  const std::string path = root_ + "/" + key + ".refused";
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (fd.valid()) wire::write_all(fd.get(), reason.data(), reason.size(), nullptr);
 }
 
 std::optional<RuntimeHeaderPchStore::Claim> RuntimeHeaderPchStore::claim(const std::string& key,
@@ -179,9 +196,7 @@ bool RuntimeHeaderPchStore::Claim::publish(std::string* why) {
 }
 
 void RuntimeHeaderPchStore::Claim::refuse(const std::string& reason) {
-  const std::string path = store_->root_ + "/" + key_ + ".refused";
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (fd.valid()) wire::write_all(fd.get(), reason.data(), reason.size(), nullptr);
+  store_->refuse(key_, reason);
 }
 
 }  // namespace hipacm::backend

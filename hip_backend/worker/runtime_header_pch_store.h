@@ -36,6 +36,8 @@ class RuntimeHeaderPchStore {
   bool refused(const std::string& key) const;
   /// Removes key's PCH: it failed a compile that then passed without it.
   void forget(const std::string& key) const;
+  /// Marks the key refused, with the reason in the marker for whoever looks.
+  void refuse(const std::string& key, const std::string& reason) const;
 
   /// The right to build one key's PCH, held until destroyed; what it staged and did not publish
   /// goes with it.
@@ -86,6 +88,12 @@ class RuntimeHeaderPchStore {
   std::string runtime_dir_;
   std::string root_;
 };
+
+/// HIPACM_HIPRTC_PCH: `on` (default), `off`, or `check` (every compile with a PCH is made
+/// plainly too and the plain result returned; a difference refuses the key).
+enum class RuntimeHeaderPchSetting { kOn, kOff, kCheck };
+/// The setting; an unknown value reads as `on`, with *problem (may be null) saying so.
+RuntimeHeaderPchSetting runtime_header_pch_setting(std::string* problem);
 
 /// Whether `key` is 64 lowercase hex digits.
 bool valid_runtime_header_pch_key(const std::string& key);

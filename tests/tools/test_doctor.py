@@ -181,3 +181,14 @@ def test_doctor_counts_the_runtime_header_pchs(run, tmp_path):
     assert off["details"]["hiprtc_pch"] == "off"
     if off["details"]["found"]:
         assert "runtime-header PCH off" in off["summary"]
+    check = checks_by_name(
+        run("doctor", "--json", env={"HIPACM_RUNTIME_DIR": str(runtime), "HIPACM_HIPRTC_PCH": "check"}).json()
+    )["worker"]
+    assert check["details"]["hiprtc_pch"] == "check"
+    bad = run("doctor", "--json", env={"HIPACM_RUNTIME_DIR": str(runtime), "HIPACM_HIPRTC_PCH": "maybe"})
+    worker = checks_by_name(bad.json())["worker"]
+    assert worker["details"]["hiprtc_pch"] == "on"
+    if worker["details"]["found"]:
+        assert worker["level"] == "warning"
+        assert "HIPACM_HIPRTC_PCH='maybe'" in worker["summary"]
+        assert "on, off or check" in worker["hint"]

@@ -159,10 +159,15 @@ Check worker_check() {
                              : std::string("; compile service starts on the first compile");
     }
   }
-  const bool pch = backend::environment_value("HIPACM_HIPRTC_PCH") != "off";
+  std::string pch_problem;
+  const backend::RuntimeHeaderPchSetting pch_setting =
+      backend::runtime_header_pch_setting(&pch_problem);
+  const bool pch = pch_setting != backend::RuntimeHeaderPchSetting::kOff;
   const backend::RuntimeHeaderPchStore pch_store = backend::RuntimeHeaderPchStore::in_runtime_dir();
   const backend::RuntimeHeaderPchStore::Counts pch_counts = pch_store.counts();
-  check.details["hiprtc_pch"] = pch ? "on" : "off";
+  check.details["hiprtc_pch"] = pch_setting == backend::RuntimeHeaderPchSetting::kCheck ? "check"
+                                : pch                                                   ? "on"
+                                                                                        : "off";
   check.details["hiprtc_pch_dir"] = pch_store.root();
   check.details["hiprtc_pch_ready"] = pch_counts.ready;
   check.details["hiprtc_pch_refused"] = pch_counts.refused;
@@ -177,6 +182,9 @@ Check worker_check() {
   if (!prestart)
     flag(check, CheckLevel::kError, prestart_error + ": every mode enter fails",
          "set HIPACM_PRESTART_WORKERS to off, on or a number, or unset it", prestart_error);
+  else if (!pch_problem.empty())
+    flag(check, CheckLevel::kWarning, pch_problem + ": workers read it as on",
+         "set HIPACM_HIPRTC_PCH to on, off or check, or unset it", pch_problem);
   else if (!worker.empty())
     check.summary = "hipacm-worker at " + worker + "; " + budget_text + service_text + pch_text;
   else

@@ -214,6 +214,18 @@ TEST_F(RuntimeHeaderPch, EachOptionSetHasItsOwnPchAndSomeHaveNone) {
   EXPECT_EQ(ready_keys().size(), 3u);
 }
 
+TEST_F(RuntimeHeaderPch, CheckModeComparesEveryCompileAndFindsNoDifference) {
+  ScopedEnv check("HIPACM_HIPRTC_PCH", "check");
+  WorkerCompiler workers(kWorkerPath, 1, 0);
+  for (int i = 1; i <= 6; ++i) expect_same_as_plain(workers, make_request(kernel_source(i)));
+  std::string why;
+  if (!pch_published(&why)) GTEST_SKIP() << why;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(store_root(), ec)) {
+    EXPECT_NE(entry.path().extension(), ".refused") << "no compile differed";
+  }
+}
+
 TEST_F(RuntimeHeaderPch, TheSwitchKeepsEveryCompilePlain) {
   ScopedEnv off("HIPACM_HIPRTC_PCH", "off");
   WorkerCompiler workers(kWorkerPath, 1, 0);
