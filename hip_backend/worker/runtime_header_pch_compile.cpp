@@ -139,6 +139,26 @@ bool run_helper(const std::string& dir, const CompileRequest& request,
   return false;
 }
 
+/// Whether this hipRTC's compiles load a PCH from the working directory at all: a compile of a
+/// kernel that compiles fails in `dir` when it holds a file that only looks like a PCH. Some
+/// releases' comgr runs the driver elsewhere; there a PCH would only cost its build. nullopt
+/// when it cannot be told.
+std::optional<bool> pch_is_read(const std::string& dir, const CompileRequest& request) {
+  const std::string path = dir + "/" + kRuntimeHeaderPchName;
+  std::string bytes(kPchMagic, sizeof kPchMagic);
+  bytes += " hipacm: a decoy, not a PCH";
+  {
+    UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+    if (!fd.valid() ||
+        ::write(fd.get(), bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size()))
+      return std::nullopt;
+  }
+  const std::optional<CompileResult> decoyed = compile_in(dir, request);
+  ::unlink(path.c_str());
+  if (!decoyed) return std::nullopt;
+  return decoyed->status != HIPACM_SUCCESS;
+}
+
 /// The first compile of a key: has the PCH emitted, checks it, publishes it. Returns the plain
 /// result.
 CompileResult build_and_check(const CompileRequest& request,
@@ -148,7 +168,17 @@ CompileResult build_and_check(const CompileRequest& request,
   // A kernel that does not compile proves nothing about the PCH; the next one will.
   if (plain.status != HIPACM_SUCCESS) return plain;
   std::string why;
-  if (!claim.make_staging_dir(&why) || !run_helper(claim.staging_dir(), request, options, &why)) {
+  if (!claim.make_staging_dir(&why)) {
+    say("not used for " + request.arch + ": " + why);
+    return plain;
+  }
+  const std::optional<bool> read = pch_is_read(claim.staging_dir(), request);
+  if (!read) return plain;  // not a verdict on the PCH
+  if (!*read) {
+    claim.refuse("this hipRTC does not load a PCH from the working directory");
+    return plain;
+  }
+  if (!run_helper(claim.staging_dir(), request, options, &why)) {
     claim.refuse(why);
     say("not used for " + request.arch + ": " + why);
     return plain;

@@ -15,10 +15,13 @@ namespace hipacm::backend {
 /// directory for its key, where clang's driver loads the PCH in place of that parse. Keys cover
 /// the toolchain, the arch and every option, so a PCH serves only the compiles it was built for.
 /// The rules:
-///  - the first process to need a key has hipRTC itself emit the PCH (in a helper process, see
-///    run_runtime_header_pch_helper), compiles its kernel both ways, and publishes the PCH only
-///    when the code, the lowered names and the log are byte for byte the same; otherwise the key
-///    is refused for good. It returns the plain result either way;
+///  - the first process to need a key first checks that this hipRTC loads a PCH from the
+///    working directory at all (a decoy file must make its kernel fail; some releases' comgr
+///    runs the driver elsewhere, and the key is refused there). It then has hipRTC itself emit
+///    the PCH (in a helper process, see run_runtime_header_pch_helper), compiles its kernel both
+///    ways, and publishes the PCH only when the code, the lowered names and the log are byte for
+///    byte the same; otherwise the key is refused for good. It returns the plain result either
+///    way;
 ///  - a compile that fails with a PCH is compiled again without one; when that passes, the PCH
 ///    is removed and the plain result returned. So a PCH never turns a valid program away;
 ///  - everything else (another arch, another option, HIPACM_HIPRTC_PCH=off, a store that cannot
