@@ -4,6 +4,7 @@
 #include "hip_backend/worker/runtime_header_pch_compile.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -28,6 +29,7 @@
 #include "hip_backend/worker/runtime_header_pch_store.h"
 #include "hip_backend/worker/spawn_setup.h"
 #include "hip_backend/worker/worker_compiler.h"
+#include "hip_backend/worker/worker_protocol.h"
 #include "support/environment.h"
 #include "support/failure.h"
 #include "support/unique_fd.h"
@@ -93,28 +95,47 @@ std::vector<std::string> helper_environment(const std::string& temp_dir) {
   return out;
 }
 
-/// Runs the helper for `request` into `dir` and waits for it. True when it wrote the PCH.
-bool run_helper(const std::string& dir, const CompileRequest& request,
-                const std::vector<std::string>& options, std::string* why) {
+/// Writes `bytes` to a new file `path` (never through a link).
+bool write_new_file(const std::string& path, const std::vector<std::uint8_t>& bytes,
+                    std::string* why) {
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!fd.valid()) {
+    *why = "cannot write " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  return wire::write_all(fd.get(), bytes.data(), bytes.size(), why);
+}
+
+/// Reads the one frame in file `path` (bounded by the wire format's limits).
+bool read_frame_file(const std::string& path, wire::FrameHeader* header,
+                     std::vector<std::uint8_t>* payload, std::string* why) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY));
+  if (!fd.valid()) {
+    *why = "cannot read " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  if (wire::read_frame(fd.get(), header, payload, why) == wire::ReadStatus::kFrame) return true;
+  if (why->empty()) *why = path + " holds no frame";
+  return false;
+}
+
+/// Starts the helper on `dir` (which holds the request); -1 with *why when it cannot start.
+pid_t start_helper(const std::string& dir, std::string* why) {
   const std::string temp_dir = dir + "/tmp";
   if (::mkdir(temp_dir.c_str(), 0700) != 0) {
     *why = "cannot make " + temp_dir + ": " + std::strerror(errno);
-    return false;
+    return -1;
   }
   std::error_code ec;
-  const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (ec) {
     *why = "cannot find this executable: " + ec.message();
-    return false;
+    return -1;
   }
-  std::vector<std::string> args = {self, kEmitHeaderPchFlag, dir, request.arch};
-  args.insert(args.end(), options.begin(), options.end());
-  std::vector<char*> argv;
-  for (std::string& arg : args) argv.push_back(arg.data());
-  argv.push_back(nullptr);
+  std::string flag = kEmitHeaderPchFlag, where = dir;
+  char* argv[] = {self.data(), flag.data(), where.data(), nullptr};
   const std::vector<std::string> environment = helper_environment(temp_dir);
   std::vector<char*> envp = spawn_environment(environment);
-
   SpawnSetup setup;
   posix_spawn_file_actions_t* actions = setup.actions();
   const bool ok =
@@ -122,77 +143,34 @@ bool run_helper(const std::string& dir, const CompileRequest& request,
       posix_spawn_file_actions_addchdir_np(actions, dir.c_str()) == 0 && setup.default_signals();
   pid_t pid = -1;
   const int rc =
-      ok ? posix_spawn(&pid, self.c_str(), actions, setup.attr(), argv.data(), envp.data())
-         : ENOMEM;
+      ok ? posix_spawn(&pid, self.c_str(), actions, setup.attr(), argv, envp.data()) : ENOMEM;
   if (rc != 0) {
     *why = "cannot start the PCH helper: " + std::string(std::strerror(rc));
-    return false;
+    return -1;
   }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  remove_directory_tree(temp_dir);
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
-  *why = WIFSIGNALED(status)
-             ? "the PCH helper died of signal " + std::to_string(WTERMSIG(status))
-             : "the PCH helper failed (exit " + std::to_string(WEXITSTATUS(status)) + ")";
-  return false;
+  return pid;
 }
 
-/// Whether this hipRTC's compiles load a PCH from the working directory at all: a compile of a
-/// kernel that compiles fails in `dir` when it holds a file that only looks like a PCH. Some
-/// releases' comgr runs the driver elsewhere; there a PCH would only cost its build. nullopt
-/// when it cannot be told.
-std::optional<bool> pch_is_read(const std::string& dir, const CompileRequest& request) {
-  const std::string path = dir + "/" + kRuntimeHeaderPchName;
+// The helper's exit codes.
+constexpr int kHelperDone = 0;
+constexpr int kHelperPchNotRead = 3;
+
+/// What the helper's status says, for a refusal.
+std::string helper_failure(int status) {
+  if (WIFSIGNALED(status))
+    return "the PCH helper died of signal " + std::to_string(WTERMSIG(status));
+  if (WEXITSTATUS(status) == kHelperPchNotRead)
+    return "this hipRTC does not load a PCH from the working directory";
+  return "the PCH helper failed (exit " + std::to_string(WEXITSTATUS(status)) + ")";
+}
+
+/// The decoy a compile must fail on when its hipRTC loads a PCH from the working directory.
+bool write_decoy(const std::string& path) {
   std::string bytes(kPchMagic, sizeof kPchMagic);
   bytes += " hipacm: a decoy, not a PCH";
-  {
-    UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
-    if (!fd.valid() ||
-        ::write(fd.get(), bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size()))
-      return std::nullopt;
-  }
-  const std::optional<CompileResult> decoyed = compile_in(dir, request);
-  ::unlink(path.c_str());
-  if (!decoyed) return std::nullopt;
-  return decoyed->status != HIPACM_SUCCESS;
-}
-
-/// The first compile of a key: has the PCH emitted, checks it, publishes it. Returns the plain
-/// result.
-CompileResult build_and_check(const CompileRequest& request,
-                              const std::vector<std::string>& options,
-                              RuntimeHeaderPchStore::Claim claim) {
-  CompileResult plain = compile_for_target(request);
-  // A kernel that does not compile proves nothing about the PCH; the next one will.
-  if (plain.status != HIPACM_SUCCESS) return plain;
-  std::string why;
-  if (!claim.make_staging_dir(&why)) {
-    say("not used for " + request.arch + ": " + why);
-    return plain;
-  }
-  const std::optional<bool> read = pch_is_read(claim.staging_dir(), request);
-  if (!read) return plain;  // not a verdict on the PCH
-  if (!*read) {
-    claim.refuse("this hipRTC does not load a PCH from the working directory");
-    return plain;
-  }
-  if (!run_helper(claim.staging_dir(), request, options, &why)) {
-    claim.refuse(why);
-    say("not used for " + request.arch + ": " + why);
-    return plain;
-  }
-  const std::optional<CompileResult> with_pch = compile_in(claim.staging_dir(), request);
-  if (!with_pch) return plain;  // not a verdict on the PCH
-  if (!same_outcome(plain, *with_pch)) {
-    claim.refuse("a compile with the PCH differed from the plain compile");
-    say("refused for " + request.arch + ": its compile of " + request.source_name +
-        " differed from the plain compile");
-    return plain;
-  }
-  if (!claim.publish(&why)) say(why);
-  return plain;
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+  return fd.valid() &&
+         ::write(fd.get(), bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
 }
 
 /// A virtual header of the runtime header's name lands where hipRTC's own does, and a plain
@@ -207,7 +185,8 @@ bool shadows_runtime_header(const CompileRequest& request) {
   return false;
 }
 
-CompileResult compile_with_store(const CompileRequest& request) {
+CompileResult compile_with_store(const CompileRequest& request,
+                                 std::optional<PendingPchBuild>* pending) {
   const RuntimeHeaderPchSetting setting = runtime_header_pch_setting(nullptr);
   if (!is_amdgpu_arch(request.arch) || setting == RuntimeHeaderPchSetting::kOff)
     return compile_for_target(request);
@@ -245,19 +224,23 @@ CompileResult compile_with_store(const CompileRequest& request) {
     }
     return plain;
   }
-  // hipRTC 6.4 and 7.2 order the variables behind name expressions differently from one compile
-  // to the next, so such a kernel cannot show that a PCH changes nothing.
-  if (!request.name_expressions.empty() || store.refused(*key)) return compile_for_target(request);
-  std::optional<RuntimeHeaderPchStore::Claim> claim = store.claim(*key, nullptr);
-  if (!claim) return compile_for_target(request);
-  return build_and_check(request, options, std::move(*claim));
+  CompileResult plain = compile_for_target(request);
+  // A kernel that does not compile proves nothing about a PCH, nor does one with name
+  // expressions: hipRTC 6.4 and 7.2 order the variables behind them differently from one
+  // compile to the next.
+  if (plain.status != HIPACM_SUCCESS || !request.name_expressions.empty() || store.refused(*key))
+    return plain;
+  if (std::optional<RuntimeHeaderPchStore::Claim> claim = store.claim(*key, nullptr))
+    pending->emplace(PendingPchBuild{request, plain, std::move(*claim)});
+  return plain;
 }
 
 }  // namespace
 
-CompileResult compile_in_worker(const CompileRequest& request) {
+CompileResult compile_in_worker(const CompileRequest& request,
+                                std::optional<PendingPchBuild>* pending) {
   try {
-    return compile_with_store(request);
+    return compile_with_store(request, pending);
   } catch (...) {
     // Whatever failed around the PCH, the plain compile still decides.
   }
@@ -268,27 +251,113 @@ CompileResult compile_in_worker(const CompileRequest& request) {
   }
 }
 
+PchBuild::PchBuild(PendingPchBuild build) : build_(std::move(build)) {
+  std::string why;
+  std::vector<std::uint8_t> frame;
+  RuntimeHeaderPchStore::Claim& claim = build_.claim;
+  if (!claim.make_staging_dir(&why) ||
+      !wire::encode_request_frame(0, build_.request, &frame, &why) ||
+      !write_new_file(claim.staging_dir() + "/request", frame, &why) ||
+      (pid_ = start_helper(claim.staging_dir(), &why)) < 0) {
+    // Not a verdict on the PCH: the claim goes, and a later compile tries again.
+    say("not built for " + build_.request.arch + ": " + why);
+  }
+}
+
+PchBuild::~PchBuild() {
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+bool PchBuild::finished() noexcept {
+  if (pid_ <= 0) return true;
+  int status = 0;
+  const pid_t done = ::waitpid(pid_, &status, WNOHANG);
+  if (done == 0 || (done < 0 && errno == EINTR)) return false;
+  pid_ = -1;
+  if (done < 0) return true;
+  try {
+    conclude(status);
+  } catch (...) {
+    // A PCH is an optimisation: nothing here may end the worker.
+  }
+  return true;
+}
+
+void PchBuild::conclude(int status) {
+  RuntimeHeaderPchStore::Claim& claim = build_.claim;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != kHelperDone) {
+    claim.refuse(helper_failure(status));
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != kHelperPchNotRead)
+      say("not used for " + build_.request.arch + ": " + helper_failure(status));
+    return;
+  }
+  std::string why;
+  wire::FrameHeader header;
+  std::vector<std::uint8_t> payload;
+  CompileResult with_pch;
+  if (!read_frame_file(claim.staging_dir() + "/result", &header, &payload, &why) ||
+      !wire::decode_result_frame(header, payload, &with_pch, &why)) {
+    claim.refuse("the PCH helper's result: " + why);
+    return;
+  }
+  if (!same_outcome(build_.plain, with_pch)) {
+    claim.refuse("a compile with the PCH differed from the plain compile");
+    say("refused for " + build_.request.arch + ": its compile of " + build_.request.source_name +
+        " differed from the plain compile");
+    return;
+  }
+  if (!claim.publish(&why)) say(why);
+}
+
 int run_runtime_header_pch_helper(int argc, char** argv) {
-  if (argc < 4 || argv[2][0] != '/') return 2;
+  if (argc != 3 || argv[2][0] != '/') return 2;
   // Nothing of the worker's (its host's socket above all) stays open in here.
   close_from(3);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   ::alarm(kHelperSeconds);
-  const std::string dir = argv[2];
-  if (environment_value(kSaveTemps) != "1" || environment_value("TMPDIR") != dir + "/tmp") {
-    std::fprintf(stderr, "hipacm-worker: %s runs only as the worker starts it\n",
-                 kEmitHeaderPchFlag);
+  const std::string dir = argv[2], temp_dir = dir + "/tmp";
+  const std::string pch = dir + "/" + kRuntimeHeaderPchName;
+  if (environment_value(kSaveTemps) != "1" || environment_value("TMPDIR") != temp_dir) {
+    std::fprintf(stderr, "hipacm-worker: %s runs only as a worker starts it\n", kEmitHeaderPchFlag);
     return 2;
   }
   try {
-    CompileRequest request;
-    request.arch = argv[3];
-    request.options.assign(argv + 4, argv + argc);
-    // The worker passes hipRTC's whole option list, its arch option included.
     std::string why;
-    if (emit_runtime_header_pch(request, dir + "/tmp", dir + "/" + kRuntimeHeaderPchName, &why))
-      return 0;
-    std::fprintf(stderr, "hipacm-worker: runtime-header PCH: %s\n", why.c_str());
+    wire::FrameHeader header;
+    std::vector<std::uint8_t> payload;
+    CompileRequest request;
+    if (!read_frame_file(dir + "/request", &header, &payload, &why) ||
+        header.type != wire::FrameType::kCompileRequest ||
+        !wire::decode_request(payload.data(), payload.size(), &request, &why)) {
+      std::fprintf(stderr, "hipacm-worker: runtime-header PCH: the request: %s\n", why.c_str());
+      return 1;
+    }
+    // 1. Does this hipRTC load a PCH from the working directory at all? With a decoy there, a
+    //    kernel that compiles must fail.
+    if (!write_decoy(pch)) return 1;
+    const CompileResult decoyed = compile_for_target(request);
+    ::unlink(pch.c_str());
+    if (decoyed.status == HIPACM_SUCCESS) return kHelperPchNotRead;
+    remove_directory_contents(temp_dir);
+    // 2. hipRTC emits the PCH with the request's own options.
+    if (!emit_runtime_header_pch(request, temp_dir, pch, &why)) {
+      std::fprintf(stderr, "hipacm-worker: runtime-header PCH: %s\n", why.c_str());
+      return 1;
+    }
+    remove_directory_contents(temp_dir);
+    // 3. The kernel again, with the PCH, for the worker to compare with its plain compile.
+    const CompileResult with_pch = compile_for_target(request);
+    std::vector<std::uint8_t> frame;
+    if (!wire::encode_result_frame(0, with_pch, &frame, &why) ||
+        !write_new_file(dir + "/result", frame, &why)) {
+      std::fprintf(stderr, "hipacm-worker: runtime-header PCH: %s\n", why.c_str());
+      return 1;
+    }
+    return kHelperDone;
   } catch (...) {
     std::fprintf(stderr, "hipacm-worker: runtime-header PCH: %s\n",
                  failure_from_current_exception("emit").message.c_str());

@@ -156,10 +156,12 @@ void RuntimeHeaderPchStore::evict_oldest_beyond(std::size_t keep) const {
 
 RuntimeHeaderPchStore::Claim::Claim(const RuntimeHeaderPchStore& store, std::string key,
                                     UniqueFd lock)
-    : store_(&store), key_(std::move(key)), lock_(std::move(lock)) {}
+    : store_(std::make_unique<const RuntimeHeaderPchStore>(store)),
+      key_(std::move(key)),
+      lock_(std::move(lock)) {}
 
 RuntimeHeaderPchStore::Claim::Claim(Claim&& other) noexcept
-    : store_(other.store_),
+    : store_(std::move(other.store_)),
       key_(std::move(other.key_)),
       lock_(std::move(other.lock_)),
       staging_(std::exchange(other.staging_, std::string())) {}
@@ -183,6 +185,19 @@ bool RuntimeHeaderPchStore::Claim::publish(std::string* why) {
   if (staging_.empty() || !plausible_pch(staging_ + "/" + kRuntimeHeaderPchName)) {
     *why = "no plausible PCH was staged";
     return false;
+  }
+  // Only the PCH goes public: the builder's request, result and compiler files stay behind.
+  if (DIR* dir = ::opendir(staging_.c_str())) {
+    std::vector<std::string> others;
+    while (const dirent* entry = ::readdir(dir)) {
+      const std::string name = entry->d_name;
+      if (name != "." && name != ".." && name != kRuntimeHeaderPchName) others.push_back(name);
+    }
+    ::closedir(dir);
+    for (const std::string& name : others) {
+      const std::string path = staging_ + "/" + name;
+      if (::unlink(path.c_str()) != 0) remove_directory_tree(path);
+    }
   }
   store_->evict_oldest_beyond(kMaxEntries - 1);
   const std::string target = store_->root_ + "/" + key_;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -62,7 +63,8 @@ class RuntimeHeaderPchStore {
     friend class RuntimeHeaderPchStore;
     Claim(const RuntimeHeaderPchStore& store, std::string key, UniqueFd lock);
 
-    const RuntimeHeaderPchStore* store_;
+    /// A copy: a claim outlives the store object it came from.
+    std::unique_ptr<const RuntimeHeaderPchStore> store_;
     std::string key_;
     UniqueFd lock_;
     std::string staging_;

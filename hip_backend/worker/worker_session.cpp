@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // worker_session.cpp - one worker's life: serves compile requests over its socket until EOF.
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -11,6 +12,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -89,9 +91,10 @@ bool refuse_unsafe_names(const CompileRequest& request, CompileResult* result) {
   return true;
 }
 
-CompileResult compile_safely(const CompileRequest& request) {
+CompileResult compile_safely(const CompileRequest& request,
+                             std::optional<hipacm::backend::PendingPchBuild>* pending) {
   try {
-    return hipacm::backend::compile_in_worker(request);
+    return hipacm::backend::compile_in_worker(request, pending);
   } catch (...) {
     return hipacm::backend::failed_compile(hipacm::failure_from_current_exception("hipacm-worker"));
   }
@@ -168,7 +171,20 @@ int serve(int fd, const std::vector<WorkerFault>& faults, const std::string& tem
   wire::FrameHeader header;
   std::vector<std::uint8_t> payload, frame;
   std::string error;
+  // Declared before the loop's exits, so that a helper still running is killed and reaped on
+  // every one of them.
+  std::optional<hipacm::backend::PchBuild> building;
   for (;;) {
+    // While a PCH is being built, look after it between polls of the socket; the next request
+    // is read as soon as it arrives.
+    while (building) {
+      if (building->finished()) {
+        building.reset();
+        break;
+      }
+      pollfd socket{fd, POLLIN, 0};
+      if (::poll(&socket, 1, 20) > 0) break;
+    }
     switch (wire::read_frame(fd, &header, &payload, &error)) {
       case wire::ReadStatus::kEof:
         sleep_ms(session_delay_ms(faults, WorkerFault::Kind::kSlowExit));
@@ -192,9 +208,10 @@ int serve(int fd, const std::vector<WorkerFault>& faults, const std::string& tem
 
     bool respond = true;
     CompileResult result;
+    std::optional<hipacm::backend::PendingPchBuild> pending;
     if (!refuse_unsafe_names(request, &result)) {
       const WorkerFault* fault = hipacm::backend::match_worker_fault(faults, request);
-      result = fault ? inject(*fault, request, fd, &respond) : compile_safely(request);
+      result = fault ? inject(*fault, request, fd, &respond) : compile_safely(request, &pending);
     }
     // Nothing of this compile (the source comgr wrote out) outlives it.
     if (empty_temp_dir) hipacm::backend::remove_directory_contents(temp_dir);
@@ -215,6 +232,8 @@ int serve(int fd, const std::vector<WorkerFault>& faults, const std::string& tem
       // The host went away mid-request; nobody is left to serve.
       return 0;
     }
+    // The host has its result; the build runs beside the next requests, never before them.
+    if (pending && !building) building.emplace(std::move(*pending));
   }
 }
 
