@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -28,6 +29,8 @@ namespace hipacm::backend {
 namespace {
 
 constexpr const char* kStagingPrefix = ".stage-";
+/// A build takes seconds; a staging directory this old lost its builder.
+constexpr std::time_t kStaleStagingSeconds = 3600;
 
 bool plausible_pch(const std::string& path) {
   std::size_t size = 0;
@@ -132,6 +135,22 @@ RuntimeHeaderPchStore::Counts RuntimeHeaderPchStore::counts() const {
   return counts;
 }
 
+void RuntimeHeaderPchStore::remove_stale_staging() const {
+  const std::time_t stale = std::time(nullptr) - kStaleStagingSeconds;
+  std::vector<std::string> names;
+  if (DIR* dir = ::opendir(root_.c_str())) {
+    while (const dirent* entry = ::readdir(dir)) {
+      const std::string name = entry->d_name;
+      struct stat st {};
+      if (name.rfind(kStagingPrefix, 0) == 0 && ::lstat((root_ + "/" + name).c_str(), &st) == 0 &&
+          S_ISDIR(st.st_mode) && st.st_mtime < stale)
+        names.push_back(name);
+    }
+    ::closedir(dir);
+  }
+  for (const std::string& name : names) remove_directory_tree(root_ + "/" + name);
+}
+
 void RuntimeHeaderPchStore::evict_oldest_beyond(std::size_t keep) const {
   std::vector<std::pair<long long, std::string>> entries;
   if (DIR* dir = ::opendir(root_.c_str())) {
@@ -172,6 +191,7 @@ RuntimeHeaderPchStore::Claim::~Claim() {
 
 bool RuntimeHeaderPchStore::Claim::make_staging_dir(std::string* why) {
   if (!staging_.empty()) return true;
+  store_->remove_stale_staging();
   std::string dir = store_->root_ + "/" + kStagingPrefix + "XXXXXX";
   if (::mkdtemp(dir.data()) == nullptr) {
     *why = "cannot make a staging directory in " + store_->root_ + ": " + std::strerror(errno);

@@ -86,6 +86,8 @@ class RuntimeHeaderPchStore {
  private:
   bool usable(std::string* why) const;
   void evict_oldest_beyond(std::size_t keep) const;
+  /// Removes staging directories that a killed builder left behind.
+  void remove_stale_staging() const;
 
   std::string runtime_dir_;
   std::string root_;

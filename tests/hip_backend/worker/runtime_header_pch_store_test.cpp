@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -109,6 +110,22 @@ TEST_F(PchStore, OneBuilderPerKeyAndAClaimEndsWithItsHolder) {
   }
   EXPECT_TRUE(store_->claim(key_of(1), nullptr)) << "the claim was released";
   EXPECT_EQ(store_->ready_dir(key_of(1)), std::nullopt);
+}
+
+TEST_F(PchStore, StagingThatAKilledBuilderLeftIsRemovedOnceStale) {
+  publish(key_of(1));  // makes the store
+  const std::string stale = store_->root() + "/.stage-stale1",
+                    fresh = store_->root() + "/.stage-fresh1";
+  fs::create_directory(stale);
+  fs::create_directory(fresh);
+  std::ofstream(stale + "/" + kRuntimeHeaderPchName) << kPch;
+  fs::last_write_time(stale, fs::file_time_type::clock::now() - std::chrono::hours(2));
+  std::optional<RuntimeHeaderPchStore::Claim> claim = store_->claim(key_of(2), nullptr);
+  ASSERT_TRUE(claim);
+  std::string why;
+  ASSERT_TRUE(claim->make_staging_dir(&why)) << why;
+  EXPECT_FALSE(fs::exists(stale)) << "an hour-old staging directory lost its builder";
+  EXPECT_TRUE(fs::exists(fresh)) << "a recent one may still be in use";
 }
 
 TEST_F(PchStore, ARefusedKeyStaysRefusedAndAForgottenPchIsGone) {
