@@ -153,14 +153,11 @@ pid_t start_helper(const std::string& dir, std::string* why) {
 
 // The helper's exit codes.
 constexpr int kHelperDone = 0;
-constexpr int kHelperPchNotRead = 3;
 
 /// What the helper's status says, for a refusal.
 std::string helper_failure(int status) {
   if (WIFSIGNALED(status))
     return "the PCH helper died of signal " + std::to_string(WTERMSIG(status));
-  if (WEXITSTATUS(status) == kHelperPchNotRead)
-    return "this hipRTC does not load a PCH from the working directory";
   return "the PCH helper failed (exit " + std::to_string(WEXITSTATUS(status)) + ")";
 }
 
@@ -255,11 +252,30 @@ PchBuild::PchBuild(PendingPchBuild build) : build_(std::move(build)) {
   std::string why;
   std::vector<std::uint8_t> frame;
   RuntimeHeaderPchStore::Claim& claim = build_.claim;
-  if (!claim.make_staging_dir(&why) ||
-      !wire::encode_request_frame(0, build_.request, &frame, &why) ||
+  if (!claim.make_staging_dir(&why)) {
+    say("not built for " + build_.request.arch + ": " + why);
+    return;  // not a verdict on the PCH: the claim goes, and a later compile tries again
+  }
+  // Does this hipRTC load a PCH from the working directory at all? With a decoy there, a kernel
+  // that compiles must fail: quickly where it is loaded, so the check costs little where the
+  // PCH will help. In this process, not the helper's: comgr keeping its files there changes what
+  // it compiles on some releases.
+  const std::string decoy_dir = claim.staging_dir() + "/decoy";
+  if (::mkdir(decoy_dir.c_str(), 0700) != 0 ||
+      !write_decoy(decoy_dir + "/" + kRuntimeHeaderPchName)) {
+    say("not built for " + build_.request.arch + ": cannot write the decoy");
+    return;
+  }
+  const std::optional<CompileResult> decoyed = compile_in(decoy_dir, build_.request);
+  remove_directory_tree(decoy_dir);
+  if (!decoyed) return;
+  if (decoyed->status == HIPACM_SUCCESS) {
+    claim.refuse("this hipRTC does not load a PCH from the working directory");
+    return;
+  }
+  if (!wire::encode_request_frame(0, build_.request, &frame, &why) ||
       !write_new_file(claim.staging_dir() + "/request", frame, &why) ||
       (pid_ = start_helper(claim.staging_dir(), &why)) < 0) {
-    // Not a verdict on the PCH: the claim goes, and a later compile tries again.
     say("not built for " + build_.request.arch + ": " + why);
   }
 }
@@ -291,25 +307,19 @@ void PchBuild::conclude(int status) {
   RuntimeHeaderPchStore::Claim& claim = build_.claim;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != kHelperDone) {
     claim.refuse(helper_failure(status));
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != kHelperPchNotRead)
-      say("not used for " + build_.request.arch + ": " + helper_failure(status));
+    say("not used for " + build_.request.arch + ": " + helper_failure(status));
     return;
   }
-  std::string why;
-  wire::FrameHeader header;
-  std::vector<std::uint8_t> payload;
-  CompileResult with_pch;
-  if (!read_frame_file(claim.staging_dir() + "/result", &header, &payload, &why) ||
-      !wire::decode_result_frame(header, payload, &with_pch, &why)) {
-    claim.refuse("the PCH helper's result: " + why);
-    return;
-  }
-  if (!same_outcome(build_.plain, with_pch)) {
+  // The kernel again, here, with the PCH: the one compile a build costs this worker's time.
+  const std::optional<CompileResult> with_pch = compile_in(claim.staging_dir(), build_.request);
+  if (!with_pch) return;  // not a verdict on the PCH
+  if (!same_outcome(build_.plain, *with_pch)) {
     claim.refuse("a compile with the PCH differed from the plain compile");
     say("refused for " + build_.request.arch + ": its compile of " + build_.request.source_name +
         " differed from the plain compile");
     return;
   }
+  std::string why;
   if (!claim.publish(&why)) say(why);
 }
 
@@ -336,24 +346,8 @@ int run_runtime_header_pch_helper(int argc, char** argv) {
       std::fprintf(stderr, "hipacm-worker: runtime-header PCH: the request: %s\n", why.c_str());
       return 1;
     }
-    // 1. Does this hipRTC load a PCH from the working directory at all? With a decoy there, a
-    //    kernel that compiles must fail.
-    if (!write_decoy(pch)) return 1;
-    const CompileResult decoyed = compile_for_target(request);
-    ::unlink(pch.c_str());
-    if (decoyed.status == HIPACM_SUCCESS) return kHelperPchNotRead;
-    remove_directory_contents(temp_dir);
-    // 2. hipRTC emits the PCH with the request's own options.
+    // hipRTC emits the PCH with the request's own options.
     if (!emit_runtime_header_pch(request, temp_dir, pch, &why)) {
-      std::fprintf(stderr, "hipacm-worker: runtime-header PCH: %s\n", why.c_str());
-      return 1;
-    }
-    remove_directory_contents(temp_dir);
-    // 3. The kernel again, with the PCH, for the worker to compare with its plain compile.
-    const CompileResult with_pch = compile_for_target(request);
-    std::vector<std::uint8_t> frame;
-    if (!wire::encode_result_frame(0, with_pch, &frame, &why) ||
-        !write_new_file(dir + "/result", frame, &why)) {
       std::fprintf(stderr, "hipacm-worker: runtime-header PCH: %s\n", why.c_str());
       return 1;
     }

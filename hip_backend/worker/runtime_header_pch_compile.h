@@ -41,12 +41,14 @@ struct PendingPchBuild {
 CompileResult compile_in_worker(const CompileRequest& request,
                                 std::optional<PendingPchBuild>* pending);
 
-/// One key's PCH being built and checked by the helper process (run_runtime_header_pch_helper)
-/// while the worker goes on serving: the helper shows that this hipRTC loads a PCH from the
-/// working directory at all (a decoy must make the kernel fail; some releases' comgr runs the
-/// driver elsewhere), has hipRTC emit the PCH and compiles the kernel with it. The PCH is
-/// published only when that result equals the plain one byte for byte (code, lowered names,
-/// log); otherwise the key is refused for good. No host request ever waits for it.
+/// One key's PCH being built and checked. The worker first shows that this hipRTC loads a PCH
+/// from the working directory at all (with a decoy there its kernel must fail: quickly where the
+/// PCH is loaded; some releases' comgr runs the driver elsewhere, and the key is refused). Then
+/// the helper process (run_runtime_header_pch_helper) has hipRTC emit the PCH while the worker
+/// goes on serving. When it is done, the worker compiles the kernel with it, between two
+/// requests, and publishes the PCH only when that result equals the plain one byte for byte
+/// (code, lowered names, log); otherwise the key is refused for good. The two compiles of the
+/// worker's own are the only time a host's next request can wait on a build.
 class PchBuild {
  public:
   /// Starts the helper; a build that cannot start lets its claim go (a later compile retries).
@@ -70,11 +72,11 @@ class PchBuild {
 /// The helper's command line: `hipacm-worker --emit-header-pch DIR`.
 inline constexpr const char* kEmitHeaderPchFlag = "--emit-header-pch";
 
-/// The helper process, on a directory that holds the request as a wire frame (DIR/request):
-/// the decoy test, then DIR/hiprtc_runtime.h.pch from hipRTC (with comgr keeping its files in
-/// DIR/tmp), then DIR/result, the kernel's result with that PCH. Its own process because comgr
-/// reads AMD_COMGR_SAVE_TEMPS once, at its first use. Returns the exit code: 0 when the result
-/// was written, 3 when this hipRTC ignored the decoy.
+/// The helper process, on a directory that holds the request as a wire frame (DIR/request): has
+/// hipRTC emit DIR/hiprtc_runtime.h.pch for the request's arch and options, with comgr keeping
+/// its files in DIR/tmp. Its own process because comgr reads AMD_COMGR_SAVE_TEMPS once, at its
+/// first use, and because keeping its files changes what comgr compiles on some releases.
+/// Returns the exit code: 0 when the PCH was written.
 int run_runtime_header_pch_helper(int argc, char** argv);
 
 }  // namespace hipacm::backend
