@@ -161,13 +161,14 @@ std::string helper_failure(int status) {
   return "the PCH helper failed (exit " + std::to_string(WEXITSTATUS(status)) + ")";
 }
 
-/// The decoy a compile must fail on when its hipRTC loads a PCH from the working directory.
+/// The decoy a compile must fail on when its hipRTC loads a PCH from the working directory. Not
+/// a PCH's magic: clang stops at the first bytes instead of reading sizes out of garbage (ROCm
+/// 6.4's LLVM aborted the process on a decoy that began like a PCH).
 bool write_decoy(const std::string& path) {
-  std::string bytes(kPchMagic, sizeof kPchMagic);
-  bytes += " hipacm: a decoy, not a PCH";
+  static constexpr char kDecoy[] = "hipacm: a decoy, not a PCH\n";
   UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
   return fd.valid() &&
-         ::write(fd.get(), bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
+         ::write(fd.get(), kDecoy, sizeof kDecoy - 1) == static_cast<ssize_t>(sizeof kDecoy - 1);
 }
 
 /// A virtual header of the runtime header's name lands where hipRTC's own does, and a plain

@@ -14,6 +14,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <mutex>
+#include <set>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -23,6 +25,8 @@
 #include "hip_backend/worker/runtime_dir.h"
 #include "hip_backend/worker/worker_protocol.h"
 #include "support/environment.h"
+#include "support/no_destructor.h"
+#include "support/sha256.h"
 #include "support/unique_fd.h"
 
 namespace hipacm::backend {
@@ -35,6 +39,68 @@ constexpr std::time_t kStaleStagingSeconds = 3600;
 bool plausible_pch(const std::string& path) {
   std::size_t size = 0;
   return UniqueFd(open_plausible_pch(path, &size)).valid();
+}
+
+constexpr const char* kDigestName = "hiprtc_runtime.h.pch.sha256";
+
+/// The SHA-256 (hex) of a plausible PCH's bytes, or "" when it cannot be read. Also says which
+/// file it hashed (device, inode, size, change time), so that a process hashes one file once.
+std::string pch_digest(const std::string& path, std::string* identity) {
+  std::size_t size = 0;
+  UniqueFd fd(open_plausible_pch(path, &size));
+  struct stat st {};
+  if (!fd.valid() || ::fstat(fd.get(), &st) != 0) return "";
+  *identity = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" +
+              std::to_string(st.st_size) + ":" + std::to_string(st.st_ctim.tv_sec) + "." +
+              std::to_string(st.st_ctim.tv_nsec);
+  Sha256 hash;
+  std::vector<char> buffer(1 << 16);
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::read(fd.get(), buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return "";
+    hash.add_bytes(buffer.data(), static_cast<std::size_t>(n));
+    done += static_cast<std::size_t>(n);
+  }
+  return done == size ? hash.hex() : "";
+}
+
+/// The digest file's 64 hex digits, or "".
+std::string recorded_digest(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY));
+  struct stat st {};
+  char text[64];
+  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) ||
+      st.st_uid != ::geteuid() || st.st_size != 64 || ::pread(fd.get(), text, 64, 0) != 64)
+    return "";
+  return std::string(text, 64);
+}
+
+/// Whether the PCH in `dir` has the bytes it was published with: a PCH that changed on disk
+/// (a torn write, a bad block) could make clang abort instead of failing the compile. A file
+/// once checked is remembered by its identity, so each process hashes it once.
+bool pch_intact(const std::string& dir) {
+  static NoDestructor<std::mutex> mutex;
+  static NoDestructor<std::set<std::string>> checked;
+  const std::string path = dir + "/" + kRuntimeHeaderPchName;
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return false;
+  const std::string seen = path + "|" + std::to_string(st.st_dev) + ":" +
+                           std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" +
+                           std::to_string(st.st_ctim.tv_sec) + "." +
+                           std::to_string(st.st_ctim.tv_nsec);
+  {
+    const std::lock_guard<std::mutex> lock(*mutex);
+    if (checked->count(seen) != 0) return true;
+  }
+  std::string identity;
+  const std::string digest = pch_digest(path, &identity);
+  if (digest.empty() || digest != recorded_digest(dir + "/" + kDigestName)) return false;
+  if (path + "|" + identity != seen) return false;  // it changed while it was read
+  const std::lock_guard<std::mutex> lock(*mutex);
+  if (checked->size() < 1024) checked->insert(seen);
+  return true;
 }
 
 // A real directory of this user, not a link, that no one else may write.
@@ -77,7 +143,7 @@ bool RuntimeHeaderPchStore::usable(std::string* why) const {
 std::optional<std::string> RuntimeHeaderPchStore::ready_dir(const std::string& key) const {
   if (!valid_runtime_header_pch_key(key) || !usable(nullptr)) return std::nullopt;
   const std::string dir = root_ + "/" + key;
-  if (!own_directory(dir) || !plausible_pch(dir + "/" + kRuntimeHeaderPchName)) return std::nullopt;
+  if (!own_directory(dir) || !pch_intact(dir)) return std::nullopt;
   return dir;
 }
 
@@ -206,7 +272,13 @@ bool RuntimeHeaderPchStore::Claim::publish(std::string* why) {
     *why = "no plausible PCH was staged";
     return false;
   }
-  // Only the PCH goes public: the builder's request, result and compiler files stay behind.
+  // Only the PCH and its digest go public: the builder's request and compiler files stay behind.
+  std::string identity;
+  const std::string digest = pch_digest(staging_ + "/" + kRuntimeHeaderPchName, &identity);
+  if (digest.empty()) {
+    *why = "cannot read the staged PCH";
+    return false;
+  }
   if (DIR* dir = ::opendir(staging_.c_str())) {
     std::vector<std::string> others;
     while (const dirent* entry = ::readdir(dir)) {
@@ -217,6 +289,15 @@ bool RuntimeHeaderPchStore::Claim::publish(std::string* why) {
     for (const std::string& name : others) {
       const std::string path = staging_ + "/" + name;
       if (::unlink(path.c_str()) != 0) remove_directory_tree(path);
+    }
+  }
+  {
+    const std::string digest_path = staging_ + "/" + kDigestName;
+    UniqueFd fd(
+        ::open(digest_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+    if (!fd.valid() || !wire::write_all(fd.get(), digest.data(), digest.size(), why)) {
+      if (why->empty()) *why = "cannot write " + digest_path + ": " + std::strerror(errno);
+      return false;
     }
   }
   store_->evict_oldest_beyond(kMaxEntries - 1);

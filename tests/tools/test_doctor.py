@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: MIT
 # test_doctor.py - hipacm doctor: checks, hints, exit status, JSON schema.
+import hashlib
+
 import pytest
 
 import rocm_facts
@@ -160,7 +162,14 @@ def test_doctor_counts_the_runtime_header_pchs(run, tmp_path):
     assert (store.stat().st_mode & 0o777) == 0o700
     ready = store / ("a" * 64)
     ready.mkdir(mode=0o700)
-    (ready / "hiprtc_runtime.h.pch").write_bytes(b"CPCH" + b"\x01" * 64)
+    pch = b"CPCH" + b"\x01" * 64
+    (ready / "hiprtc_runtime.h.pch").write_bytes(pch)
+    (ready / "hiprtc_runtime.h.pch.sha256").write_text(hashlib.sha256(pch).hexdigest())
+    # Nor one whose bytes are not the ones its digest names.
+    changed = store / ("e" * 64)
+    changed.mkdir(mode=0o700)
+    (changed / "hiprtc_runtime.h.pch").write_bytes(pch + b"\x02")
+    (changed / "hiprtc_runtime.h.pch.sha256").write_text(hashlib.sha256(pch).hexdigest())
     # Neither counts: a PCH behind a link, and one that does not begin like a PCH.
     linked = store / ("b" * 64)
     linked.mkdir(mode=0o700)

@@ -176,16 +176,58 @@ TEST_F(RuntimeHeaderPch, APchThatFailsIsRemovedAndThePlainCompileAnswers) {
   expect_same_as_plain(workers, make_request(kernel_source(1)));
   std::string why;
   if (!pch_published(&why)) GTEST_SKIP() << why;
-  // Plausible to the store, useless to clang: only a compile that reads it can fail on it.
+  const std::string gfx90a_key = ready_keys()[0];
+  // A real PCH, for gfx908, with its digest: it passes every check of the store, and clang
+  // refuses it for a gfx90a compile. Only a compile that reads it can fail on it.
+  CompileRequest for_gfx908 = make_request(kernel_source(2));
+  for_gfx908.arch = "gfx908";
+  ASSERT_EQ(workers.compile(for_gfx908).status, HIPACM_SUCCESS);
+  wait_for_settled(2);
+  ASSERT_EQ(ready_keys().size(), 2u);
+  const std::string gfx908_key = ready_keys()[0] == gfx90a_key ? ready_keys()[1] : ready_keys()[0];
+  for (const char* name : {"hiprtc_runtime.h.pch", "hiprtc_runtime.h.pch.sha256"}) {
+    fs::copy_file(store_root() + "/" + gfx908_key + "/" + name,
+                  store_root() + "/" + gfx90a_key + "/" + name,
+                  fs::copy_options::overwrite_existing);
+  }
+  expect_gfx90a_kernel(expect_same_as_plain(workers, make_request(kernel_source(3))), "k3");
+  EXPECT_FALSE(fs::exists(store_root() + "/" + gfx90a_key)) << "the PCH that failed was removed";
+  // The next compile of that key builds a good one again.
+  expect_same_as_plain(workers, make_request(kernel_source(4)));
+  wait_for_settled(2);
+  EXPECT_TRUE(fs::exists(store_root() + "/" + gfx90a_key));
+}
+
+TEST_F(RuntimeHeaderPch, APchWhoseBytesChangedIsNeverUsedAndIsRebuilt) {
+  WorkerCompiler workers(kWorkerPath, 1, 0);
+  expect_same_as_plain(workers, make_request(kernel_source(1)));
+  std::string why;
+  if (!pch_published(&why)) GTEST_SKIP() << why;
+  // Bytes that begin like a PCH and then are garbage: LLVM may abort on such a file rather than
+  // fail the compile, so the digest must keep it from clang.
   const std::string pch =
       store_root() + "/" + ready_keys()[0] + "/" + backend::kRuntimeHeaderPchName;
-  std::ofstream(pch, std::ios::binary | std::ios::trunc) << "CPCH" << std::string(4096, '\x7f');
+  const std::string garbage = "CPCH" + std::string(4096, '\x7f');
+  std::ofstream(pch, std::ios::binary | std::ios::trunc) << garbage;
   expect_gfx90a_kernel(expect_same_as_plain(workers, make_request(kernel_source(2))), "k2");
-  EXPECT_TRUE(ready_keys().empty()) << "the PCH that failed was removed";
-  // The next compile of that key builds a good one again.
+  // Found unusable, the key is claimed and built again.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  auto bytes = [&] {
+    std::ifstream in(pch, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  // Published by a rename after the old directory is removed: a read between the two finds no
+  // file, so wait for a PCH that is not the garbage.
+  auto rebuilt = [&] {
+    const std::string now = bytes();
+    return now != garbage && now.compare(0, 4, "CPCH") == 0;
+  };
+  while (!rebuilt() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_NE(bytes(), garbage);
+  EXPECT_EQ(bytes().compare(0, 4, "CPCH"), 0);
   expect_same_as_plain(workers, make_request(kernel_source(3)));
-  wait_for_settled(1);
-  EXPECT_EQ(ready_keys().size(), 1u);
 }
 
 TEST_F(RuntimeHeaderPch, ACompileErrorIsTheUsersAndKeepsThePch) {
