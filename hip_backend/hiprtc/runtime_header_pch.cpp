@@ -17,6 +17,8 @@
 #include "hip_backend/hiprtc/hiprtc_api.h"
 #include "hip_backend/hiprtc/inprocess_compiler.h"
 #include "hip_backend/hiprtc/rocm_toolchain.h"
+#include "support/dynamic_library.h"
+#include "support/loaded_objects.h"
 #include "support/sha256.h"
 #include "support/unique_fd.h"
 
@@ -110,6 +112,15 @@ bool write_file(const std::string& path, const std::string& bytes, std::string* 
 }
 
 }  // namespace
+
+bool runtime_header_pch_supported(std::string* why) {
+  const RocmToolchain* toolchain = rocm_toolchain(why);
+  if (toolchain == nullptr) return false;
+  if (file_base_name(real_file_path(toolchain->hiprtc_path)).rfind("libamdhip64.so.5", 0) == 0)
+    return true;
+  if (why != nullptr) *why = "no runtime-header PCH with " + toolchain->hiprtc_path;
+  return false;
+}
 
 bool runtime_header_pch_applies(const std::vector<std::string>& hiprtc_options, std::string* why) {
   for (const std::string& option : hiprtc_options) {

@@ -12,6 +12,12 @@
 
 namespace hipacm::backend {
 
+/// Whether this process's hipRTC is one that a PCH is used with: ROCm 5's, inside
+/// libamdhip64.so.5. ROCm 6.4's hipRTC loads a PCH and gives the same bytes, but one test run under
+/// load saw a worker abort there ("LLVM ERROR: out of memory") that is not understood yet; 7.2's
+/// does not load one from the working directory. *why (may be null) says why not.
+bool runtime_header_pch_supported(std::string* why);
+
 /// Whether a compile with these hipRTC options may use a PCH: only options that set nothing but
 /// front-end and code-generation flags (optimization level, macros, language standard, arch, math
 /// and target switches), all of which the key carries. Paths (-I, -include), warnings (a header

@@ -186,7 +186,8 @@ bool shadows_runtime_header(const CompileRequest& request) {
 CompileResult compile_with_store(const CompileRequest& request,
                                  std::optional<PendingPchBuild>* pending) {
   const RuntimeHeaderPchSetting setting = runtime_header_pch_setting(nullptr);
-  if (!is_amdgpu_arch(request.arch) || setting == RuntimeHeaderPchSetting::kOff)
+  if (!is_amdgpu_arch(request.arch) || setting == RuntimeHeaderPchSetting::kOff ||
+      !runtime_header_pch_supported(nullptr))
     return compile_for_target(request);
   std::vector<std::string> options;
   try {

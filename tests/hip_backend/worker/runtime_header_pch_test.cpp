@@ -99,6 +99,7 @@ class RuntimeHeaderPch : public ::testing::Test {
     wait_for_settled(1);
     if (ready_keys().size() == 1) return true;
     std::string reason = "no refusal recorded";
+    backend::runtime_header_pch_supported(&reason);
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(store_root(), ec)) {
       if (entry.path().extension() == ".refused") {
