@@ -25,19 +25,19 @@ export TSAN_OPTIONS="suppressions=$PWD/tests/tsan.supp:halt_on_error=1:second_de
 
 run_config() {
   local name=$1; shift
-  echo "=== hipacm: $name build ==="
+  echo "=== hipacm: $name build === (${SECONDS} s into the run)"
   cmake -S . -B "build/$name" -G Ninja "$@"
   cmake --build "build/$name" -j "$jobs"
-  echo "=== hipacm: $name tests ==="
+  echo "=== hipacm: $name tests === (${SECONDS} s into the run)"
   ctest --test-dir "build/$name" -j "$jobs" --timeout 600 $CTEST_ARGS
 }
 
 CTEST_ARGS="" run_config release -DCMAKE_BUILD_TYPE=Release -DHIPACM_WERROR=ON
 
-echo "=== hipacm: Python binding tests ==="
+echo "=== hipacm: Python binding tests === (${SECONDS} s into the run)"
 HIPACM_LIBRARY="$PWD/build/release/libhipacm.so.1" /usr/bin/python3 -m pytest bindings/python/tests -q
 
-echo "=== hipacm: Rust binding tests ==="
+echo "=== hipacm: Rust binding tests === (${SECONDS} s into the run)"
 (
   cd bindings/rust
   export HIPACM_LIB_DIR="$PWD/../../build/release"
@@ -51,7 +51,7 @@ echo "=== hipacm: Rust binding tests ==="
     echo "cargo clippy is not installed here: lint step not run"
   fi
 )
-echo "=== hipacm: ROCm matrix (6.4, 7.2) ==="
+echo "=== hipacm: ROCm matrix (6.4, 7.2) === (${SECONDS} s into the run)"
 # The release build against Debian sid's ROCm 6.4 and experimental's ROCm 7.2, in chroots made
 # with debootstrap (docs/ROCM.md). In CI a missing prerequisite fails the run.
 rocm_missing=""
@@ -76,7 +76,7 @@ else
     echo "sid build and ctest wall time: $((SECONDS - rocm_start)) s"
   fi
 fi
-echo "=== hipacm: fuzzing every decoder of untrusted bytes (60 s a target) ==="
+echo "=== hipacm: fuzzing every decoder of untrusted bytes (60 s a target) === (${SECONDS} s into the run)"
 bash scripts/fuzz.sh "${HIPACM_FUZZ_SECONDS:-60}"
 
 # Not the mpi label: Open MPI's libraries and the daemons its launcher starts are not built with
@@ -85,4 +85,4 @@ bash scripts/fuzz.sh "${HIPACM_FUZZ_SECONDS:-60}"
 CTEST_ARGS="-LE mpi" run_config asan -DCMAKE_BUILD_TYPE=Debug -DHIPACM_SANITIZE=address -DHIPACM_WERROR=ON
 # TSan runs the concurrency suites: the core and the worker pool.
 CTEST_ARGS="-L concurrency" run_config tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHIPACM_SANITIZE=thread -DHIPACM_WERROR=ON
-echo "=== hipacm: all test configurations passed ==="
+echo "=== hipacm: all test configurations passed === (${SECONDS} s into the run)"
