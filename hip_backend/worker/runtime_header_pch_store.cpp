@@ -43,6 +43,17 @@ bool plausible_pch(const std::string& path) {
 
 constexpr const char* kDigestName = "hiprtc_runtime.h.pch.sha256";
 
+/// Which file this is, as of `st`: any rewrite or replacement gives another identity.
+std::string file_identity(const struct stat& st) {
+  std::string identity;
+  for (const std::string& part :
+       {std::to_string(st.st_dev), std::to_string(st.st_ino), std::to_string(st.st_size),
+        std::to_string(st.st_ctim.tv_sec), std::to_string(st.st_ctim.tv_nsec)}) {
+    identity.append(part).append(":");
+  }
+  return identity;
+}
+
 /// The SHA-256 (hex) of a plausible PCH's bytes, or "" when it cannot be read. Also says which
 /// file it hashed (device, inode, size, change time), so that a process hashes one file once.
 std::string pch_digest(const std::string& path, std::string* identity) {
@@ -50,9 +61,7 @@ std::string pch_digest(const std::string& path, std::string* identity) {
   UniqueFd fd(open_plausible_pch(path, &size));
   struct stat st {};
   if (!fd.valid() || ::fstat(fd.get(), &st) != 0) return "";
-  *identity = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" +
-              std::to_string(st.st_size) + ":" + std::to_string(st.st_ctim.tv_sec) + "." +
-              std::to_string(st.st_ctim.tv_nsec);
+  *identity = file_identity(st);
   Sha256 hash;
   std::vector<char> buffer(1 << 16);
   std::size_t done = 0;
@@ -86,10 +95,7 @@ bool pch_intact(const std::string& dir) {
   const std::string path = dir + "/" + kRuntimeHeaderPchName;
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return false;
-  const std::string seen = path + "|" + std::to_string(st.st_dev) + ":" +
-                           std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" +
-                           std::to_string(st.st_ctim.tv_sec) + "." +
-                           std::to_string(st.st_ctim.tv_nsec);
+  const std::string seen = path + "|" + file_identity(st);
   {
     const std::lock_guard<std::mutex> lock(*mutex);
     if (checked->count(seen) != 0) return true;
