@@ -8,7 +8,8 @@
 #
 # Environment: OUT (./device-out); HIPACM_DEVICE_BUDGET_S, the whole run (540 s);
 # HIPACM_DEVICE_STAGES, the stages to run, comma-separated, of checks, nvidia, amd, python, node,
-# mpi and demo (default: all; the environment report always runs); HIPACM_DEVICE_AMD_ROUNDS (2) and
+# mpi and demo (default: all; the environment report always runs); HIPACM_DEVICE_NVIDIA_ROUNDS (3),
+# HIPACM_DEVICE_AMD_ROUNDS (2) and
 # HIPACM_DEVICE_AMD_ARGS and HIPACM_DEVICE_NVIDIA_ARGS (more hipacm-nvidia-bench options for the
 # gfx90a and sm_90 benches, e.g. "--skip a-warm,d16");
 # HIPACM_DEVICE_NODE_RUNS (8) and HIPACM_DEVICE_NODE_ROUNDS (2) for the node stage.
@@ -20,6 +21,7 @@ BUNDLE=$ROOT/.device-bundle
 TOTAL_BUDGET_S=${HIPACM_DEVICE_BUDGET_S:-540}  # the whole run; each stage gets at most what is left
 STAGES=,${HIPACM_DEVICE_STAGES:-checks,nvidia,amd,python,node,mpi,demo},
 AMD_ROUNDS=${HIPACM_DEVICE_AMD_ROUNDS:-2}
+NVIDIA_ROUNDS=${HIPACM_DEVICE_NVIDIA_ROUNDS:-3}
 AMD_ARGS=${HIPACM_DEVICE_AMD_ARGS:-}
 NVIDIA_ARGS=${HIPACM_DEVICE_NVIDIA_ARGS:-}
 mkdir -p "$OUT"
@@ -224,7 +226,7 @@ fi
 if wanted nvidia; then
   # shellcheck disable=SC2086  # NVIDIA_ARGS: options, split on purpose
   stage "C++ bench sm_90 (a, d, e1..e16, s16, cache)" 150 bench.log \
-    env LD_LIBRARY_PATH="$HIPACM_LD" "$BUNDLE/hipacm-nvidia-bench" --set "$SET" --arch sm_90 --rounds 3 --threads 16 \
+    env LD_LIBRARY_PATH="$HIPACM_LD" "$BUNDLE/hipacm-nvidia-bench" --set "$SET" --arch sm_90 --rounds "$NVIDIA_ROUNDS" --threads 16 \
     --scaling 1,2,4,8,16 --timeout 60 --budget 110 --json "$OUT/bench.json" $NVIDIA_ARGS
 fi
 if wanted amd; then
