@@ -14,6 +14,9 @@
 # the one hipacm finds; with a comgr that keeps no cache (ROCm 5.x) both settings read the same.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Workers are spawned by each process, as in every figure recorded before the compile service
+# became the default; HIPACM_COMPILE_SERVICE=auto measures the default instead.
+export HIPACM_COMPILE_SERVICE=${HIPACM_COMPILE_SERVICE:-off}
 build=${1:-build/release}
 hipacm="$(realpath "$build")/hipacm"
 archs=${ARCHS:-gfx90a,gfx942,gfx1030,gfx1100}

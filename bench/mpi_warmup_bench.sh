@@ -13,6 +13,9 @@
 # own start-up is on both sides. The time is the whole mpirun, measured from outside.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Workers are spawned by each process, as in every figure recorded before the compile service
+# became the default; HIPACM_COMPILE_SERVICE=auto measures the default instead.
+export HIPACM_COMPILE_SERVICE=${HIPACM_COMPILE_SERVICE:-off}
 source bench/common/kernel_variants.sh
 build=${1:-build/release}
 np=${2:-${NP:-2}}

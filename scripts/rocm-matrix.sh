@@ -69,7 +69,8 @@ rocm_test_environment
 # The CLI checks below use the cache (or say --no-cache) and name their archs themselves.
 rocm_env=()
 for var in "${ROCM_TEST_ENV[@]}"; do
-  case $var in HIPACM_COMGR_LIBRARY=*) rocm_env+=("$var") ;; esac
+  # A compile service would outlive the root's namespace until it idles out.
+  case $var in HIPACM_COMGR_LIBRARY=* | HIPACM_COMPILE_SERVICE=*) rocm_env+=("$var") ;; esac
 done
 
 # Runs a command in a root with the bundled libs and ROCm knobs: in_root ROOT [VAR=VALUE]... CMD...

@@ -82,11 +82,12 @@ std::string quote(const std::string& s) {
 json run_child(const std::string& self, const std::string& set_dir, const std::string& arch,
                const Measure& m, const std::string& cache_dir, int timeout_s,
                const std::string& env_prefix = "") {
-  std::string cmd = env_prefix + (m.prestart ? "env HIPACM_PRESTART_WORKERS=on " : "") +
-                    "timeout -k 5 " + std::to_string(timeout_s) + " " + quote(self) + " --single " +
-                    m.variant + " --set " + quote(set_dir) + " --arch " + quote(arch) +
-                    " --threads " + std::to_string(m.threads) + " --host-gap-ms " +
-                    std::to_string(m.host_gap_ms);
+  // Rows without a service prefix spawn their own workers, whatever the default is.
+  std::string cmd = (env_prefix.empty() ? "env HIPACM_COMPILE_SERVICE=off " : env_prefix) +
+                    (m.prestart ? "env HIPACM_PRESTART_WORKERS=on " : "") + "timeout -k 5 " +
+                    std::to_string(timeout_s) + " " + quote(self) + " --single " + m.variant +
+                    " --set " + quote(set_dir) + " --arch " + quote(arch) + " --threads " +
+                    std::to_string(m.threads) + " --host-gap-ms " + std::to_string(m.host_gap_ms);
   if (!cache_dir.empty()) cmd += " --cache-dir " + quote(cache_dir);
   cmd += " 2>&1";
   FILE* pipe = popen(cmd.c_str(), "r");

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -143,9 +144,34 @@ UniqueFd connect_or_start(const std::string& worker_path, const std::string& soc
 
 }  // namespace
 
-bool compile_service_requested() {
+CompileServiceSetting compile_service_setting(std::string* problem) {
   const auto value = environment_value("HIPACM_COMPILE_SERVICE");
-  return value && *value == "on";
+  if (!value || *value == "auto") return CompileServiceSetting::kAuto;
+  if (*value == "on") return CompileServiceSetting::kOn;
+  if (*value != "off" && problem)
+    *problem = "HIPACM_COMPILE_SERVICE='" + *value + "' is not auto, on or off; read as off";
+  return CompileServiceSetting::kOff;
+}
+
+std::string compile_service_auto_declined() {
+  if (::getpid() == 1) return "this process is PID 1 and would adopt the compile service";
+  int subreaper = 0;
+  if (::prctl(PR_GET_CHILD_SUBREAPER, &subreaper) == 0 && subreaper != 0)
+    return "this process is a child subreaper and would adopt the compile service";
+  return "";
+}
+
+bool compile_service_requested() {
+  if (privileged_process()) return false;
+  switch (compile_service_setting()) {
+    case CompileServiceSetting::kOn:
+      return true;
+    case CompileServiceSetting::kAuto:
+      return compile_service_auto_declined().empty();
+    case CompileServiceSetting::kOff:
+      break;
+  }
+  return false;
 }
 
 std::string compile_service_socket(const std::string& worker_path,

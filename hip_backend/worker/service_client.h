@@ -24,7 +24,24 @@ struct ServiceWorker {
   UniqueFd control;  ///< the order's connection: the exit status arrives here; closing it kills
 };
 
-/// Whether $HIPACM_COMPILE_SERVICE is "on" (default "off"; never in a privileged process).
+/// What $HIPACM_COMPILE_SERVICE asks for.
+enum class CompileServiceSetting {
+  kAuto,  ///< unset or "auto": the service, unless this host would be left its zombie
+  kOn,    ///< "on": the service, always
+  kOff,   ///< "off" (or a value that is none of these): this process spawns its own workers
+};
+
+/// The setting; an unknown value reads as off, with *problem (when given) saying so. A privileged
+/// (setuid) process reads every variable as unset, but never uses the service either.
+CompileServiceSetting compile_service_setting(std::string* problem = nullptr);
+
+/// Why "auto" leaves this process without the service ("" when it does not): a host that is PID
+/// 1 or a child subreaper would adopt the service it starts, and a host that never waits for it
+/// would keep its zombie.
+std::string compile_service_auto_declined();
+
+/// Whether this process orders its workers from the compile service: "on", or "auto" where
+/// compile_service_auto_declined() says nothing. Never in a privileged process.
 bool compile_service_requested();
 
 /// The service socket for this user, this worker binary and this environment: processes that

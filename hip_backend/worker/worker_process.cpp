@@ -37,6 +37,17 @@ namespace {
 
 // Set once the compile service failed this process; it spawns its own workers from then on.
 std::atomic<bool> service_given_up{false};
+// Set once an unknown $HIPACM_COMPILE_SERVICE value was reported.
+std::atomic<bool> service_setting_reported{false};
+
+/// Whether to order from the service; an unknown setting is said once, and reads as off.
+bool use_compile_service() {
+  std::string problem;
+  compile_service_setting(&problem);
+  if (!problem.empty() && !service_setting_reported.exchange(true, std::memory_order_relaxed))
+    log(LogLevel::kWarning, problem);
+  return compile_service_requested() && !service_given_up.load(std::memory_order_acquire);
+}
 
 // The worker's fixed descriptor for its socket (0-2 are stdio).
 constexpr int kChildSocketFd = 3;
@@ -117,9 +128,7 @@ std::vector<std::string> WorkerProcess::environment_for(const std::string& temp_
 std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const std::string& path, std::string* error,
                                                     const std::string& arch) {
   std::unique_ptr<WorkerProcess> worker;
-  if (compile_service_requested() && !service_given_up.load(std::memory_order_acquire)) {
-    worker = order_from_service(path, arch);
-  }
+  if (use_compile_service()) worker = order_from_service(path, arch);
   if (!worker) worker = spawn_registered(path, error);
   // After the registry's lock is gone: a host's log callback must not hold up fork().
   if (worker) {
@@ -222,8 +231,12 @@ std::unique_ptr<WorkerProcess> WorkerProcess::order_from_service(const std::stri
   }
   // Said once, by whichever thread gave up first.
   if (!service_given_up.exchange(true, std::memory_order_acq_rel)) {
-    log(LogLevel::kWarning, "the compile service cannot be used (" + why +
-                                "); this process starts its own hipacm-workers from now on");
+    // Asked for by name it is a warning; by default (auto) a note, since nothing was asked.
+    const LogLevel level = compile_service_setting() == CompileServiceSetting::kOn
+                               ? LogLevel::kWarning
+                               : LogLevel::kInfo;
+    log(level, "the compile service cannot be used (" + why +
+                   "); this process starts its own hipacm-workers from now on");
   }
   return nullptr;
 }

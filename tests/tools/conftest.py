@@ -45,11 +45,16 @@ def base_env(cache):
 
 @pytest.fixture
 def run(cli_path, cache_dir):
-    """run(*args, env=None) -> Result; stdout and stderr are pipes, so stderr is not a TTY."""
+    """run(*args, env=None) -> Result; stdout and stderr are pipes, so stderr is not a TTY.
+    A variable that env maps to None is unset."""
 
     def _run(*args, env=None, timeout=600):
         full_env = base_env(cache_dir)
-        full_env.update(env or {})
+        for name, value in (env or {}).items():
+            if value is None:
+                full_env.pop(name, None)
+            else:
+                full_env[name] = value
         completed = subprocess.run([cli_path, *map(str, args)], capture_output=True, text=True,
                                    env=full_env, timeout=timeout, check=False)
         return Result(completed)

@@ -46,16 +46,43 @@ def gone(pid, seconds=20):
     return False
 
 
-@pytest.fixture
-def service_env(tmp_path):
-    return {"HIPACM_COMPILE_SERVICE": "on", "HIPACM_RUNTIME_DIR": str(tmp_path / "run"),
+# None: the variable unset, as for a user who never heard of it (the default, auto).
+@pytest.fixture(params=["on", None], ids=["on", "default"])
+def service_env(request, tmp_path):
+    return {"HIPACM_COMPILE_SERVICE": request.param, "HIPACM_RUNTIME_DIR": str(tmp_path / "run"),
             "HIPACM_CACHE": "off", "HIPACM_SERVICE_IDLE_MS": "60000"}
 
 
-def test_doctor_says_the_service_is_off_by_default(run):
-    worker = checks_by_name(run("doctor", "--json").json())["worker"]
+def test_doctor_says_the_service_is_used_by_default(run, tmp_path):
+    env = {"HIPACM_COMPILE_SERVICE": None, "HIPACM_RUNTIME_DIR": str(tmp_path / "run")}
+    details = checks_by_name(run("doctor", "--json", env=env).json())["worker"]["details"]
+    assert details["compile_service"] == "auto"
+    assert details["compile_service_used"] is True
+    if details["found"]:
+        assert details["compile_service_socket"].startswith(env["HIPACM_RUNTIME_DIR"] + "/")
+
+
+def test_doctor_says_off_turns_the_service_off(run, tmp_path):
+    env = {"HIPACM_COMPILE_SERVICE": "off", "HIPACM_RUNTIME_DIR": str(tmp_path / "run")}
+    worker = checks_by_name(run("doctor", "--json", env=env).json())["worker"]
     assert worker["details"]["compile_service"] == "off"
+    assert worker["details"]["compile_service_used"] is False
     assert "compile_service_socket" not in worker["details"]
+    assert "compile_service_problem" not in worker["details"]
+
+
+def test_an_unknown_setting_reads_as_off_and_says_so(run, backend_usable, tmp_path):
+    env = {"HIPACM_COMPILE_SERVICE": "yes", "HIPACM_RUNTIME_DIR": str(tmp_path / "run"),
+           "HIPACM_LOG": "warning"}
+    worker = checks_by_name(run("doctor", "--json", env=env).json())["worker"]
+    assert worker["details"]["compile_service"] == "off"
+    assert worker["details"]["compile_service_used"] is False
+    assert "HIPACM_COMPILE_SERVICE='yes'" in worker["details"]["compile_service_problem"]
+    assert worker["level"] == "warning"
+    r = run("warmup", "--arch", "gfx90a", "--jobs", "2", EXAMPLES / "saxpy.hip", env=env)
+    assert r.rc == 0, r.err
+    assert r.err.count("HIPACM_COMPILE_SERVICE='yes' is not auto, on or off; read as off") == 1
+    assert not (tmp_path / "run").exists() or not any((tmp_path / "run").glob("*.sock"))
 
 
 def test_warmups_share_one_service_and_its_warm_workers(run, backend_usable, service_env, tmp_path):
@@ -103,5 +130,16 @@ def test_a_service_that_cannot_start_leaves_compiles_to_spawned_workers(run, bac
     env = dict(service_env, HIPACM_RUNTIME_DIR=str(blocker), HIPACM_LOG="warning")
     r = run("warmup", "--arch", "gfx90a", "--jobs", "2", EXAMPLES, env=env)
     assert r.rc == 0, r.err
-    assert "the compile service cannot be used" in r.err
-    assert "not a directory" in r.err
+    if service_env["HIPACM_COMPILE_SERVICE"] == "on":
+        # Asked for by name: a warning.
+        assert "the compile service cannot be used" in r.err
+        assert "not a directory" in r.err
+    else:
+        # By default: only a note, which a warning-level log leaves out ...
+        assert "compile service" not in r.err
+        r = run("warmup", "--arch", "gfx90a", "--jobs", "2", EXAMPLES / "saxpy.hip",
+                env=dict(env, HIPACM_LOG="info"))
+        assert r.rc == 0, r.err
+        # ... and an info-level one shows, once.
+        assert r.err.count("the compile service cannot be used") == 1
+        assert "not a directory" in r.err

@@ -141,9 +141,23 @@ Check worker_check() {
       backend::prestart_workers_from_environment(1, &prestart_error);
   check.details["prestart_workers"] =
       backend::environment_value("HIPACM_PRESTART_WORKERS").value_or("off");
+  std::string service_problem;
+  const backend::CompileServiceSetting service_setting =
+      backend::compile_service_setting(&service_problem);
   const bool service = backend::compile_service_requested();
-  check.details["compile_service"] = service ? "on" : "off";
+  check.details["compile_service"] =
+      service_setting == backend::CompileServiceSetting::kAuto ? "auto"
+      : service_setting == backend::CompileServiceSetting::kOn ? "on"
+                                                               : "off";
+  check.details["compile_service_used"] = service;
+  if (!service_problem.empty()) check.details["compile_service_problem"] = service_problem;
   std::string service_text;
+  if (service_setting == backend::CompileServiceSetting::kAuto && !service) {
+    const std::string declined = backend::compile_service_auto_declined();
+    check.details["compile_service_declined_because"] =
+        declined.empty() ? std::string("this process is privileged") : declined;
+  }
+  if (!service) service_text = "; no compile service";
   if (service && !worker.empty()) {
     std::string service_why;
     const std::string socket = backend::compile_service_socket(
@@ -185,6 +199,9 @@ Check worker_check() {
   else if (!pch_problem.empty())
     flag(check, CheckLevel::kWarning, pch_problem + ": workers read it as on",
          "set HIPACM_HIPRTC_PCH to on, off or check, or unset it", pch_problem);
+  else if (!service_problem.empty())
+    flag(check, CheckLevel::kWarning, service_problem,
+         "set HIPACM_COMPILE_SERVICE to auto, on or off, or unset it", service_problem);
   else if (!worker.empty())
     check.summary = "hipacm-worker at " + worker + "; " + budget_text + service_text + pch_text;
   else

@@ -18,6 +18,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -390,6 +391,73 @@ TEST_F(CompileService, FallsBackToItsOwnWorkersWhenTheServiceCannotBeUsed) {
   EXPECT_EQ(info->ppid, ::getpid()) << "the fallback worker should be this process's child";
   const backend::CompileResult result = worker->compile(make_request(kernel_source(5)), 60000);
   EXPECT_EQ(result.status, HIPACM_SUCCESS) << result.error_message;
+}
+
+TEST_F(CompileService, IsWhereWorkersComeFromByDefault) {
+  ScopedEnv unset("HIPACM_COMPILE_SERVICE", std::nullopt);
+  ASSERT_EQ(backend::compile_service_setting(), backend::CompileServiceSetting::kAuto);
+  ASSERT_EQ(backend::compile_service_auto_declined(), "") << "this test runs as a plain host";
+  EXPECT_TRUE(backend::compile_service_requested());
+  auto worker = ordered_worker();
+  ASSERT_TRUE(worker);
+  const pid_t service = listener_pid(socket_path());
+  ASSERT_GT(service, 0) << "no service was started by default";
+  const auto info = read_proc(worker->pid());
+  ASSERT_TRUE(info);
+  EXPECT_NE(info->ppid, ::getpid()) << "the worker was spawned here, not ordered";
+  const backend::CompileResult result = worker->compile(make_request(kernel_source(6)), 60000);
+  EXPECT_EQ(result.status, HIPACM_SUCCESS) << result.error_message;
+  std::string why;
+  EXPECT_TRUE(backend::check_amdgpu_code_object(result.code, kArch, {"k6"}, &why)) << why;
+}
+
+TEST_F(CompileService, ByDefaultAChildSubreaperHostSpawnsItsOwnWorkers) {
+  // Such a host would adopt the service it starts; by default it is not asked to reap it.
+  ScopedEnv unset("HIPACM_COMPILE_SERVICE", std::nullopt);
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  EXPECT_FALSE(backend::compile_service_requested());
+  EXPECT_NE(backend::compile_service_auto_declined().find("child subreaper"), std::string::npos)
+      << backend::compile_service_auto_declined();
+  auto worker = ordered_worker();
+  ASSERT_TRUE(worker);
+  const auto info = read_proc(worker->pid());
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->ppid, ::getpid()) << "the worker should be this process's own child";
+  EXPECT_LE(listener_pid(socket_path()), 0) << "a service was started anyway";
+  EXPECT_EQ(worker->compile(make_request(kernel_source(7)), 60000).status, HIPACM_SUCCESS);
+  // Asked for by name, such a host still gets the service (and reaps it: see above).
+  ScopedEnv on("HIPACM_COMPILE_SERVICE", "on");
+  EXPECT_TRUE(backend::compile_service_requested());
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
+}
+
+TEST(CompileServiceSetting, ReadsAutoOnAndOffAndAnythingElseAsOffWithAReason) {
+  struct Case {
+    std::optional<std::string> value;
+    backend::CompileServiceSetting setting;
+    bool problem;
+  };
+  const Case cases[] = {{std::nullopt, backend::CompileServiceSetting::kAuto, false},
+                        {"", backend::CompileServiceSetting::kAuto, false},
+                        {"auto", backend::CompileServiceSetting::kAuto, false},
+                        {"on", backend::CompileServiceSetting::kOn, false},
+                        {"off", backend::CompileServiceSetting::kOff, false},
+                        {"ON", backend::CompileServiceSetting::kOff, true},
+                        {"yes", backend::CompileServiceSetting::kOff, true},
+                        {"1", backend::CompileServiceSetting::kOff, true}};
+  for (const Case& c : cases) {
+    ScopedEnv env("HIPACM_COMPILE_SERVICE", c.value);
+    std::string problem;
+    EXPECT_EQ(backend::compile_service_setting(&problem), c.setting) << c.value.value_or("unset");
+    EXPECT_EQ(!problem.empty(), c.problem) << problem;
+    if (c.problem) {
+      EXPECT_NE(problem.find("'" + *c.value + "'"), std::string::npos) << problem;
+    }
+    EXPECT_EQ(backend::compile_service_requested(),
+              c.setting == backend::CompileServiceSetting::kOn ||
+                  (c.setting == backend::CompileServiceSetting::kAuto &&
+                   backend::compile_service_auto_declined().empty()));
+  }
 }
 
 TEST_F(CompileService, AnotherUserGetsNothing) {
