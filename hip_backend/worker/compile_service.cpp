@@ -66,6 +66,8 @@ constexpr int kWorkerChannelFd = kServiceWorkerChannelFd;
 constexpr int kReleaseGraceMs = 2000;
 // How long the waiting workers of a leaving service have to exit before they are killed.
 constexpr int kStockExitGraceMs = 1000;
+// How often an idle service checks that its socket still leads to it.
+constexpr std::chrono::seconds kReachableCheck{1};
 
 std::string errno_text() { return std::strerror(errno); }
 
@@ -140,6 +142,8 @@ class Service {
   void to_stock(pid_t pid);
   void kill_overdue();
   bool exit_if_still_idle();
+  /// Whether its socket still names the one it listens on (not removed, not taken over).
+  bool reachable() const;
   /// Removes the socket (if it is still ours) and the temp directory; stocked workers go.
   void leave();
   /// Removes what the service owns: its socket (if still its own), its temp dir, and, when
@@ -202,7 +206,9 @@ int Service::run() {
     }
     for (const Stocked& worker : stock_)
       watch(worker.channel.get(), Source::kStockChannel, worker.pid);
-    if (handed_.empty()) wake = last_activity_ + idle_;
+    // Idle, it also looks at its socket now and then: a runtime directory that was removed (a
+    // session's XDG_RUNTIME_DIR at logout, a test's temporary one) leaves no one to serve.
+    if (handed_.empty()) wake = std::min(last_activity_ + idle_, Clock::now() + kReachableCheck);
     int timeout = -1;
     if (wake) {
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(*wake - Clock::now()).count();
@@ -212,9 +218,8 @@ int Service::run() {
     if (n < 0 && errno != EINTR) return 1;
     kill_overdue();  // every turn: a busy service may never time out
     if (n == 0) {
-      if (handed_.empty() && Clock::now() >= last_activity_ + idle_ && exit_if_still_idle()) {
-        return 0;
-      }
+      const bool done = Clock::now() >= last_activity_ + idle_ || !reachable();
+      if (handed_.empty() && done && exit_if_still_idle()) return 0;
       continue;
     }
     if (n < 0) continue;
@@ -539,9 +544,13 @@ void Service::kill_overdue() {
   }
 }
 
+bool Service::reachable() const {
+  return socket_identity_.ino != 0 && identity_of(socket_path_) == socket_identity_;
+}
+
 bool Service::exit_if_still_idle() {
   // No one can reach a service whose socket is gone or was taken over: it just leaves.
-  const bool reachable = socket_identity_.ino != 0 && identity_of(socket_path_) == socket_identity_;
+  const bool reachable = this->reachable();
   // A starter holds the lock while it connects: never vanish under it.
   std::string why;
   UniqueFd lock = lock_service_start(lock_path_, 0, &why);

@@ -378,6 +378,30 @@ TEST_F(CompileService, LeavesWhenIdleOnceItsSocketIsGone) {
   EXPECT_TRUE(eventually([&] { return !alive(service); }));
 }
 
+TEST_F(CompileService, LeavesLongBeforeItsIdleTimeWhenItsDirectoryIsRemoved) {
+  // The fixture's idle time is a minute; a removed runtime directory must not keep it that long.
+  auto worker = ordered_worker();
+  ASSERT_TRUE(worker);
+  const std::string socket = socket_path();
+  const pid_t service = listener_pid(socket);
+  ASSERT_GT(service, 0);
+  const pid_t waiting = worker->pid();
+  worker.reset();
+  EXPECT_TRUE(eventually([&] { return back_in_service(waiting); }));
+  // While a worker is in use it stays, socket or not: the worker's host still needs its reports.
+  auto busy = ordered_worker();
+  ASSERT_TRUE(busy);
+  fs::remove(socket);
+  boost::this_thread::sleep_for(boost::chrono::milliseconds(2500));
+  EXPECT_TRUE(alive(service)) << "left while a host still held one of its workers";
+  EXPECT_EQ(busy->compile(make_request(kernel_source(8)), 60000).status, HIPACM_SUCCESS);
+  busy.reset();
+  fs::remove_all(dir_ + "/run");
+  EXPECT_TRUE(eventually([&] { return !alive(service); }, 10))
+      << "the service waited for its idle time with no socket to be reached by";
+  EXPECT_TRUE(eventually([&] { return !read_proc(waiting); }, 10)) << "its waiting worker stayed";
+}
+
 TEST_F(CompileService, FallsBackToItsOwnWorkersWhenTheServiceCannotBeUsed) {
   // A runtime directory that is a file: no service, yet compiles go on in spawned workers.
   const std::string file = dir_ + "/not-a-directory";
