@@ -10,6 +10,13 @@ set as hipacm-nvidia-bench:
   c-cold  CuPy: cupy.RawModule(code=..., backend='nvrtc') compiled one after another with an
           empty CUPY_CACHE_DIR (each run in a fresh interpreter).
   c-warm  the same again with the cache directory c-cold filled.
+  h-first hipacm through its Python binding (hipacm.AsyncCompileMode(16), default settings, the
+          cache off) in a fresh interpreter, the first of the run: it starts the compile service.
+  h       the same in a later fresh interpreter: workers from the running service (the default).
+  h-warm  the second batch of an h interpreter: a second mode of the same process.
+  h-own   h with HIPACM_COMPILE_SERVICE=off: a fresh interpreter spawns its own 16 workers.
+          (h rows need `import hipacm` to find the binding and a plugin: PYTHONPATH,
+          HIPACM_LIBRARY, and HIPACM_PYBENCH_LD as the children's LD_LIBRARY_PATH if needed.)
 
 Prints the table format of hipacm-nvidia-bench (with its a row as the baseline when --baseline
 names its JSON) and writes the same JSON schema.
@@ -21,6 +28,7 @@ import os
 import re
 import resource
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -167,6 +175,104 @@ def cupy_child(set_dir, cache_dir, timeout):
     return dict(seconds=None, error=f"exit {proc.returncode} without a result: {tail}")
 
 
+# ---- h: hipacm through its Python binding, one fresh interpreter per run ----
+
+def hipacm_batch(hipacm, kernels, arch, threads):
+    """One mode: enter, submit every kernel, exit (which collects them all); timed as a whole."""
+    start = time.perf_counter()
+    with hipacm.AsyncCompileMode(threads, arch=arch, ignore_errors=True) as mode:
+        futures = [mode.submit(None, k["source"], name=k["file"], options=k["options"],
+                               name_expressions=k["name_expressions"]) for k in kernels]
+    seconds = time.perf_counter() - start
+    kernels_out = [f.result(ignore_errors=True) for f in futures]
+    ok = sum(1 for k in kernels_out if k is not None and k.code)
+    error = next((str(f.status) for f, k in zip(futures, kernels_out) if k is None), "")
+    return seconds, ok, error
+
+
+def run_hipacm_single(kernels, arch, threads):
+    import hipacm
+    cold, ok, error = hipacm_batch(hipacm, kernels, arch, threads)
+    warm, warm_ok, warm_error = hipacm_batch(hipacm, kernels, arch, threads)
+    return dict(seconds=cold, ok=ok, failed=len(kernels) - ok, warm_seconds=warm, warm_ok=warm_ok,
+                warm_failed=len(kernels) - warm_ok, from_cache=0, host_peak_kib=peak_rss_kib(),
+                worker_peak_kib=0, worker_spawns=hipacm.stats().worker_spawns,
+                error=(error or warm_error)[:1500])
+
+
+def hipacm_child(args, runtime_dir, own_workers):
+    env = dict(os.environ, HIPACM_RUNTIME_DIR=runtime_dir, HIPACM_CACHE="off")
+    if os.environ.get("HIPACM_PYBENCH_LD"):
+        env["LD_LIBRARY_PATH"] = os.environ["HIPACM_PYBENCH_LD"]
+    env.pop("HIPACM_COMPILE_SERVICE", None)
+    if own_workers:
+        env["HIPACM_COMPILE_SERVICE"] = "off"
+    cmd = [sys.executable, os.path.abspath(__file__), "--set", args.set, "--arch", args.arch,
+           "--threads", str(args.threads), "--single-hipacm"]
+    try:
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        return dict(seconds=None, error=f"timed out after {args.timeout} s")
+    for line in proc.stdout.splitlines():
+        if line.startswith(RESULT_PREFIX):
+            return json.loads(line[len(RESULT_PREFIX):])
+    tail = (proc.stdout + proc.stderr)[-1500:]
+    return dict(seconds=None, error=f"exit {proc.returncode} without a result: {tail}")
+
+
+def stop_services(runtime_dir):
+    """SIGTERMs the compile services (and so their waiting workers) started in runtime_dir."""
+    marker = os.path.join(runtime_dir, "compile-service-").encode()
+    for pid in (int(p) for p in os.listdir("/proc") if p.isdigit()):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if len(argv) > 2 and argv[1] == b"--service" and argv[2].startswith(marker):
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except OSError:
+                pass
+
+
+def hipacm_rows(args, kernels):
+    # Only the children load the plugin: the libraries it needs may be on HIPACM_PYBENCH_LD alone.
+    first, fresh, own = [], [], []
+    runtime_dir = tempfile.mkdtemp(prefix="hipacm-pybench-run-")
+    os.chmod(runtime_dir, 0o700)
+    try:
+        first.append(hipacm_child(args, runtime_dir, own_workers=False))
+        print(f"round 1 {'h-first':<10} {json.dumps(first[0])[:400]}", flush=True)
+        if first[0].get("seconds") is None:
+            print("hipacm through Python is unavailable here: no h rows", flush=True)
+            return []
+        for rnd in range(args.rounds):
+            order = [("h", fresh, False), ("h-own", own, True)]
+            for name, runs, own_workers in (order if rnd % 2 == 0 else order[::-1]):
+                r = hipacm_child(args, runtime_dir, own_workers)
+                print(f"round {rnd + 1} {name:<10} {json.dumps(r)[:400]}", flush=True)
+                runs.append(r)
+    finally:
+        stop_services(runtime_dir)
+        shutil.rmtree(runtime_dir, ignore_errors=True)
+
+    def warm_of(runs):
+        return [dict(r, seconds=r.get("warm_seconds"), ok=r.get("warm_ok", 0),
+                     failed=r.get("warm_failed", 1)) for r in runs]
+
+    t = args.threads
+    return [summarise("h-first", "h", t, "hipacm Python, first process: starts service",
+                      first, len(kernels)),
+            summarise("h", "h", t, "hipacm Python, fresh process, default", fresh, len(kernels)),
+            summarise("h-warm", "h", t, "hipacm Python, second mode of that process",
+                      warm_of(fresh), len(kernels)),
+            summarise("h-own", "h", t, "hipacm Python, fresh process, own workers", own,
+                      len(kernels)),
+            summarise("h-own-warm", "h", t, "h-own, second mode of that process", warm_of(own),
+                      len(kernels))]
+
+
 # ---- summary in hipacm-nvidia-bench's format ----
 
 def summarise(rid, variant, threads, description, runs, total):
@@ -207,12 +313,21 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--cupy-rounds", type=int, default=2)
     ap.add_argument("--timeout", type=int, default=120, help="seconds per CuPy child")
-    ap.add_argument("--only", choices=["triton", "cupy"], help="run one part only")
+    ap.add_argument("--only", choices=["triton", "cupy", "hipacm"], help="run one part only")
     ap.add_argument("--baseline", help="hipacm-nvidia-bench JSON whose rows are shown too")
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--single-cupy", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--single-hipacm", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     kernels = load_set(args.set)
+
+    if args.single_hipacm:
+        try:
+            result = run_hipacm_single(kernels, args.arch, args.threads)
+        except Exception as e:
+            result = dict(seconds=None, error=f"{type(e).__name__}: {e}\n{traceback.format_exc()}"[:1500])
+        print(RESULT_PREFIX + json.dumps(result), flush=True)
+        return 0
 
     if args.single_cupy:
         try:
@@ -275,6 +390,9 @@ def main():
                               len(kernels)))
         rows.append(summarise("c-warm", "c", 1, "CuPy again, same CUPY_CACHE_DIR", warm,
                               len(kernels)))
+
+    if args.only in (None, "hipacm"):
+        rows.extend(hipacm_rows(args, kernels))
 
     shown = list(rows)
     if args.baseline and os.path.exists(args.baseline):

@@ -233,7 +233,8 @@ if wanted amd; then
   stage "C++ bench gfx90a (hipRTC on the CPU)" 210 amd-bench.log bash -c amd_bench
 fi
 if wanted python; then
-  stage "Python bench (Triton b, CuPy c)" 150 python-bench.log \
+  stage "Python bench (Triton b, CuPy c, hipacm h)" 180 python-bench.log \
+    env PYTHONPATH="$PWD/bindings/python" HIPACM_LIBRARY="$BUNDLE/libhipacm.so.1" HIPACM_PYBENCH_LD="$HIPACM_LD" \
     python3 bench/nvidia/python_bench.py --set "$SET" --arch sm_90 --threads 16 --rounds 3 \
     --cupy-rounds 2 --timeout 60 --baseline "$OUT/bench.json" --json "$OUT/python-bench.json"
 fi
