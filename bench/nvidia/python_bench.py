@@ -220,9 +220,10 @@ def hipacm_child(args, runtime_dir, own_workers):
     return dict(seconds=None, error=f"exit {proc.returncode} without a result: {tail}")
 
 
-def stop_services(runtime_dir):
-    """SIGTERMs the compile services (and so their waiting workers) started in runtime_dir."""
+def services_in(runtime_dir):
+    """The pids of the compile services (and their waiting workers) started in runtime_dir."""
     marker = os.path.join(runtime_dir, "compile-service-").encode()
+    pids = []
     for pid in (int(p) for p in os.listdir("/proc") if p.isdigit()):
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
@@ -230,10 +231,21 @@ def stop_services(runtime_dir):
         except OSError:
             continue
         if len(argv) > 2 and argv[1] == b"--service" and argv[2].startswith(marker):
-            try:
-                os.kill(pid, signal.SIGTERM)
-            except OSError:
-                pass
+            pids.append(pid)
+    return pids
+
+
+def stop_services(runtime_dir):
+    """SIGTERMs the compile services started in runtime_dir and waits (up to 5 s) until they and
+    their waiting workers are gone, so that nothing of this bench runs on into the next."""
+    for pid in services_in(runtime_dir):
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except OSError:
+            pass
+    deadline = time.monotonic() + 5
+    while services_in(runtime_dir) and time.monotonic() < deadline:
+        time.sleep(0.02)
 
 
 def hipacm_rows(args, kernels):
