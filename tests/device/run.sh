@@ -9,7 +9,7 @@
 # Environment: OUT (./device-out); HIPACM_DEVICE_BUDGET_S, the whole run (540 s);
 # HIPACM_DEVICE_STAGES, the stages to run, comma-separated, of checks, nvidia, amd, python, node,
 # mpi and demo (default: all; the environment report always runs); HIPACM_DEVICE_NVIDIA_ROUNDS (3),
-# HIPACM_DEVICE_AMD_ROUNDS (2) and
+# HIPACM_DEVICE_PYTHON_ROUNDS (3), HIPACM_DEVICE_AMD_ROUNDS (2) and
 # HIPACM_DEVICE_AMD_ARGS and HIPACM_DEVICE_NVIDIA_ARGS (more hipacm-nvidia-bench options for the
 # gfx90a and sm_90 benches, e.g. "--skip a-warm,d16");
 # HIPACM_DEVICE_NODE_RUNS (8) and HIPACM_DEVICE_NODE_ROUNDS (2) for the node stage.
@@ -22,6 +22,7 @@ TOTAL_BUDGET_S=${HIPACM_DEVICE_BUDGET_S:-540}  # the whole run; each stage gets 
 STAGES=,${HIPACM_DEVICE_STAGES:-checks,nvidia,amd,python,node,mpi,demo},
 AMD_ROUNDS=${HIPACM_DEVICE_AMD_ROUNDS:-2}
 NVIDIA_ROUNDS=${HIPACM_DEVICE_NVIDIA_ROUNDS:-3}
+PYTHON_ROUNDS=${HIPACM_DEVICE_PYTHON_ROUNDS:-3}
 AMD_ARGS=${HIPACM_DEVICE_AMD_ARGS:-}
 NVIDIA_ARGS=${HIPACM_DEVICE_NVIDIA_ARGS:-}
 mkdir -p "$OUT"
@@ -235,7 +236,7 @@ fi
 if wanted python; then
   stage "Python bench (Triton b, CuPy c, hipacm h)" 180 python-bench.log \
     env PYTHONPATH="$PWD/bindings/python" HIPACM_LIBRARY="$BUNDLE/libhipacm.so.1" HIPACM_PYBENCH_LD="$HIPACM_LD" \
-    python3 bench/nvidia/python_bench.py --set "$SET" --arch sm_90 --threads 16 --rounds 3 \
+    python3 bench/nvidia/python_bench.py --set "$SET" --arch sm_90 --threads 16 --rounds "$PYTHON_ROUNDS" \
     --cupy-rounds 2 --timeout 60 --baseline "$OUT/bench.json" --json "$OUT/python-bench.json"
 fi
 if wanted node; then
