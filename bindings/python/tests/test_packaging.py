@@ -103,24 +103,44 @@ def build_dir() -> Path:
 
 
 WHEEL_CHECK = r"""
-import os, struct, sys
+import os, signal, struct, sys, time
 import hipacm
 print("library", hipacm.library_path)
+bundled = os.path.join(os.path.dirname(hipacm.library_path), "hipacm-worker")
+services = []
 with hipacm.AsyncCompileMode(arch="gfx90a", isolation="process") as mode:
     future = mode.submit(None, 'extern "C" __global__ void k(int* p) { *p = 1; }')
     kernel = future.result()
-    # The plugin's worker pool keeps its processes; name the children's binaries.
+    # The plugin's worker pool keeps its processes. Name the binary of each child and, since by
+    # default the workers come from the user's compile service (run from the same binary, so its
+    # workers too), of every process that runs the bundled worker.
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{pid}/stat") as f:
                 ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            if ppid == os.getpid():
-                print("child", os.readlink(f"/proc/{pid}/exe"))
+            exe = os.readlink(f"/proc/{pid}/exe")
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
         except (OSError, IndexError, ValueError):
-            pass  # gone meanwhile
+            continue  # gone meanwhile
+        if ppid == os.getpid():
+            print("child", exe)
+        elif exe == bundled:
+            print("worker", exe)
+        if exe == bundled and argv[1:2] == [b"--service"]:
+            services.append(int(pid))
 code = kernel.code
 print("elf", code[:4] == b"\x7fELF", struct.unpack_from("<H", code, 18)[0], kernel.arch)
 print("env", sorted(k for k in os.environ if k.startswith("HIPACM") or k.startswith("LD_")))
+# Nothing of this check outlives it: the service it started goes (SIGTERM ends one cleanly).
+for pid in services:
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except OSError:
+        pass
+deadline = time.monotonic() + 10
+while any(os.path.exists(f"/proc/{pid}") for pid in services) and time.monotonic() < deadline:
+    time.sleep(0.02)
 """
 
 
@@ -175,7 +195,9 @@ def test_the_platform_wheel_bundles_everything_and_runs_in_a_clean_environment(t
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0] == f"library {package / 'libhipacm.so.1'}", lines
-    assert f"child {package / 'hipacm-worker'}" in lines, lines  # isolation through the bundled worker
+    # Isolation through the bundled worker: a child, or the compile service's (the default).
+    worker = package / "hipacm-worker"
+    assert f"child {worker}" in lines or f"worker {worker}" in lines, lines
     assert "elf True 224 gfx90a" in lines, lines
     assert lines[-1] == "env []", lines
 
