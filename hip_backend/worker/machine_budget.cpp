@@ -112,9 +112,11 @@ void MachineSlot::release() noexcept {
   lock_one_byte(fd_.get(), index_, F_UNLCK);
   WorkerFdRegistry::close(fd_);
   if (wake_fifo_ != nullptr && !wake_fifo_->empty()) {
-    // Opening the write end fails (ENXIO) when no one has it open to read, that is when no one
-    // waits: then there is no one to wake either.
-    UniqueFd wake = open_registered(*wake_fifo_, S_IFIFO, O_WRONLY | O_NONBLOCK);
+    // Read and write: a write-only end could outlive the last waiter's read end between the open
+    // and the write, and a write into a FIFO nobody reads raises SIGPIPE, which kills a host that
+    // has not ignored it. Holding a read end ourselves, the write never fails that way; with no
+    // waiter the byte goes with the FIFO's buffer when we close.
+    UniqueFd wake = open_registered(*wake_fifo_, S_IFIFO, O_RDWR | O_NONBLOCK);
     const char byte = 1;
     // Non-blocking: a full FIFO already holds more wake-ups than anyone needs.
     if (wake.valid()) {

@@ -2,6 +2,7 @@
 // machine_budget_test.cpp - the machine-wide worker budget: slots shared by processes, freed by a
 // killed holder, refused in unsafe directories, and obeyed by worker pools in several processes.
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -11,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -88,6 +90,43 @@ TEST(MachineBudget, SlotsAreExclusiveAndAWaiterTakesTheFreedOne) {
   ASSERT_TRUE(finishes(waiter));
   EXPECT_EQ(waiter.get(), freed);
   EXPECT_EQ(budget.slots_in_use(), 1u);  // the waiter's slot went with it
+}
+
+// A release wakes waiters through the FIFO. A waiter that got its slot another way closes its end
+// at any moment; a release that then writes into a FIFO nobody reads must not raise SIGPIPE, whose
+// default action would kill the host. Many short holds with waiters coming and going, SIGPIPE at
+// its default action.
+TEST(MachineBudget, ReleasesNeverRaiseSigpipeWhileWaitersComeAndGo) {
+  TempDir dir;
+  const MachineBudgetConfig config = config_for(dir.path(), 1);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::signal(SIGPIPE, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    ::pthread_sigmask(SIG_SETMASK, &none, nullptr);
+    MachineBudget budget(config);
+    if (budget.limit() != 1) ::_exit(3);
+    std::vector<std::thread> threads;
+    std::atomic<int> held{0}, overlaps{0};
+    for (int t = 0; t < 3; ++t) {
+      threads.emplace_back([&] {
+        for (int i = 0; i < 1500; ++i) {
+          MachineSlot slot = budget.acquire();
+          if (held.fetch_add(1) != 0) overlaps.fetch_add(1);
+          held.fetch_sub(1);
+        }
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    ::_exit(overlaps.load() == 0 ? 0 : 4);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_FALSE(WIFSIGNALED(status)) << "killed by signal " << WTERMSIG(status);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "3: no budget, 4: two holders at once";
 }
 
 TEST(MachineBudget, AKilledHolderFreesItsSlot) {
