@@ -161,9 +161,10 @@ def run_cupy_single(kernels):
                 cupy=cupy.__version__, error=error)
 
 
-def cupy_child(set_dir, cache_dir, timeout):
-    env = dict(os.environ, CUPY_CACHE_DIR=cache_dir)
-    cmd = [sys.executable, os.path.abspath(__file__), "--set", set_dir, "--single-cupy"]
+def run_single(options, env, timeout):
+    """Runs this script again with `options` (a --single-* run) in a fresh interpreter and returns
+    the dict of its RESULT line, or one with seconds=None and the reason."""
+    cmd = [sys.executable, os.path.abspath(__file__), *options]
     try:
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -173,6 +174,11 @@ def cupy_child(set_dir, cache_dir, timeout):
             return json.loads(line[len(RESULT_PREFIX):])
     tail = (proc.stdout + proc.stderr)[-1500:]
     return dict(seconds=None, error=f"exit {proc.returncode} without a result: {tail}")
+
+
+def cupy_child(set_dir, cache_dir, timeout):
+    return run_single(["--set", set_dir, "--single-cupy"],
+                      dict(os.environ, CUPY_CACHE_DIR=cache_dir), timeout)
 
 
 # ---- h: hipacm through its Python binding, one fresh interpreter per run ----
@@ -207,17 +213,8 @@ def hipacm_child(args, runtime_dir, own_workers):
     env.pop("HIPACM_COMPILE_SERVICE", None)
     if own_workers:
         env["HIPACM_COMPILE_SERVICE"] = "off"
-    cmd = [sys.executable, os.path.abspath(__file__), "--set", args.set, "--arch", args.arch,
-           "--threads", str(args.threads), "--single-hipacm"]
-    try:
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.timeout)
-    except subprocess.TimeoutExpired:
-        return dict(seconds=None, error=f"timed out after {args.timeout} s")
-    for line in proc.stdout.splitlines():
-        if line.startswith(RESULT_PREFIX):
-            return json.loads(line[len(RESULT_PREFIX):])
-    tail = (proc.stdout + proc.stderr)[-1500:]
-    return dict(seconds=None, error=f"exit {proc.returncode} without a result: {tail}")
+    return run_single(["--set", args.set, "--arch", args.arch, "--threads", str(args.threads),
+                       "--single-hipacm"], env, args.timeout)
 
 
 def services_in(runtime_dir):
