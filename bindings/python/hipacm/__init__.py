@@ -10,8 +10,8 @@ The API mirrors Triton's ``triton.runtime._async_compile``::
     kernel = future.result()          # a hipacm.Kernel; kernel.code is an AMDGPU ELF
 
 The bindings are pure Python (ctypes). Importing the package loads
-``libhipacm.so.1`` from ``$HIPACM_LIBRARY``, from beside the package, from the
-repository's build tree, or through the system loader, and raises
+``libhipacm.so.1`` from ``$HIPACM_LIBRARY``, from beside the package, or
+through the system loader (never from directories above the package), and raises
 :class:`ImportError` when none is found or its ABI does not match. The
 plugin's log events (ABI 1.4) go to ``logging.getLogger("hipacm")``.
 """

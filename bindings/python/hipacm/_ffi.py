@@ -257,35 +257,6 @@ PROVIDER_V3_ENTRIES = [name for name, _ in Provider._fields_[len(ProviderV2._fie
 GET_PROVIDER_FN = CFUNCTYPE(c_void_p, c_uint32)
 
 
-def _is_sanitized(path: Path) -> bool:
-    """True for an ASan/TSan build, which cannot be loaded into a plain interpreter.
-
-    Loading one would not fail politely: the sanitizer runtime aborts the
-    process when it is not first in the initial library list.
-    """
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return False
-    return b"libasan.so" in data or b"libtsan.so" in data
-
-
-def _repo_build_candidates(start: Path) -> List[Path]:
-    """``libhipacm.so.1`` files in the build tree of the repository holding ``start``."""
-    for parent in [start, *start.parents]:
-        if not (parent / "include" / "hipacm" / "hipacm.h").is_file():
-            continue
-        build = parent / "build"
-        preferred = [build / "release" / SONAME, build / "dev" / SONAME]
-        others = sorted(
-            (p for p in build.glob("*/" + SONAME) if p not in preferred),
-            key=lambda p: p.stat().st_mtime if p.exists() else 0.0,
-            reverse=True,  # the most recently built first
-        )
-        return [p for p in preferred + others if p.is_file() and not _is_sanitized(p)]
-    return []
-
-
 def library_candidates() -> List[Tuple[str, str]]:
     """The places searched for the plugin, in order, as ``(how, path)`` pairs."""
     package_dir = Path(__file__).resolve().parent
@@ -293,8 +264,9 @@ def library_candidates() -> List[Tuple[str, str]]:
     beside = package_dir / SONAME
     if beside.is_file():
         found.append(("beside the package", str(beside)))
-    for path in _repo_build_candidates(package_dir):
-        found.append(("build tree", str(path)))
+    # Nothing from the directories above the package: a checkout's build tree looks the same
+    # as one that another user planted above a package in a shared directory (a venv under
+    # /tmp), and loading a library runs its code. A checkout sets $HIPACM_LIBRARY instead.
     system = ctypes.util.find_library("hipacm")
     found.append(("system loader", system or SONAME))
     return found
@@ -389,9 +361,9 @@ def _open_provider(path: str) -> LoadedPlugin:
 def load_plugin() -> LoadedPlugin:
     """Finds and loads ``libhipacm.so.1``.
 
-    Search order: ``$HIPACM_LIBRARY``; ``libhipacm.so.1`` beside this package;
-    the repository's ``build/release``, ``build/dev`` and other ``build/*``
-    directories (sanitizer builds skipped); the system loader.
+    Search order: ``$HIPACM_LIBRARY``; ``libhipacm.so.1`` beside this package
+    then the system loader. Directories above the
+    package are never searched: whoever can write one could plant a library.
 
     Raises:
         ImportError: nothing loadable was found, or the library found does not
@@ -408,8 +380,9 @@ def load_plugin() -> LoadedPlugin:
         except ImportError as exc:
             errors.append(f"  {how}: {exc}")
     raise ImportError(
-        "hipacm: cannot find a usable libhipacm.so.1. Set HIPACM_LIBRARY to its path, "
-        "copy it beside the hipacm package, or build it (cmake --build build/release).\n"
+        "hipacm: cannot find a usable libhipacm.so.1. Set HIPACM_LIBRARY to its path "
+        "(in a checkout: build/release/libhipacm.so.1), copy it beside the hipacm package, "
+        "or install it on the library path.\n"
         + "\n".join(errors)
     )
 

@@ -93,23 +93,43 @@ def test_library_beside_the_package_is_found(tmp_path):
     assert proc.stdout.strip() == str(pkg / "libhipacm.so.1")
 
 
-def test_build_tree_is_searched_and_sanitizer_builds_are_skipped(tmp_path):
-    (tmp_path / "include" / "hipacm").mkdir(parents=True)
-    (tmp_path / "include" / "hipacm" / "hipacm.h").write_text("/* marker */\n")
-    bindings = tmp_path / "bindings" / "python"
-    bindings.mkdir(parents=True)
-    copy_package(bindings)
-    other = tmp_path / "build" / "mine"
-    other.mkdir(parents=True)
-    os.symlink(hipacm.library_path, other / "libhipacm.so.1")
-    # A loadable stand-in for an ASan build, newer than "mine" so that it would
-    # be tried first. (A real one would abort the interpreter when loaded.)
-    asan = tmp_path / "build" / "asan"
-    asan.mkdir()
-    with open(hipacm.library_path, "rb") as real:
-        (asan / "libhipacm.so.1").write_bytes(real.read() + b"\0libasan.so.8\0")
-    os.utime(asan / "libhipacm.so.1", (2**31, 2**31))
-    proc = import_hipacm(bindings)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == str(other / "libhipacm.so.1")
-    assert not (tmp_path / "build" / "release").exists()
+PLANTED_LIBRARY = r"""
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+__attribute__((constructor)) static void planted(void) {
+  const char* mark = getenv("PLANTED_MARK");
+  if (mark) close(open(mark, O_WRONLY | O_CREAT, 0600));
+}
+"""
+
+
+@pytest.mark.skipif(CC is None, reason="no C compiler")
+def test_trust2_05_a_build_tree_above_the_package_is_never_loaded(tmp_path):
+    # Another user's tree above a package in a shared directory (a venv under /tmp): it looks
+    # like a checkout, with include/hipacm/hipacm.h and build/*/libhipacm.so.1.
+    shared = tmp_path / "shared"
+    (shared / "include" / "hipacm").mkdir(parents=True)
+    (shared / "include" / "hipacm" / "hipacm.h").write_text("/* planted */\n")
+    for build in ("release", "x"):
+        (shared / "build" / build).mkdir(parents=True)
+        src = tmp_path / "planted.c"
+        src.write_text(PLANTED_LIBRARY)
+        subprocess.run([CC, "-shared", "-fPIC", str(src), "-o",
+                        str(shared / "build" / build / "libhipacm.so.1")], check=True)
+    venv = shared / "venv" / "lib" / "site-packages"
+    venv.mkdir(parents=True)
+    copy_package(venv)
+    mark = tmp_path / "planted-library-ran"
+    env = {k: v for k, v in os.environ.items() if k not in ("HIPACM_LIBRARY", "LD_LIBRARY_PATH")}
+    env.update(PYTHONPATH=str(venv), PLANTED_MARK=str(mark))
+    code = ("import hipacm._ffi as f; print([p for _, p in f.library_candidates()]); "
+            "import hipacm; print(hipacm.library_path)")
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          cwd=str(tmp_path))
+    assert not mark.exists(), "the planted library's constructor ran: " + proc.stdout + proc.stderr
+    assert str(shared / "build") not in proc.stdout + proc.stderr
+    # With nothing beside the package, only the system loader is left: it loads hipacm from the
+    # library path or the import fails, naming the settings that would find it.
+    if proc.returncode != 0:
+        assert "ImportError" in proc.stderr and "HIPACM_LIBRARY" in proc.stderr, proc.stderr
