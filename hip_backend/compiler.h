@@ -42,6 +42,11 @@ struct CompileResult {
   std::shared_ptr<const LoadedModule> module;
   /// Served by the persistent cache; no compiler ran.
   bool from_cache = false;
+  /// Set in the host by a compile that may have read a file its request does not name (one in
+  /// the working directory of an in-process compile that the compiler's driver reads on its own):
+  /// why this result, success or failure, must not be stored in the cache. Never sent to or from
+  /// a worker, which compiles in an empty directory of its own.
+  std::string not_cacheable_why;
 };
 
 /// A compile step: request in, result out. Implementations: in-process

@@ -11,6 +11,7 @@
 #include "hip_backend/nvrtc/nvrtc_compiler.h"
 #include "hip_backend/target_arch.h"
 #include "hip_backend/worker/machine_budget.h"
+#include "hip_backend/working_directory_inputs.h"
 #include "support/no_destructor.h"
 #include "support/stats.h"
 
@@ -43,7 +44,10 @@ CompileResult InProcessCompiler::compile(const CompileRequest& request) {
     std::optional<boost::lock_guard<boost::mutex>> queued;
     if (!is_nvidia_arch(request.arch)) queued.emplace(inprocess_hiprtc_queue());
     const MachineSlot slot = MachineBudget::instance().acquire();
+    // hipRTC's driver reads files from the working directory that the request does not name.
+    const WorkingDirectoryWatch working_directory;
     result = compile_for_target(request);
+    if (!is_nvidia_arch(request.arch)) result.not_cacheable_why = working_directory.verdict();
   }
   count_compile_ended(result.status);
   return result;

@@ -30,7 +30,7 @@ namespace sw = service_wire;
 
 std::string errno_text() { return std::strerror(errno); }
 
-/// Makes `order` this process's setting: its environment and working directory.
+/// Makes `order` this process's setting: its environment.
 bool take_order(const sw::WorkerOrder& order) {
   // The orderer's environment, as a worker it spawned itself would have had. The strings stay
   // alive in `held` until the next order replaces them.
@@ -41,9 +41,11 @@ bool take_order(const sw::WorkerOrder& order) {
   for (std::string& entry : held) entries.push_back(entry.data());
   entries.push_back(nullptr);
   environ = entries.data();
-  if (::chdir(order.cwd.c_str()) != 0) {
-    std::fprintf(stderr, "hipacm-worker: cannot enter the host's working directory %s: %s\n",
-                 order.cwd.c_str(), errno_text().c_str());
+  // Never the host's working directory: every compile runs in an empty one of its own
+  // (worker_session), and the host made the options' relative paths absolute.
+  if (::chdir("/") != 0) {
+    std::fprintf(stderr, "hipacm-worker: cannot leave the working directory: %s\n",
+                 errno_text().c_str());
     return false;
   }
   return true;

@@ -12,6 +12,8 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -91,9 +93,52 @@ bool refuse_unsafe_names(const CompileRequest& request, CompileResult* result) {
   return true;
 }
 
+/// The working directory of one compile: `<private dir>/cwd`, where the private directory is a
+/// fresh mkdtemp one in the worker's TMPDIR. The compiler's driver reads files from its working
+/// directory that no request names (a `hiprtc_runtime.h.pch` above all, and `../lib/...`): here
+/// there are none, whoever started the worker and wherever. Left (to "/") and removed with the
+/// compile.
+class CompileDirectory {
+ public:
+  CompileDirectory() {
+    std::string why;
+    dir_ = hipacm::backend::PrivateTempDir::create("hipacm-compile-", &why);
+    if (!dir_) {
+      error_ = why;
+      return;
+    }
+    const std::string cwd = dir_->path() + "/cwd";
+    if (::mkdir(cwd.c_str(), 0700) != 0 || ::chdir(cwd.c_str()) != 0) {
+      error_ = "cannot enter a private working directory " + cwd + ": " + std::strerror(errno);
+      return;
+    }
+    entered_ = true;
+  }
+  CompileDirectory(const CompileDirectory&) = delete;
+  CompileDirectory& operator=(const CompileDirectory&) = delete;
+  ~CompileDirectory() {
+    if (entered_ && ::chdir("/") != 0) _exit(wire::kWorkerExitUsage);
+  }
+  bool entered() const { return entered_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  std::unique_ptr<hipacm::backend::PrivateTempDir> dir_;
+  bool entered_ = false;
+  std::string error_;
+};
+
 CompileResult compile_safely(const CompileRequest& request,
                              std::optional<hipacm::backend::PendingPchBuild>* pending) {
   try {
+    const CompileDirectory directory;
+    if (!directory.entered()) {
+      // Never the directory the worker happened to start in.
+      CompileResult result;
+      result.status = HIPACM_ERROR_BACKEND_UNAVAILABLE;
+      result.error_message = "hipacm-worker: " + directory.error();
+      return result;
+    }
     return hipacm::backend::compile_in_worker(request, pending);
   } catch (...) {
     return hipacm::backend::failed_compile(hipacm::failure_from_current_exception("hipacm-worker"));
@@ -257,6 +302,8 @@ int run_worker_session(int socket_fd, pid_t parent, const std::string& temp_dir)
   // What the compiler writes (comgr's copies of the source and headers) is
   // readable by this user only, whatever the host's umask.
   umask(077);
+  // Out of the host's working directory for good: each compile has one of its own.
+  if (::chdir("/") != 0) return wire::kWorkerExitUsage;
 
   std::vector<WorkerFault> faults;
   if (!load_faults(&faults)) return wire::kWorkerExitUsage;

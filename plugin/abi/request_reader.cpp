@@ -8,6 +8,7 @@
 #include "plugin/abi/struct_fields.h"
 #include "plugin/abi/struct_versions.h"
 #include "plugin/cache/key/key.h"
+#include "plugin/cache/key/path_options.h"
 #include "support/status_error.h"
 
 namespace hipacm {
@@ -66,6 +67,12 @@ Submission read_request(const hipacm_request* req, const std::string& arch) {
     require_safe_name(r.source_name, "request.source_name");
   }
   r.options = read_list(req->options, req->num_options, "request.options");
+  // Compiles run in a directory of their own (a worker's private one), so a relative path in an
+  // option is made absolute here, against the host's working directory, where it meant what it
+  // means: the key and the compiler see the same options, whichever process compiles.
+  std::string path_error;
+  if (!cache::anchor_relative_paths(&r.options, &path_error))
+    invalid("request.options: " + path_error);
   const auto header_sources =
       read_list(req->header_sources, req->num_headers, "request.header_sources");
   const auto header_names = read_list(req->header_names, req->num_headers, "request.header_names");

@@ -178,6 +178,12 @@ backend::CompileResult CachingCompiler::compile(const backend::CompileRequest& r
   if (settings_.policy != Policy::kReadWrite ||
       (result.status != HIPACM_SUCCESS && !storable_failure))
     return result;
+  // What the compile read beyond its key (its working directory's files) may be in the result.
+  if (!result.not_cacheable_why.empty()) {
+    backend::log(LogLevel::kInfo, "not storing " + request.source_name + " (key " + keyed->key +
+                                      ") in the kernel cache: " + result.not_cacheable_why);
+    return result;
+  }
   // A header that changed while the compiler ran may be in the object under
   // the old key: store only what was compiled from the files the key names.
   if (!keyed->inputs_digest.empty() && scan_external_inputs(request).digest != keyed->inputs_digest)

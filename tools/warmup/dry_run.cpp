@@ -9,6 +9,7 @@
 
 #include "hip_backend/compiler.h"
 #include "plugin/cache/caching_compiler.h"
+#include "plugin/cache/key/path_options.h"
 #include "plugin/cache/store/location.h"
 #include "tools/common/terminal_text.h"
 
@@ -51,6 +52,8 @@ std::vector<DryRunEntry> dry_run(const std::vector<KernelInput>& inputs,
         request.source = input.source;
         request.source_name = input.source_name;
         request.options = input.options;
+        // As the C ABI reads a request: relative paths anchored here, so the keys are a run's.
+        cache::anchor_relative_paths(&request.options, nullptr);
         request.headers = input.headers;
         request.name_expressions = input.name_expressions;
         request.arch = arch;

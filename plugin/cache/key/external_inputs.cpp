@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "plugin/cache/key/path_options.h"
 #include "support/failure.h"
 #include "support/no_destructor.h"
 #include "support/sha256.h"
@@ -36,20 +37,8 @@ struct SearchPlan {
   std::string why_not;
 };
 
-// Options that add an include directory; the value is joined or the next option.
-// (--include-path and --pre-include are NVRTC's spellings.)
-constexpr std::string_view kDirOptions[] = {"--include-directory-after",
-                                            "--include-directory",
-                                            "--include-path",
-                                            "-isystem-after",
-                                            "-cxx-isystem",
-                                            "-idirafter",
-                                            "-isystem",
-                                            "-iquote",
-                                            "-I"};
-// Options that include a file before the source.
-constexpr std::string_view kForcedIncludeOptions[] = {"--pre-include", "--include", "-include",
-                                                      "--imacros", "-imacros"};
+// The options that name include directories and forced includes (path_options.h).
+constexpr const auto& kDirOptions = kIncludeDirOptions;
 // Options through which the compiler reads files or arguments hipacm does not
 // model: a request using one is compiled, never cached.
 constexpr std::string_view kOpaqueOptions[] = {
@@ -490,6 +479,19 @@ ExternalInputs scan_external_inputs(const backend::CompileRequest& request,
       out.cacheable = false;
       out.why_not = plan.why_not;
       return out;
+    }
+    // The compiler's driver loads <name>.pch or <name>.gch (a file or a directory) in place of a
+    // forced include where one exists: a file the key does not see.
+    for (const std::string& name : plan.forced_includes) {
+      for (const char* suffix : {".pch", ".gch"}) {
+        struct stat st {};
+        if (::lstat((name + suffix).c_str(), &st) == 0) {
+          out.cacheable = false;
+          out.why_not = "a precompiled header " + name + suffix + " stands beside forced include " +
+                        name + " and would be loaded in its place";
+          return out;
+        }
+      }
     }
     Scanner scanner(plan, limits);
     for (const std::string& name : plan.forced_includes) scanner.resolve({name, false}, "");
