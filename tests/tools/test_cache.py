@@ -2,6 +2,7 @@
 # test_cache.py - the persistent cache through the real tool: warm twice, then every `cache`
 # subcommand, tampering, export/import and two warmups racing on one cache.
 import json
+import os
 import sqlite3
 import subprocess
 
@@ -234,3 +235,77 @@ def test_trust07_import_of_a_view_database_exits_2_with_the_reason(run, tmp_path
     assert "holds a view" in r.err
     r = run("cache", "--db", tmp_path / "mine.sqlite3", "stats", "--json")
     assert r.rc == 0 and r.json()["entries"] == 0
+
+
+NOBODY = 65534
+
+
+@pytest.mark.parametrize("how", ["file", "other-owner", "group-writable", "environment"])
+def test_trust2_11_a_named_cache_that_cannot_be_used_exits_2(run, backend_usable, tmp_path, how):
+    named = tmp_path / "named"
+    env = {}
+    if how in ("file", "environment"):
+        named.write_text("not a directory\n")
+    else:
+        named.mkdir(mode=0o700)
+        if how == "other-owner":
+            os.chown(named, NOBODY, NOBODY)  # another user's directory, as root sees it
+        else:
+            named.chmod(0o770)
+    args = ["warmup", EXAMPLES / "saxpy.hip", "--arch", "gfx90a"]
+    if how == "environment":
+        env["HIPACM_CACHE_DIR"] = str(named)
+    else:
+        args += ["--cache-dir", named]
+    r = run(*args, env=env)
+    assert r.rc == 2, r.out + r.err
+    assert "the cache cannot be used" in r.err and str(named) in r.err
+    assert "compiling without it" not in r.err
+    expected = {"file": "not a directory", "environment": "not a directory",
+                "other-owner": f"belongs to another user (uid {NOBODY})",
+                "group-writable": "writable by other users"}[how]
+    assert expected in r.err
+    # Nothing was written into a directory that is not this user's alone.
+    if named.is_dir():
+        assert list(named.iterdir()) == []
+
+
+def test_trust2_11_the_default_cache_location_keeps_its_quiet_fallback(run, backend_usable,
+                                                                       tmp_path):
+    blocker = tmp_path / "xdg"
+    blocker.write_text("a file where XDG_CACHE_HOME's directory would be\n")
+    r = run("warmup", EXAMPLES / "saxpy.hip", "--arch", "gfx90a",
+            env={"HIPACM_CACHE_DIR": None, "XDG_CACHE_HOME": str(blocker)})
+    assert r.rc == 0, r.err
+    assert "compiling without it" in r.err
+
+
+def test_trust2_11_cache_import_into_a_new_db_path_makes_the_right_kind(run, backend_usable,
+                                                                        tmp_path):
+    warm(run, tmp_path)
+    exported = tmp_path / "kernels.hipacm"
+    assert run("cache", "export", exported).rc == 0
+    # A new name is a cache directory, as --cache-dir and HIPACM_CACHE_DIR take it.
+    new_dir = tmp_path / "new-cache"
+    r = run("cache", "--db", new_dir, "import", exported, "--json")
+    assert r.rc == 0, r.err
+    assert r.json()["path"] == str(new_dir / "kernels.sqlite3")
+    assert new_dir.is_dir() and (new_dir / "kernels.sqlite3").is_file()
+    assert os.stat(new_dir).st_mode & 0o777 == 0o700
+    hot = run("warmup", *[EXAMPLES / k for k in KERNELS], "--arch", "gfx90a", "--cache-dir",
+              new_dir, "--json", "-")
+    assert hot.rc == 0, hot.err
+    assert hot.json()["totals"]["cache_hits"] == 3
+    # A name ending in .sqlite3 is a database file.
+    new_file = tmp_path / "new.sqlite3"
+    assert run("cache", "--db", new_file, "import", exported).rc == 0
+    assert new_file.is_file()
+    # A directory that is not this user's alone is refused, and nothing is written there.
+    for mode, owner in ((0o700, NOBODY), (0o777, 0)):
+        shared = tmp_path / f"shared-{mode:o}-{owner}"
+        shared.mkdir()
+        shared.chmod(mode)
+        os.chown(shared, owner, owner)
+        r = run("cache", "--db", shared, "import", exported)
+        assert r.rc == 2, r.out + r.err
+        assert list(shared.iterdir()) == []

@@ -3,6 +3,7 @@
 import json
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 from pathlib import Path
@@ -345,3 +346,128 @@ def test_costs_come_from_an_earlier_report_and_a_bad_costs_file_is_refused(tmp_p
                   tmp_path / "d-%r", "--costs", deep, timeout=120)
     assert done.returncode != 0
     assert "nested deeper than 64 levels" in done.stderr, done.stderr
+
+
+def cache_keys_of_file(path):
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+        return {row[0] for row in conn.execute("SELECT key FROM entries")}
+
+
+def pids_from_now(count):
+    """The next `count` pids the kernel will hand out (wrapping as it does)."""
+    last = int(Path("/proc/sys/kernel/ns_last_pid").read_text())
+    pid_max = int(Path("/proc/sys/kernel/pid_max").read_text())
+    return [p if p < pid_max else 300 + (p - pid_max) for p in range(last + 1, last + 1 + count)]
+
+
+@needs_mpi
+def test_trust2_02_planted_staging_directories_never_reach_the_export(tmp_path, backend_usable,
+                                                                      run):
+    kernels = kernels_dir(tmp_path, count=3)
+    # Another user's valid cache, holding a kernel the job never asked for.
+    extra = sorted(p for p in EXAMPLES.glob("*.hip") if "#include" not in p.read_text())[3]
+    poison = tmp_path / "poison"
+    assert run("warmup", extra, "--arch", "gfx90a", "--cache-dir", poison).rc == 0
+    poison_keys = cache_keys(poison)
+    assert len(poison_keys) == 1
+    # One self-contained file of it (no -wal beside it), as an attacker would copy around.
+    template = tmp_path / "planted.sqlite3"
+    with sqlite3.connect(poison / "kernels.sqlite3") as source, sqlite3.connect(template) as copy:
+        source.backup(copy)
+    with sqlite3.connect(template) as copy:
+        copy.execute("PRAGMA journal_mode=DELETE")
+    assert cache_keys_of_file(template) == poison_keys
+    # The attacker plants the staging directory of every pid the job may get: 3,000 of them,
+    # each theirs (uid 65534), open to anyone, with that database in it.
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    export = shared / "job.hipacm"
+    planted = []
+    for pid in pids_from_now(3000):
+        parts = shared / f".{export.name}.parts-{pid}"
+        parts.mkdir()
+        shutil.copyfile(template, parts / "kernels.sqlite3")
+        for path in (parts, parts / "kernels.sqlite3"):
+            os.chown(path, 65534, 65534)
+        parts.chmod(0o777)
+        (parts / "kernels.sqlite3").chmod(0o666)
+        planted.append(parts)
+    report = tmp_path / "report.json"
+    done = mpirun(tmp_path, kernels, "--arch", "gfx90a", "--jobs", "1", "--cache-dir",
+                  tmp_path / "cache-%r", "--gather-to-root", export, "--json", report)
+    assert done.returncode == 0, done.stdout + done.stderr
+    # Each rank's cache keeps what it compiled: together, the job's entries.
+    job_keys = set().union(*(cache_keys(tmp_path / f"cache-{r}") for r in range(RANKS)))
+    assert len(job_keys) == 3
+    # The export holds the job's entries and nothing else, and the report says what it holds.
+    held = cache_keys_of_file(export)
+    assert held == job_keys and not held & poison_keys
+    assert f"wrote {len(held)} code objects to {export}" in done.stdout
+    assert report_of(report)["mpi"]["gathered"] == len(held)
+    # Every planted directory is as it was (never used, never removed), and the job's own
+    # staging directory is gone.
+    assert all(cache_keys(parts) == poison_keys for parts in planted)
+    left = {p for p in shared.iterdir() if p.name.startswith(f".{export.name}.parts-")}
+    assert left == set(planted)
+
+
+@needs_mpi
+def test_trust2_02_gather_to_root_never_creates_a_missing_directory(tmp_path, backend_usable):
+    kernels = kernels_dir(tmp_path, count=1)
+    export = tmp_path / "no-such-dir" / "deeper" / "job.hipacm"
+    done = mpirun(tmp_path, kernels, "--arch", "gfx90a", "--cache-dir", tmp_path / "cache-%r",
+                  "--gather-to-root", export, "-q")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "is not an existing directory" in done.stderr
+    assert not (tmp_path / "no-such-dir").exists()
+
+
+def service_processes(runtime_dir):
+    """Pids of compile services (hipacm-worker --service SOCKET) with their socket in
+    runtime_dir."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            args = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"--service" in args and any(a.startswith(str(runtime_dir).encode()) for a in args):
+            found.append(int(entry.name))
+    return found
+
+
+@needs_mpi
+def test_trust2_10_mpi_ranks_leave_no_compile_service_behind(tmp_path, backend_usable):
+    kernels = kernels_dir(tmp_path, count=3)
+    runtime = tmp_path / "run"
+
+    def job(name, setting):
+        env = mpi_env(tmp_path, {"HIPACM_RUNTIME_DIR": str(runtime)})
+        env.pop("HIPACM_COMPILE_SERVICE", None)
+        if setting:
+            env["HIPACM_COMPILE_SERVICE"] = setting
+        command = [MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", str(RANKS), CLI,
+                   "warmup", "--mpi", str(kernels), "--arch", "gfx90a", "--jobs", "1",
+                   "--cache-dir", str(tmp_path / f"{name}-%r"), "-q"]
+        return subprocess.run(command, capture_output=True, text=True, timeout=600, env=env,
+                              check=False)
+
+    try:
+        # The default (HIPACM_COMPILE_SERVICE unset) and an explicit auto: ranks spawn their own.
+        for name, setting in (("unset", None), ("auto", "auto")):
+            done = job(name, setting)
+            assert done.returncode == 0, done.stdout + done.stderr
+            assert all(len(cache_keys(tmp_path / f"{name}-{r}")) == 3 for r in range(RANKS))
+            assert service_processes(runtime) == [], f"HIPACM_COMPILE_SERVICE={setting}"
+        # Asked for explicitly, the service is used (and this count would see it).
+        done = job("on", "on")
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert len(service_processes(runtime)) >= 1
+    finally:
+        for pid in service_processes(runtime):
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass

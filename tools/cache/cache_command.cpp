@@ -51,8 +51,22 @@ std::string database_path(const CacheOptions& options) {
                                                        : options.db;
 }
 
-// For import, which may start a cache.
+// For import, which may start a cache. A --db that does not exist yet becomes a new cache
+// directory (what --cache-dir, HIPACM_CACHE_DIR and hosts take), unless its name ends in
+// .sqlite3, which names a bare database file: never a file where a directory was meant.
 cache::CacheAdmin open_cache(const CacheOptions& options) {
+  if (!options.db.empty()) {
+    std::error_code ec;
+    const auto type = std::filesystem::symlink_status(options.db, ec).type();
+    if (type == std::filesystem::file_type::symlink && !std::filesystem::exists(options.db, ec))
+      throw InputError(
+          fmt::format("--db {}: a symbolic link to nothing; name a cache directory "
+                      "or database file",
+                      printable(options.db)));
+    if (type == std::filesystem::file_type::not_found &&
+        !std::filesystem::path(options.db).filename().string().ends_with(".sqlite3"))
+      return cache::CacheAdmin::open(cache::CacheAdmin::path_in(options.db));
+  }
   return cache::CacheAdmin::open(database_path(options));
 }
 
@@ -356,8 +370,10 @@ void add_cache_command(CLI::App& app, AppContext& context) {
       "cache", "Show, check, shrink, export and import the persistent kernel cache");
   cache_cmd->require_subcommand(1);
   add_non_empty_option(cache_cmd, "--db", options->db,
-                       "A cache database file or directory (default: the user cache, see "
-                       "'hipacm doctor'); stats and list only read it, and create nothing");
+                       "A cache directory or database file (default: the user cache, see "
+                       "'hipacm doctor'); stats and list only read it, and create nothing; "
+                       "import into a new path makes a cache directory (a bare database file "
+                       "when the name ends in .sqlite3)");
   cache_cmd->footer(examples_footer(
       {"hipacm cache stats",
        "hipacm cache export gfx90a.hipacm --arch gfx90a && hipacm cache import gfx90a.hipacm"},

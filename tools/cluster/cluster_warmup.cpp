@@ -6,11 +6,15 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
+#include <stdexcept>
 
 #include "plugin/cache/cache_admin.h"
 #include "plugin/cache/store/location.h"
@@ -213,38 +217,54 @@ std::string database_of(const WarmupSettings& settings) {
   return cache::database_in(cache::user_cache_dir(settings.cache_dir));
 }
 
+// The directory that --gather-to-root FILE's parts are staged in before they become FILE: a new
+// one beside FILE, made by mkdtemp (a name no one could know in advance, created 0700, never an
+// existing directory), so nothing another user planted there can end up in the export.
+class StagingDir {
+ public:
+  explicit StagingDir(const std::string& file) {
+    const std::filesystem::path target(file);
+    const std::filesystem::path parent =
+        target.parent_path().empty() ? std::filesystem::path(".") : target.parent_path();
+    std::string name = (parent / fmt::format(".{}.parts-XXXXXX", target.filename().string()));
+    if (::mkdtemp(name.data()) == nullptr)
+      throw std::runtime_error(
+          fmt::format("--gather-to-root {}: cannot create a staging "
+                      "directory in {}: {}",
+                      printable(file), printable(parent.string()), std::strerror(errno)));
+    path_ = name;
+  }
+  ~StagingDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  StagingDir(const StagingDir&) = delete;
+  StagingDir& operator=(const StagingDir&) = delete;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
 // Where received entries go: this rank's cache, or with --gather-to-root rank 0's staging
 // cache, which becomes the export file.
 class Destination {
  public:
   Destination(const WarmupJob& job, int rank)
-      : admin_(open(job, rank)), staging_(!job.gather_to_root.empty() && rank == 0) {}
-  ~Destination() {
-    if (!staging_) return;
-    std::error_code ec;
-    std::filesystem::remove_all(staging_dir_, ec);
-  }
+      : staging_(job.gather_to_root.empty() || rank != 0
+                     ? nullptr
+                     : std::make_unique<StagingDir>(job.gather_to_root)),
+        admin_(cache::CacheAdmin::open(staging_ ? cache::CacheAdmin::path_in(staging_->path())
+                                                : database_of(job.settings))) {}
   Destination(const Destination&) = delete;
   Destination& operator=(const Destination&) = delete;
 
   cache::CacheAdmin& admin() { return admin_; }
 
  private:
-  static std::filesystem::path staging_dir(const WarmupJob& job) {
-    const std::filesystem::path file(job.gather_to_root);
-    return file.parent_path() /
-           fmt::format(".{}.parts-{}", file.filename().string(), static_cast<long>(::getpid()));
-  }
-  cache::CacheAdmin open(const WarmupJob& job, int rank) {
-    if (job.gather_to_root.empty() || rank != 0)
-      return cache::CacheAdmin::open(database_of(job.settings));
-    staging_dir_ = staging_dir(job);
-    std::filesystem::create_directories(staging_dir_);
-    return cache::CacheAdmin::open(cache::CacheAdmin::path_in(staging_dir_.string()));
-  }
-  std::filesystem::path staging_dir_;
+  std::unique_ptr<StagingDir> staging_;  // declared first: removed after the database is closed
   cache::CacheAdmin admin_;
-  bool staging_;
 };
 
 void store_received(RankReport* report, cache::CacheAdmin& admin, EntryForItem&& got,
@@ -346,7 +366,7 @@ void store_message(const Bytes& message, std::size_t from, const WarmupJob& job,
 std::size_t exchange_entries(Cluster& cluster, const WarmupJob& job,
                              const std::vector<JobItem>& items, const ShardPlan& plan,
                              const CacheMap& map, const WarmupResult& result,
-                             std::uint64_t round_bytes, RankReport* report) {
+                             std::uint64_t round_bytes, RankReport* report, std::size_t* gathered) {
   const Held& held = map.held;
   const bool to_root = !job.gather_to_root.empty();
   const auto ranks = static_cast<std::size_t>(cluster.size());
@@ -408,6 +428,10 @@ std::size_t exchange_entries(Cluster& cluster, const WarmupJob& job,
     for (EntryForItem& entry : entries)
       store_received(report, destination.admin(), std::move(entry), items[entry.item].arch);
     destination.admin().export_to(job.gather_to_root);
+    // The report says what the file holds, counted in the file itself, not what the job meant
+    // to put there.
+    *gathered = static_cast<std::size_t>(
+        cache::CacheAdmin::open_read_only(job.gather_to_root).stats().entries);
   }
   return rounds;
 }
@@ -460,8 +484,8 @@ int finish_on_root(Cluster& cluster, const WarmupJob& job, JobFacts facts,
   print_summary(text, merged, run_facts);
   print_rank_table(text, facts, merged);
   if (!job.gather_to_root.empty())
-    fmt::print(text, "wrote {} code objects to {}\n",
-               merged.outcomes.size() - totals_of(merged).failed, printable(job.gather_to_root));
+    fmt::print(text, "wrote {} code objects to {}\n", facts.gathered,
+               printable(job.gather_to_root));
   if (!job.json_target.empty()) write_json(job_report_json(facts, merged), job.json_target);
   int status = kExitOk;
   for (const RankReport& rank : facts.ranks)
@@ -502,12 +526,23 @@ int run_job(Cluster& cluster, const WarmupJob& job) {
   // Read before anything is compiled: a bad value should not cost the job its compiles.
   const std::uint64_t round_bytes = exchange_round_bytes();
   const std::vector<JobItem> items = job_items(*job.inputs, job.settings.archs);
+  // Each rank's own cache, as its --cache-dir's %r made it: a named one that cannot be used is
+  // an error on that rank, which stops the job before anything compiles.
+  check_named_cache(job.settings);
   if (cluster.rank() == 0 && !job.gather_to_root.empty()) {
     std::error_code ec;
     if (std::filesystem::symlink_status(job.gather_to_root, ec).type() !=
         std::filesystem::file_type::not_found)
       throw InputError(fmt::format("--gather-to-root {}: already exists; it names a new file",
                                    printable(job.gather_to_root)));
+    // The file's directory must be there already: a typo must not quietly make a directory
+    // tree (nor a staging directory in it) somewhere unexpected.
+    const std::filesystem::path parent = std::filesystem::path(job.gather_to_root).parent_path();
+    if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
+      throw InputError(
+          fmt::format("--gather-to-root {}: {} is not an existing directory (it is "
+                      "not created; make it first)",
+                      printable(job.gather_to_root), printable(parent.string())));
   }
   agree_on_items(cluster, items.size(), job_fingerprint(*job.inputs, items));
   CacheMap map = what_caches_hold(cluster, job, items.size());
@@ -523,8 +558,9 @@ int run_job(Cluster& cluster, const WarmupJob& job) {
   const Plan plan = agree_on_plan(cluster, job, items, held);
   const WarmupResult result = compile_share(cluster, job, plan.shards, items.size());
   RankReport report = report_of(cluster, job, plan.shards, result);
-  const std::size_t rounds =
-      exchange_entries(cluster, job, items, plan.shards, map, result, round_bytes, &report);
+  std::size_t gathered = 0;
+  const std::size_t rounds = exchange_entries(cluster, job, items, plan.shards, map, result,
+                                              round_bytes, &report, &gathered);
   if (job.gather_to_root.empty()) {
     for (const DryRunEntry& entry : dry_run(*job.inputs, job.settings))
       report.missing_after += entry.cached ? 0 : 1;
@@ -546,6 +582,7 @@ int run_job(Cluster& cluster, const WarmupJob& job) {
     facts.planned_load = plan.shards.load;
     facts.held_before = held_before;
     facts.exchange_rounds = rounds;
+    facts.gathered = gathered;
     facts.wall_seconds = seconds_since(started);
     status = finish_on_root(cluster, job, std::move(facts), reports);
   }

@@ -141,20 +141,23 @@ nlohmann::ordered_json job_report_json(const JobFacts& facts, const WarmupResult
                      {"missing_after", rank.missing_after}});
   }
   const std::vector<int> incomplete = incomplete_ranks(facts, merged);
-  report["mpi"] = {{"ranks", facts.ranks.size()},
-                   {"items", facts.items->size()},
-                   {"gather_to_root", facts.job->gather_to_root.empty()
-                                          ? nlohmann::ordered_json(nullptr)
-                                          : nlohmann::ordered_json(facts.job->gather_to_root)},
-                   {"cost_basis", facts.cost_basis},
-                   {"held_before", facts.held_before},
-                   {"code_bytes", code_bytes},
-                   {"bytes_exchanged", bytes_exchanged},
-                   {"messages_exchanged", messages},
-                   {"exchange_rounds", facts.exchange_rounds},
-                   {"control_bytes", control},
-                   {"incomplete_ranks", incomplete},
-                   {"per_rank", ranks}};
+  report["mpi"] = {
+      {"ranks", facts.ranks.size()},
+      {"items", facts.items->size()},
+      {"gather_to_root", facts.job->gather_to_root.empty()
+                             ? nlohmann::ordered_json(nullptr)
+                             : nlohmann::ordered_json(facts.job->gather_to_root)},
+      {"gathered", facts.job->gather_to_root.empty() ? nlohmann::ordered_json(nullptr)
+                                                     : nlohmann::ordered_json(facts.gathered)},
+      {"cost_basis", facts.cost_basis},
+      {"held_before", facts.held_before},
+      {"code_bytes", code_bytes},
+      {"bytes_exchanged", bytes_exchanged},
+      {"messages_exchanged", messages},
+      {"exchange_rounds", facts.exchange_rounds},
+      {"control_bytes", control},
+      {"incomplete_ranks", incomplete},
+      {"per_rank", ranks}};
   return report;
 }
 

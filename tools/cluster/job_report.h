@@ -25,6 +25,7 @@ struct JobFacts {
   std::vector<double> planned_load;  ///< per rank, in the cost basis's unit
   std::size_t held_before = 0;       ///< (item, rank) pairs already cached before the job
   std::size_t exchange_rounds = 0;   ///< how many rounds the entries took (the same on every rank)
+  std::size_t gathered = 0;          ///< with --gather-to-root: the entries the written file holds
   double wall_seconds = 0.0;
 };
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "hip_backend/worker/service_client.h"
 #include "support/environment.h"
 #include "tools/cluster/cluster_warmup.h"
 #include "tools/cluster/mpi_comm.h"
@@ -23,6 +24,12 @@ int main(int argc, char** argv) {
     if (const std::optional<std::string> dir =
             hipacm::backend::environment_value("HIPACM_CACHE_DIR"))
       ::setenv("HIPACM_CACHE_DIR", with_rank(*dir, session.rank()).c_str(), 1);
+    // No compile service for a rank unless HIPACM_COMPILE_SERVICE=on asks for it: the service is
+    // keyed by the environment, which differs between ranks (OMPI_COMM_WORLD_RANK, PMIX_RANK,
+    // ...), so "auto" would start one service per rank, each lingering after the job. Each rank
+    // spawns its own workers instead; the plugin reads this when it enters its first mode.
+    if (hipacm::backend::compile_service_setting() == hipacm::backend::CompileServiceSetting::kAuto)
+      ::setenv("HIPACM_COMPILE_SERVICE", "off", 1);
     ClusterRunner cluster;
     cluster.rank = session.rank();
     cluster.run = &run_cluster_warmup;

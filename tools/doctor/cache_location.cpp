@@ -25,6 +25,11 @@ void check_writable(CacheLocation* location) {
     location->problem = "exists but is not a directory";
     return;
   }
+  // The same owner and mode check as every process that opens the cache there.
+  if (location->exists) {
+    location->problem = cache::cache_dir_problem(location->path);
+    if (!location->problem.empty()) return;
+  }
   while (!fs::exists(probe, ec) && probe.has_parent_path() && probe != probe.parent_path())
     probe = probe.parent_path();
   if (::access(probe.c_str(), W_OK | X_OK) == 0) {

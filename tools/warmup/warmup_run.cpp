@@ -7,10 +7,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <filesystem>
 #include <stdexcept>
 #include <thread>
 
 #include "hip_backend/source_name_policy.h"
+#include "plugin/cache/store/location.h"
+#include "support/environment.h"
 #include "tools/common/code_object_summary.h"
 #include "tools/common/exit_codes.h"
 #include "tools/common/terminal_text.h"
@@ -75,6 +78,30 @@ std::optional<std::uint64_t> cached_failures_so_far() {
 }
 
 }  // namespace
+
+void check_named_cache(const WarmupSettings& settings) {
+  if (settings.no_cache) return;
+  const bool given = !settings.cache_dir.empty();
+  if (!given && !backend::environment_value("HIPACM_CACHE_DIR")) return;
+  // Only a run that writes the cache needs it usable; a bad $HIPACM_CACHE is the mode's error.
+  try {
+    if (cache::resolve_policy(HIPACM_CACHE_DEFAULT) != cache::Policy::kReadWrite) return;
+  } catch (const std::exception&) {
+    return;
+  }
+  const std::string dir = cache::user_cache_dir(settings.cache_dir);
+  const std::string label = given ? fmt::format("--cache-dir {}", printable(dir))
+                                  : fmt::format("HIPACM_CACHE_DIR={}", printable(dir));
+  if (Expected<void> prepared = cache::prepare_writable_dir(dir); !prepared)
+    throw InputError(fmt::format("{}: the cache cannot be used: {}", label,
+                                 printable(prepared.failure().message)));
+  std::error_code ec;
+  const std::string database = cache::database_in(dir);
+  const auto type = std::filesystem::symlink_status(database, ec).type();
+  if (type != std::filesystem::file_type::not_found && type != std::filesystem::file_type::regular)
+    throw InputError(fmt::format("{}: the cache cannot be used: {} is not a regular file", label,
+                                 printable(database)));
+}
 
 std::uint32_t parallel_compiles(std::uint32_t jobs) {
   return jobs != 0 ? jobs : std::max(1u, std::thread::hardware_concurrency());

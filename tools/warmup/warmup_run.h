@@ -66,6 +66,13 @@ void check_request_names(const std::vector<KernelInput>& inputs);
 /// Throws BackendUnavailable or InputError (unknown arch).
 void check_archs(const WarmupSettings& settings);
 
+/// A cache the user named (--cache-dir, or $HIPACM_CACHE_DIR) must be usable when the run
+/// would write it: created if missing, a directory of this user's that no one else may write,
+/// its database (if there) a regular file. Throws InputError (exit 2) naming what is wrong. The
+/// default location keeps the plugin's quiet fallback (one warning, no cache). A distributed
+/// run calls it on every rank, with that rank's directory.
+void check_named_cache(const WarmupSettings& settings);
+
 /// How many compiles run_warmup() makes: every input for every arch it compiles for (all of
 /// them, whatever `only_items` selects).
 std::size_t compile_count(const std::vector<KernelInput>& inputs,

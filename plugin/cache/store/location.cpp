@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -27,6 +28,12 @@ constexpr std::int64_t kDefaultMaxBytes = std::int64_t{2} << 30;
 
 std::string env(const char* name) {
   return backend::environment_value(name).value_or(std::string());
+}
+
+std::string octal_mode(mode_t mode) {
+  char text[8];
+  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
+  return text;
 }
 
 }  // namespace
@@ -121,6 +128,17 @@ bool on_network_filesystem(const std::string& path, std::string* fs_name) {
   return false;
 }
 
+std::string cache_dir_problem(const std::string& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) return "cannot inspect " + dir + ": " + std::strerror(errno);
+  if (!S_ISDIR(st.st_mode)) return dir + " is not a directory";
+  if (st.st_uid != ::geteuid())
+    return dir + " belongs to another user (uid " + std::to_string(st.st_uid) + ")";
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    return dir + " is writable by other users (mode " + octal_mode(st.st_mode) + ")";
+  return "";
+}
+
 Expected<void> prepare_writable_dir(const std::string& dir) {
   const auto unusable = [](std::string message) {
     return Failure{HIPACM_ERROR_INVALID_ARGUMENT, std::move(message)};
@@ -138,6 +156,8 @@ Expected<void> prepare_writable_dir(const std::string& dir) {
   if (!std::filesystem::is_directory(dir, ec)) return unusable(dir + " is not a directory");
   if (::access(dir.c_str(), W_OK | X_OK) != 0)
     return unusable(dir + " is not writable: " + std::strerror(errno));
+  if (std::string problem = cache_dir_problem(dir); !problem.empty())
+    return unusable(std::move(problem));
   return {};
 }
 

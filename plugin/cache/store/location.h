@@ -55,8 +55,15 @@ std::int64_t max_cache_bytes();
 /// another network file system; *fs_name then names it.
 bool on_network_filesystem(const std::string& path, std::string* fs_name);
 
+/// Why the existing directory `dir` may not hold a cache this process writes ("" when it may):
+/// it must be a directory (a link to one counts as what it names) owned by this user and
+/// writable by no one else, or another user could plant or swap the database or its -wal,
+/// -shm, -journal and claims files beside it.
+std::string cache_dir_problem(const std::string& dir);
+
 /// Creates `dir` and its parents (mode 0700 for new ones). Fails (INVALID_ARGUMENT, naming the
-/// directory) when it cannot, or it is not a writable directory.
+/// directory) when it cannot, when it is not a writable directory, or when cache_dir_problem()
+/// finds it is not this user's alone.
 Expected<void> prepare_writable_dir(const std::string& dir);
 
 }  // namespace hipacm::cache
