@@ -8,15 +8,16 @@
 
 #include <cstring>
 
+#include "support/private_file.h"
 #include "support/unique_fd.h"
 
 namespace hipacm::backend {
 
 int open_plausible_pch(const std::string& path, std::size_t* size) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY));
+  // Never blocks: a FIFO planted where a PCH belongs is refused, not waited on.
   struct stat st {};
-  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) ||
-      st.st_uid != ::geteuid() || st.st_size < static_cast<off_t>(sizeof kPchMagic) ||
+  UniqueFd fd = open_private_file(path, O_RDONLY, S_IFREG, &st);
+  if (!fd.valid() || st.st_size < static_cast<off_t>(sizeof kPchMagic) ||
       static_cast<std::size_t>(st.st_size) > kMaxRuntimeHeaderPchBytes)
     return -1;
   char magic[sizeof kPchMagic];

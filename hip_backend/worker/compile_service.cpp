@@ -646,7 +646,7 @@ unsigned long compile_service_idle_ms() {
 int run_compile_service(const std::string& socket_path) {
   std::string why;
   if (socket_path.empty() || socket_path.front() != '/' ||
-      !make_private_directory(parent_dir(socket_path), &why)) {
+      !make_runtime_directory(parent_dir(socket_path), &why)) {
     std::fprintf(stderr, "hipacm-worker: compile service: %s\n",
                  why.empty() ? "the socket path must be absolute" : why.c_str());
     return 1;

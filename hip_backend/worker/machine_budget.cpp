@@ -22,6 +22,7 @@
 #include "support/fork_epoch.h"
 #include "support/log.h"
 #include "support/no_destructor.h"
+#include "support/private_file.h"
 
 namespace hipacm::backend {
 namespace {
@@ -37,15 +38,10 @@ unsigned online_cpus() noexcept {
   return n > 0 ? static_cast<unsigned>(std::min<long>(n, kMaxLimit)) : 1;
 }
 
-/// Opens `path` as this user's regular file (or FIFO), never through a link.
+/// Opens `path` as this user's regular file (or FIFO), never through a link, and never blocking
+/// on a FIFO planted where the slot file belongs.
 UniqueFd open_owned(const std::string& path, mode_t kind, int flags) {
-  UniqueFd fd(::open(path.c_str(), flags | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600));
-  struct stat st {};
-  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || (st.st_mode & S_IFMT) != kind ||
-      st.st_uid != ::geteuid()) {
-    return UniqueFd();
-  }
-  return fd;
+  return open_private_file(path, flags, kind);
 }
 
 /// open_owned(), registered so that a fork()ed child closes its copy (see WorkerFdRegistry):
@@ -133,7 +129,7 @@ MachineBudget::MachineBudget(MachineBudgetConfig config) : limit_(config.limit) 
     disable("its runtime directory '" + config.runtime_dir + "' is not an absolute path");
     return;
   }
-  if (!make_private_directory(config.runtime_dir, &why)) {
+  if (!make_runtime_directory(config.runtime_dir, &why)) {
     disable(std::move(why));
     return;
   }

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "hip_backend/worker/runtime_dir.h"
+#include "support/private_file.h"
 #include "support/sha256.h"
 #include "support/unique_fd.h"
 
@@ -72,13 +73,12 @@ std::optional<std::string> RuntimeFactMemo::recall(const std::string& key) noexc
     std::string why;
     // Both checked before reading: a directory another user can write could hold a file that
     // lies, and a fact decides which compiler library this process trusts for an arch.
-    if (!make_private_directory(runtime_dir_, &why) || !make_private_directory(facts_dir_, &why))
+    if (!make_runtime_directory(runtime_dir_, &why) || !make_private_directory(facts_dir_, &why))
       return std::nullopt;
-    UniqueFd fd(::open(path_for(key).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY));
-    if (!fd.valid()) return std::nullopt;
+    // Never blocks: a FIFO planted as a fact is refused, not waited on.
     struct stat st {};
-    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() ||
-        st.st_size <= 0 || static_cast<std::size_t>(st.st_size) > kMaxFactFileBytes)
+    UniqueFd fd = open_private_file(path_for(key), O_RDONLY, S_IFREG, &st);
+    if (!fd.valid() || st.st_size <= 0 || static_cast<std::size_t>(st.st_size) > kMaxFactFileBytes)
       return std::nullopt;
     std::string record(static_cast<std::size_t>(st.st_size), '\0');
     std::size_t done = 0;
@@ -99,7 +99,7 @@ void RuntimeFactMemo::remember(const std::string& key, const std::string& value)
     const std::string record = encode_runtime_fact(key, value);
     if (record.size() > kMaxFactFileBytes) return;
     std::string why;
-    if (!make_private_directory(runtime_dir_, &why) || !make_private_directory(facts_dir_, &why))
+    if (!make_runtime_directory(runtime_dir_, &why) || !make_private_directory(facts_dir_, &why))
       return;
     std::string temp = facts_dir_ + "/.tmp-XXXXXX";
     UniqueFd fd(::mkostemp(temp.data(), O_CLOEXEC));

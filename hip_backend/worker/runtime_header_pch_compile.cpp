@@ -32,6 +32,7 @@
 #include "hip_backend/worker/worker_protocol.h"
 #include "support/environment.h"
 #include "support/failure.h"
+#include "support/private_file.h"
 #include "support/unique_fd.h"
 
 extern char** environ;
@@ -109,7 +110,7 @@ bool write_new_file(const std::string& path, const std::vector<std::uint8_t>& by
 /// Reads the one frame in file `path` (bounded by the wire format's limits).
 bool read_frame_file(const std::string& path, wire::FrameHeader* header,
                      std::vector<std::uint8_t>* payload, std::string* why) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY));
+  UniqueFd fd = open_private_file(path, O_RDONLY);
   if (!fd.valid()) {
     *why = "cannot read " + path + ": " + std::strerror(errno);
     return false;

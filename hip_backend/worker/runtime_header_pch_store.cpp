@@ -26,6 +26,7 @@
 #include "hip_backend/worker/worker_protocol.h"
 #include "support/environment.h"
 #include "support/no_destructor.h"
+#include "support/private_file.h"
 #include "support/sha256.h"
 #include "support/unique_fd.h"
 
@@ -77,12 +78,10 @@ std::string pch_digest(const std::string& path, std::string* identity) {
 
 /// The digest file's 64 hex digits, or "".
 std::string recorded_digest(const std::string& path) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY));
   struct stat st {};
+  UniqueFd fd = open_private_file(path, O_RDONLY, S_IFREG, &st);
   char text[64];
-  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) ||
-      st.st_uid != ::geteuid() || st.st_size != 64 || ::pread(fd.get(), text, 64, 0) != 64)
-    return "";
+  if (!fd.valid() || st.st_size != 64 || ::pread(fd.get(), text, 64, 0) != 64) return "";
   return std::string(text, 64);
 }
 
@@ -143,7 +142,7 @@ RuntimeHeaderPchStore RuntimeHeaderPchStore::in_runtime_dir() {
 bool RuntimeHeaderPchStore::usable(std::string* why) const {
   std::string local;
   std::string* out = why != nullptr ? why : &local;
-  return make_private_directory(runtime_dir_, out) && make_private_directory(root_, out);
+  return make_runtime_directory(runtime_dir_, out) && make_private_directory(root_, out);
 }
 
 std::optional<std::string> RuntimeHeaderPchStore::ready_dir(const std::string& key) const {
@@ -167,7 +166,7 @@ void RuntimeHeaderPchStore::forget(const std::string& key) const {
 void RuntimeHeaderPchStore::refuse(const std::string& key, const std::string& reason) const {
   if (!valid_runtime_header_pch_key(key) || !usable(nullptr)) return;
   const std::string path = root_ + "/" + key + ".refused";
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600));
+  UniqueFd fd = open_private_file(path, O_WRONLY | O_CREAT | O_TRUNC);
   if (fd.valid()) wire::write_all(fd.get(), reason.data(), reason.size(), nullptr);
 }
 
@@ -179,8 +178,7 @@ std::optional<RuntimeHeaderPchStore::Claim> RuntimeHeaderPchStore::claim(const s
   }
   if (!usable(why)) return std::nullopt;
   const std::string lock_path = root_ + "/" + key + ".lock";
-  UniqueFd lock(
-      ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600));
+  UniqueFd lock = open_private_file(lock_path, O_RDWR | O_CREAT);
   // The kernel drops a flock when its holder dies, so a builder that crashed blocks no one.
   if (!lock.valid() || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
     if (why != nullptr) *why = "another process is building this PCH";
@@ -299,8 +297,7 @@ bool RuntimeHeaderPchStore::Claim::publish(std::string* why) {
   }
   {
     const std::string digest_path = staging_ + "/" + kDigestName;
-    UniqueFd fd(
-        ::open(digest_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+    UniqueFd fd = open_private_file(digest_path, O_WRONLY | O_CREAT | O_EXCL);
     if (!fd.valid() || !wire::write_all(fd.get(), digest.data(), digest.size(), why)) {
       if (why->empty()) *why = "cannot write " + digest_path + ": " + std::strerror(errno);
       return false;

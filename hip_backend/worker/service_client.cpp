@@ -177,7 +177,7 @@ bool compile_service_requested() {
 std::string compile_service_socket(const std::string& worker_path,
                                    const std::vector<std::string>& environment, std::string* why) {
   const std::string dir = runtime_dir_from_environment();
-  if (!make_private_directory(dir, why)) return "";
+  if (!make_runtime_directory(dir, why)) return "";
   struct stat st {};
   if (::stat(worker_path.c_str(), &st) != 0) {
     *why = "cannot inspect " + worker_path + ": " + std::strerror(errno);

@@ -13,15 +13,19 @@
 #include <cstring>
 #include <thread>
 
+#include "support/private_file.h"
+
 namespace hipacm::backend {
 
 UniqueFd lock_service_start(const std::string& lock_path, int wait_ms, std::string* why) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(wait_ms);
   for (;;) {
-    UniqueFd lock(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+    // This user's own regular file only: a FIFO or another user's file in its place is refused.
+    UniqueFd lock = open_private_file(lock_path, O_RDWR | O_CREAT);
     if (!lock) {
-      *why = "cannot open " + lock_path + ": " + std::strerror(errno);
+      *why =
+          "cannot open " + lock_path + " as this user's own regular file: " + std::strerror(errno);
       return UniqueFd();
     }
     while (::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {

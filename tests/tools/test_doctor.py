@@ -201,3 +201,83 @@ def test_doctor_counts_the_runtime_header_pchs(run, tmp_path):
         assert worker["level"] == "warning"
         assert "HIPACM_HIPRTC_PCH='maybe'" in worker["summary"]
         assert "on, off or check" in worker["hint"]
+
+
+# --- Trust2_04: the runtime directory ---------------------------------------------------------
+
+def saxpy_warmup(run, env, timeout=300):
+    from conftest import EXAMPLES
+    return run("warmup", EXAMPLES / "saxpy.hip", "--arch", "gfx90a", "-q", env=env, timeout=timeout)
+
+
+def test_trust2_04_a_taken_default_runtime_directory_moves_home_and_doctor_warns(
+        run, backend_usable, tmp_path):
+    # XDG_RUNTIME_DIR/hipacm made first by someone else and open to all, as /tmp/hipacm-<uid>
+    # can be: the features move to a private place under the home, and doctor says so.
+    xdg = tmp_path / "xdg"
+    xdg.mkdir(mode=0o700)
+    taken = xdg / "hipacm"
+    taken.mkdir()
+    taken.chmod(0o777)
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    env = {"HIPACM_RUNTIME_DIR": None, "XDG_RUNTIME_DIR": str(xdg), "XDG_CACHE_HOME": None,
+           "HOME": str(home), "HIPACM_CACHE": "off", "HIPACM_MACHINE_JOBS": "2"}
+    worker = checks_by_name(run("doctor", "--json", env=env).json())["worker"]
+    assert worker["level"] == "warning", worker
+    assert str(taken) in worker["summary"], worker["summary"]
+    fallback = worker["details"]["runtime_dir"]
+    assert fallback.startswith(str(home / ".cache" / "hipacm" / "run-")), fallback
+    assert worker["details"]["runtime_dir_passed_over"] == str(taken)
+    assert worker["details"]["machine_slot_file"] == fallback + "/worker-slots"
+    r = saxpy_warmup(run, env)
+    assert r.rc == 0, r.err[-2000:]
+    assert any((home / ".cache" / "hipacm").glob("run-*/facts/*")), "facts live in the fallback"
+    assert list(taken.iterdir()) == [], "nothing goes into the directory that was taken"
+
+
+@pytest.mark.parametrize("kind", ["busy", "open"])
+def test_trust2_04_a_named_runtime_directory_not_dedicated_to_hipacm_is_refused(
+        run, backend_usable, tmp_path, kind):
+    named = tmp_path / kind
+    named.mkdir(mode=0o700)
+    if kind == "busy":
+        (named / "notes.txt").write_text("the user's own file\n")  # as / or a home would hold
+    else:
+        named.chmod(0o755)  # open to others, as / is
+    before = sorted(p.name for p in named.iterdir())
+    env = {"HIPACM_RUNTIME_DIR": str(named), "HIPACM_CACHE": "off", "HIPACM_MACHINE_JOBS": "2",
+           "HIPACM_COMPILE_SERVICE": "auto"}
+    worker = checks_by_name(run("doctor", "--json", env=env).json())["worker"]
+    assert worker["level"] == "warning", worker
+    assert worker["details"]["runtime_dir_usable"] is False
+    reason = worker["details"]["runtime_dir_unusable_because"]
+    assert ("notes.txt" if kind == "busy" else "mode 0755") in reason, reason
+    assert worker["details"]["machine_jobs"] == 0
+    r = saxpy_warmup(run, env)
+    assert r.rc == 0, r.err[-2000:]
+    assert sorted(p.name for p in named.iterdir()) == before, "nothing was written into it"
+
+
+def test_trust2_04_a_fifo_in_the_runtime_directory_hangs_neither_warmup_nor_doctor(
+        run, backend_usable, tmp_path):
+    import os
+    runtime = tmp_path / "run"
+    env = {"HIPACM_RUNTIME_DIR": str(runtime), "HIPACM_CACHE": "off"}
+    r = saxpy_warmup(run, env)
+    assert r.rc == 0, r.err[-2000:]
+    facts = sorted((runtime / "facts").iterdir())
+    assert facts, "the first run remembers library facts"
+    for fact in facts:  # each remembered fact becomes a FIFO nobody writes to
+        fact.unlink()
+        os.mkfifo(fact, 0o600)
+    published = runtime / "pch" / ("f" * 64)
+    published.mkdir(parents=True, mode=0o700)
+    os.mkfifo(published / "hiprtc_runtime.h.pch", 0o600)
+    (published / "hiprtc_runtime.h.pch.sha256").write_text("0" * 64)
+    # Generous bounds, only to tell a hang from a run: each finishes in seconds.
+    r = saxpy_warmup(run, env, timeout=240)
+    assert r.rc == 0, r.err[-2000:]
+    doctor = run("doctor", "--json", env=env, timeout=120)
+    worker = checks_by_name(doctor.json())["worker"]
+    assert worker["details"]["hiprtc_pch_ready"] == 0

@@ -15,6 +15,7 @@
 #include "hip_backend/hiprtc/hiprtc_release.h"
 #include "hip_backend/worker/machine_budget.h"
 #include "hip_backend/worker/prestart_setting.h"
+#include "hip_backend/worker/runtime_dir.h"
 #include "hip_backend/worker/runtime_header_pch_store.h"
 #include "hip_backend/worker/service_client.h"
 #include "hip_backend/worker/worker_locator.h"
@@ -173,6 +174,18 @@ Check worker_check() {
                              : std::string("; compile service starts on the first compile");
     }
   }
+  // The directory the service, the budget, the PCH store and the facts live in: a default
+  // that another user made first, or a named one that is not hipacm's, turns them off.
+  const backend::RuntimeDirChoice runtime = backend::choose_runtime_dir();
+  std::string runtime_problem;
+  const bool runtime_usable = backend::make_runtime_directory(runtime.path, &runtime_problem);
+  check.details["runtime_dir"] = runtime.path;
+  check.details["runtime_dir_usable"] = runtime_usable;
+  if (!runtime_usable) check.details["runtime_dir_unusable_because"] = runtime_problem;
+  if (!runtime.passed_over.empty()) {
+    check.details["runtime_dir_passed_over"] = runtime.passed_over;
+    check.details["runtime_dir_passed_over_because"] = runtime.passed_over_because;
+  }
   std::string pch_problem;
   const backend::RuntimeHeaderPchSetting pch_setting =
       backend::runtime_header_pch_setting(&pch_problem);
@@ -202,6 +215,24 @@ Check worker_check() {
   else if (!service_problem.empty())
     flag(check, CheckLevel::kWarning, service_problem,
          "set HIPACM_COMPILE_SERVICE to auto, on or off, or unset it", service_problem);
+  else if (!runtime.passed_over.empty())
+    flag(check, CheckLevel::kWarning,
+         "the runtime directory " + runtime.passed_over + " cannot be used (" +
+             runtime.passed_over_because + "); " +
+             (runtime_usable ? "using " + runtime.path + " instead"
+                             : std::string("the compile service, the machine-wide budget, the "
+                                           "runtime-header PCHs and the library facts are off")),
+         "another user may have made it before you: remove it (or ask its owner to), or set "
+         "XDG_RUNTIME_DIR or HIPACM_RUNTIME_DIR to a private directory",
+         runtime.passed_over_because);
+  else if (!runtime_usable)
+    flag(check, CheckLevel::kWarning,
+         "the runtime directory cannot be used: " + runtime_problem +
+             "; the compile service, the machine-wide budget, the runtime-header PCHs and the "
+             "library facts are off",
+         "set HIPACM_RUNTIME_DIR to an empty directory of mode 0700 (or one hipacm made), or "
+         "unset it",
+         runtime_problem);
   else if (!worker.empty())
     check.summary = "hipacm-worker at " + worker + "; " + budget_text + service_text + pch_text;
   else
