@@ -17,7 +17,7 @@ namespace hipacm::backend {
 /// and without a memo that loads the compiler library into the host (15-30 ms here) even when only
 /// workers will compile.
 ///
-/// Nothing read back is trusted: the directory must pass make_private_directory, a file must be
+/// Nothing read back is trusted: the directory must pass make_runtime_directory, a file must be
 /// a regular file of this user no larger than kMaxFactFileBytes, and its header must name the
 /// whole key it was written for. What a file says is checked again by recall_library_fact and by
 /// each fact's own parser. Writes go to a temporary file renamed into place, so a reader sees a

@@ -17,7 +17,7 @@ namespace hipacm::backend {
 /// the runtime directory lives), and `<key>.lock`, which the one process that builds `<key>`
 /// holds. Every process of the user shares it, so a PCH is built once per machine.
 ///
-/// Nothing found here is trusted: the directories must pass make_private_directory, and a PCH is
+/// Nothing found here is trusted: the directories must pass make_runtime_directory, and a PCH is
 /// used only as a regular file of this user (never a link) of at most kMaxRuntimeHeaderPchBytes
 /// that begins like a PCH. Keys are 64 lowercase hex digits; anything else is refused.
 class RuntimeHeaderPchStore {
