@@ -5,6 +5,7 @@
 #include <boost/thread/lock_guard.hpp>
 #include <boost/thread/mutex.hpp>
 
+#include <chrono>
 #include <optional>
 
 #include "hip_backend/hiprtc/inprocess_compiler.h"
@@ -12,6 +13,7 @@
 #include "hip_backend/target_arch.h"
 #include "hip_backend/worker/machine_budget.h"
 #include "hip_backend/working_directory_inputs.h"
+#include "support/log.h"
 #include "support/no_destructor.h"
 #include "support/stats.h"
 
@@ -43,11 +45,22 @@ CompileResult InProcessCompiler::compile(const CompileRequest& request) {
     // host that ordered it holds the slot.)
     std::optional<boost::lock_guard<boost::mutex>> queued;
     if (!is_nvidia_arch(request.arch)) queued.emplace(inprocess_hiprtc_queue());
-    const MachineSlot slot = MachineBudget::instance().acquire();
-    // hipRTC's driver reads files from the working directory that the request does not name.
-    const WorkingDirectoryWatch working_directory;
-    result = compile_for_target(request);
-    if (!is_nvidia_arch(request.arch)) result.not_cacheable_why = working_directory.verdict();
+    std::optional<std::chrono::steady_clock::time_point> deadline;
+    const std::chrono::milliseconds limit(compile_timeout_ms_);
+    if (limit.count() > 0) deadline = std::chrono::steady_clock::now() + limit;
+    const MachineSlot slot = MachineBudget::instance().acquire(deadline);
+    if (slot.timed_out()) {
+      // Nothing ran: the timeout covered the wait for a slot that a stopped holder keeps.
+      result.status = HIPACM_ERROR_TIMEOUT;
+      result.error_message = slot_wait_timeout_message(request.source_name, limit, slot);
+      count(stats().timeouts);
+      log(LogLevel::kWarning, result.error_message);
+    } else {
+      // hipRTC's driver reads files from the working directory that the request does not name.
+      const WorkingDirectoryWatch working_directory;
+      result = compile_for_target(request);
+      if (!is_nvidia_arch(request.arch)) result.not_cacheable_why = working_directory.verdict();
+    }
   }
   count_compile_ended(result.status);
   return result;

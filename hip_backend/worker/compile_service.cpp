@@ -55,7 +55,12 @@ using Clock = std::chrono::steady_clock;
 constexpr unsigned long kDefaultIdleMs = 5UL * 60 * 1000;
 constexpr unsigned long kMaxIdleMs = 24UL * 3600 * 1000;
 // An orderer writes its order right after connecting; one that stalls is dropped, not waited on.
+// Each connection has its own deadline, and orders are read side by side: idle connections never
+// add up to a delay for anyone else's order.
 constexpr int kOrderReadMs = 5000;
+// Connections whose order has not arrived yet; beyond this the oldest is dropped. More than a
+// burst of real hosts, few enough that a flood of idle connections costs nothing.
+constexpr std::size_t kMaxPendingOrders = 64;
 constexpr int kNoticeSendMs = 1000;
 // More live orders than this from one user is a runaway host, not a workload.
 constexpr std::size_t kMaxWorkers = 4096;
@@ -111,7 +116,20 @@ class Service {
     UniqueFd channel;
     std::set<std::string> warm;
   };
-  enum class Source { kListener, kSignals, kConnection, kHandedChannel, kStockChannel };
+  /// A connection whose order is still arriving.
+  struct PendingOrder {
+    UniqueFd connection;
+    sw::MessageReader reader;
+    Clock::time_point deadline;  ///< dropped unanswered if the order is not whole by then
+  };
+  enum class Source {
+    kListener,
+    kSignals,
+    kConnection,
+    kHandedChannel,
+    kStockChannel,
+    kPendingOrder
+  };
 
   static unsigned stock_limit() {
     const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
@@ -119,7 +137,11 @@ class Service {
   }
 
   void accept_orders();
-  void handle_order(UniqueFd connection);
+  /// Reads what the pending connection `fd` sent; a whole order is handled, a bad one dropped.
+  void read_order(int fd);
+  /// Drops pending connections whose deadline passed; returns the earliest deadline left.
+  std::optional<Clock::time_point> drop_overdue_orders();
+  void handle_order(UniqueFd connection, sw::MessageReader& reader);
   /// A worker set up for `order`: from the stock when one there has the order's compiler warm,
   /// else forked. Its host ends go to *host_socket and *output.
   pid_t provide_worker(const sw::WorkerOrder& order, UniqueFd* host_socket, UniqueFd* output,
@@ -172,8 +194,9 @@ class Service {
   const unsigned max_stock_;
   Clock::time_point last_activity_ = Clock::now();
   std::map<pid_t, Handed> handed_;
-  std::vector<Stocked> stock_;  ///< most recently used last
-  std::set<std::string> warm_;  ///< compiler families loaded and run once in the service
+  std::map<int, PendingOrder> pending_;  ///< by descriptor
+  std::vector<Stocked> stock_;           ///< most recently used last
+  std::set<std::string> warm_;           ///< compiler families loaded and run once in the service
   /// $HIPACM_SERVICE_FORK=off: always spawn.
   bool can_fork_ = environment_value("HIPACM_SERVICE_FORK") != "off";
   const std::string self_ = std::filesystem::read_symlink("/proc/self/exe").string();
@@ -209,6 +232,8 @@ int Service::run() {
     // Idle, it also looks at its socket now and then: a runtime directory that was removed (a
     // session's XDG_RUNTIME_DIR at logout, a test's temporary one) leaves no one to serve.
     if (handed_.empty()) wake = std::min(last_activity_ + idle_, Clock::now() + kReachableCheck);
+    if (const auto first = drop_overdue_orders()) wake = wake ? std::min(*wake, *first) : *first;
+    for (const auto& [fd, order] : pending_) watch(fd, Source::kPendingOrder, fd);
     int timeout = -1;
     if (wake) {
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(*wake - Clock::now()).count();
@@ -219,7 +244,7 @@ int Service::run() {
     kill_overdue();  // every turn: a busy service may never time out
     if (n == 0) {
       const bool done = Clock::now() >= last_activity_ + idle_ || !reachable();
-      if (handed_.empty() && done && exit_if_still_idle()) return 0;
+      if (handed_.empty() && pending_.empty() && done && exit_if_still_idle()) return 0;
       continue;
     }
     if (n < 0) continue;
@@ -244,6 +269,9 @@ int Service::run() {
         case Source::kHandedChannel:
           heard_from(pid);
           break;
+        case Source::kPendingOrder:
+          read_order(pid);  // `pid` holds the descriptor
+          break;
         case Source::kStockChannel:
           // A waiting worker has nothing to say: it died or misbehaved. Either way it goes.
           for (auto it = stock_.begin(); it != stock_.end(); ++it) {
@@ -264,20 +292,61 @@ void Service::accept_orders() {
     if (!connection) return;  // EAGAIN: no one else is waiting
     last_activity_ = Clock::now();
     if (!same_user(connection.get())) continue;  // closed unanswered
-    handle_order(std::move(connection));
+    if (pending_.size() >= kMaxPendingOrders) {
+      // The oldest (earliest deadline) goes unanswered: a real host sends its order at once.
+      const auto oldest = std::min_element(pending_.begin(), pending_.end(), [](auto& a, auto& b) {
+        return a.second.deadline < b.second.deadline;
+      });
+      pending_.erase(oldest);
+    }
+    const int fd = connection.get();
+    PendingOrder& pending = pending_[fd];
+    pending.connection = std::move(connection);
+    pending.deadline = Clock::now() + std::chrono::milliseconds(kOrderReadMs);
+    read_order(fd);  // the order usually came with the connection
   }
 }
 
-void Service::handle_order(UniqueFd connection) {
-  sw::Header header;
-  std::vector<std::uint8_t> payload;
-  std::vector<UniqueFd> unexpected;
+void Service::read_order(int fd) {
+  const auto it = pending_.find(fd);
+  if (it == pending_.end()) return;
+  std::string why;
+  switch (it->second.reader.read_available(fd, &why)) {
+    case sw::MessageReader::Step::kMore:
+      return;
+    case sw::MessageReader::Step::kFailed:
+      pending_.erase(it);  // nothing usable arrived: there is no one to answer
+      return;
+    case sw::MessageReader::Step::kDone:
+      break;
+  }
+  PendingOrder order = std::move(it->second);
+  pending_.erase(it);
+  last_activity_ = Clock::now();
+  handle_order(std::move(order.connection), order.reader);
+}
+
+std::optional<Clock::time_point> Service::drop_overdue_orders() {
+  const Clock::time_point now = Clock::now();
+  std::optional<Clock::time_point> first;
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    if (it->second.deadline <= now) {
+      it = pending_.erase(it);  // closed unanswered, like one that sent garbage
+      continue;
+    }
+    if (!first || it->second.deadline < *first) first = it->second.deadline;
+    ++it;
+  }
+  return first;
+}
+
+void Service::handle_order(UniqueFd connection, sw::MessageReader& reader) {
+  const sw::Header header = reader.header();
+  const std::vector<std::uint8_t>& payload = reader.payload();
+  const std::vector<UniqueFd>& unexpected = reader.fds();
   std::string why;
   sw::WorkerOrder order;
   sw::OrderReply reply;
-  if (!sw::read_message(connection.get(), kOrderReadMs, &header, &payload, &unexpected, &why)) {
-    return;  // nothing usable arrived: there is no one to answer
-  }
   if (header.type != sw::MessageType::kOrder || !unexpected.empty()) {
     why = "expected a worker order";
   } else if (sw::decode_order(payload.data(), payload.size(), &order, &why)) {

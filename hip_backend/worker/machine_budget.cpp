@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <fstream>
 #include <new>
 #include <utility>
 
@@ -32,6 +33,26 @@ constexpr unsigned kMaxLimit = 65536;
 // How long a waiter sleeps when no release wakes it: the slot of a holder that died frees
 // without a wake-up byte, and a waiter with a smaller limit may have let another's byte go by.
 constexpr int kFallbackPollMs = 100;
+// Where holders write their pids: one 4-byte record per slot, past every slot's lock byte.
+constexpr off_t kPidRecords = kMaxLimit;
+// How many holders a message names.
+constexpr int kHoldersNamed = 4;
+
+using Clock = std::chrono::steady_clock;
+
+std::chrono::milliseconds millis(Clock::duration d) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(d);
+}
+
+/// Whether process `pid` is stopped (state T, or t when traced), from /proc/<pid>/stat.
+bool stopped(std::int32_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(in, line)) return false;
+  const auto paren = line.rfind(')');  // the command name may hold anything, ')' included
+  return paren != std::string::npos && paren + 2 < line.size() &&
+         (line[paren + 2] == 'T' || line[paren + 2] == 't');
+}
 
 unsigned online_cpus() noexcept {
   const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
@@ -80,7 +101,11 @@ MachineSlot::MachineSlot(MachineSlot&& other) noexcept
     : fd_(std::move(other.fd_)),
       index_(other.index_),
       wake_fifo_(other.wake_fifo_),
-      epoch_(other.epoch_) {}
+      epoch_(other.epoch_),
+      timed_out_(other.timed_out_),
+      over_budget_(other.over_budget_),
+      waited_(other.waited_),
+      wait_reason_(std::move(other.wait_reason_)) {}
 
 MachineSlot& MachineSlot::operator=(MachineSlot&& other) noexcept {
   if (this != &other) {
@@ -89,6 +114,10 @@ MachineSlot& MachineSlot::operator=(MachineSlot&& other) noexcept {
     index_ = other.index_;
     wake_fifo_ = other.wake_fifo_;
     epoch_ = other.epoch_;
+    timed_out_ = other.timed_out_;
+    over_budget_ = other.over_budget_;
+    waited_ = other.waited_;
+    wait_reason_ = std::move(other.wait_reason_);
   }
   return *this;
 }
@@ -104,7 +133,10 @@ void MachineSlot::release() noexcept {
     return;
   }
   // Unlock explicitly: a fork()ed child may still share this description, and its copy of the
-  // descriptor would otherwise keep the slot held.
+  // descriptor would otherwise keep the slot held. The pid record goes first, while it is ours.
+  const std::int32_t nobody = 0;
+  [[maybe_unused]] const ssize_t cleared =
+      ::pwrite(fd_.get(), &nobody, sizeof nobody, kPidRecords + index_ * 4);
   lock_one_byte(fd_.get(), index_, F_UNLCK);
   WorkerFdRegistry::close(fd_);
   if (wake_fifo_ != nullptr && !wake_fifo_->empty()) {
@@ -122,7 +154,8 @@ void MachineSlot::release() noexcept {
   }
 }
 
-MachineBudget::MachineBudget(MachineBudgetConfig config) : limit_(config.limit) {
+MachineBudget::MachineBudget(MachineBudgetConfig config)
+    : limit_(config.limit), max_wait_(config.max_wait) {
   if (limit_ == 0) return;
   std::string why;
   if (config.runtime_dir.empty() || config.runtime_dir.front() != '/') {
@@ -175,7 +208,7 @@ MachineBudget& MachineBudget::instance() {
   return **std::launder(reinterpret_cast<NoDestructor<MachineBudget>*>(buffer));
 }
 
-MachineSlot MachineBudget::acquire() {
+MachineSlot MachineBudget::acquire(std::optional<Clock::time_point> deadline) {
   MachineSlot slot;
   if (limit_ == 0) return slot;
   slot.fd_ = open_registered(slot_file_, S_IFREG, O_RDWR);
@@ -194,12 +227,23 @@ MachineSlot MachineBudget::acquire() {
   // so a slot freed between a failed look and the sleep still leaves a byte to wake on. O_RDWR:
   // a read end with no writer would report POLLHUP for ever.
   UniqueFd wake;
+  const Clock::time_point began = Clock::now();
+  // A holder that is stopped never gives its slot back: the wait is bounded either way.
+  const Clock::time_point give_up = began + max_wait_;
+  bool noticed = false;
   for (;;) {
     for (unsigned i = 0; i < limit_; ++i) {
       const std::int64_t index = (start + i) % limit_;
       if (lock_one_byte(slot.fd_.get(), index, F_WRLCK)) {
         slot.index_ = index;
+        slot.waited_ = millis(Clock::now() - began);
+        const std::int32_t me = static_cast<std::int32_t>(::getpid());
+        [[maybe_unused]] const ssize_t noted =
+            ::pwrite(slot.fd_.get(), &me, sizeof me, kPidRecords + index * 4);
         WorkerFdRegistry::close(wake);
+        if (noticed)
+          log(LogLevel::kInfo, "took a machine-wide compile slot after waiting " +
+                                   std::to_string(slot.waited_.count()) + " ms");
         return slot;
       }
       if (errno != EAGAIN && errno != EACCES) {
@@ -215,23 +259,83 @@ MachineSlot MachineBudget::acquire() {
       wake = open_registered(wake_fifo_, S_IFIFO, O_RDWR | O_NONBLOCK);
       if (wake.valid()) continue;  // look once more, now that a release would wake us
     }
-    wait_for_release(wake.get());
+    const Clock::time_point now = Clock::now();
+    const bool timed_out = deadline && now >= *deadline;
+    if (timed_out || now >= give_up) {
+      // Nothing is held: the slot's descriptors go, and the caller ends or goes over budget.
+      MachineSlot empty;
+      empty.timed_out_ = timed_out;
+      empty.over_budget_ = !timed_out;
+      empty.waited_ = millis(now - began);
+      empty.wait_reason_ = describe_holders(slot.fd_.get());
+      WorkerFdRegistry::close(wake);
+      WorkerFdRegistry::close(slot.fd_);
+      if (!timed_out)
+        log(LogLevel::kWarning, "waited " + std::to_string(empty.waited_.count()) +
+                                    " ms for a machine-wide compile slot (" + empty.wait_reason_ +
+                                    "); compiling over the budget");
+      return empty;
+    }
+    if (!noticed && now - began >= kSlotWaitNotice) {
+      noticed = true;
+      const bool times_out = deadline && *deadline < give_up;
+      const Clock::time_point end = times_out ? *deadline : give_up;
+      log(LogLevel::kInfo,
+          "waiting for a machine-wide compile slot: " + describe_holders(slot.fd_.get()) +
+              "; at most " + std::to_string(millis(end - now).count()) + " ms more, then " +
+              (times_out ? "the compile times out" : "it compiles over the budget"));
+    }
+    // Never past the deadline, the give-up time or the notice by more than a fallback poll.
+    Clock::time_point until = std::min(give_up, deadline.value_or(give_up));
+    if (!noticed) until = std::min(until, began + kSlotWaitNotice);
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - now).count();
+    wait_for_release(wake.get(), static_cast<int>(std::clamp<long long>(left, 1, kFallbackPollMs)));
   }
 }
 
-void MachineBudget::wait_for_release(int wake) noexcept {
+std::string MachineBudget::describe_holders(int fd) const {
+  unsigned held = 0;
+  std::string pids;
+  int named = 0;
+  for (unsigned i = 0; i < limit_; ++i) {
+    const std::optional<bool> locked = byte_locked_elsewhere(fd, i);
+    if (!locked || !*locked) continue;
+    ++held;
+    std::int32_t pid = 0;
+    if (named >= kHoldersNamed ||
+        ::pread(fd, &pid, sizeof pid, kPidRecords + static_cast<off_t>(i) * 4) !=
+            static_cast<ssize_t>(sizeof pid) ||
+        pid <= 0) {
+      continue;
+    }
+    pids += (named++ == 0 ? "" : ", ") + std::to_string(pid) + (stopped(pid) ? " (stopped)" : "");
+  }
+  std::string text = std::to_string(held) + " of the " + std::to_string(limit_) +
+                     " slots of HIPACM_MACHINE_JOBS held in " + slot_file_;
+  if (!pids.empty()) text += ", by pid " + pids;
+  return text;
+}
+
+void MachineBudget::wait_for_release(int wake, int max_ms) noexcept {
   if (wake < 0) {
-    ::poll(nullptr, 0, kFallbackPollMs / 10);
+    ::poll(nullptr, 0, std::min(max_ms, kFallbackPollMs / 10));
     return;
   }
   pollfd fifo{wake, POLLIN, 0};
   for (;;) {
-    const int ready = ::poll(&fifo, 1, kFallbackPollMs);
+    const int ready = ::poll(&fifo, 1, max_ms);
     if (ready <= 0) return;  // the slow poll, or a signal: look again
     char byte = 0;
     // One byte stands for one freed slot: whoever reads it looks; the others sleep on.
     if (::read(wake, &byte, 1) == 1) return;
   }
+}
+
+std::string slot_wait_timeout_message(const std::string& what, std::chrono::milliseconds limit,
+                                      const MachineSlot& slot) {
+  return "compile of " + what + " timed out after " + std::to_string(limit.count()) +
+         " ms waiting for a machine-wide compile slot (" + slot.wait_reason() +
+         "): a stopped or long compile of this user holds it";
 }
 
 std::optional<unsigned> MachineBudget::slots_in_use() const {

@@ -3,6 +3,7 @@
 // hipacm process of a user on one machine shares, held while a worker compiles.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -11,12 +12,23 @@
 
 namespace hipacm::backend {
 
+/// How long a compile without a timeout waits for a slot before it compiles anyway, over the
+/// budget, with a warning. Any holder that is compiling gives its slot back, but one that was
+/// stopped (Ctrl-Z, SIGSTOP, a debugger) keeps it for as long as it stays stopped: a budget may
+/// slow compiles down, never stall them. A compile with a timeout waits at most that long (its
+/// timeout covers the wait), and then ends HIPACM_ERROR_TIMEOUT.
+inline constexpr std::chrono::milliseconds kMaxSlotWait{30000};
+/// After this long a waiter says (at info level) what it waits for, and for whom.
+inline constexpr std::chrono::milliseconds kSlotWaitNotice{1000};
+
 /// Where a budget lives and how big it is.
 struct MachineBudgetConfig {
   /// How many workers of this user may compile at once on this machine; 0 = no limit.
   unsigned limit = 0;
   /// The private directory that holds the slot file (made 0700 when missing).
   std::string runtime_dir;
+  /// How long acquire() waits before it compiles over the budget (kMaxSlotWait; tests shorten it).
+  std::chrono::milliseconds max_wait = kMaxSlotWait;
 
   /// From $HIPACM_MACHINE_JOBS (a count, or "off" or 0; default: the machine's online CPUs) and
   /// $HIPACM_RUNTIME_DIR (default $XDG_RUNTIME_DIR/hipacm, else /tmp/hipacm-<uid>). A malformed
@@ -38,6 +50,15 @@ class MachineSlot {
   bool held() const noexcept { return fd_.valid(); }
   /// Which of the budget's slots this is (0 .. limit-1); -1 when empty.
   std::int64_t index() const noexcept { return held() ? index_ : -1; }
+  /// Empty because acquire() reached its deadline first: the compile must not run, and ends
+  /// HIPACM_ERROR_TIMEOUT (see slot_wait_timeout_message()).
+  bool timed_out() const noexcept { return timed_out_; }
+  /// Empty because acquire() waited the budget's max_wait: the compile runs over the budget.
+  bool over_budget() const noexcept { return over_budget_; }
+  /// How long acquire() waited for a slot.
+  std::chrono::milliseconds waited() const noexcept { return waited_; }
+  /// Why it had to wait, when it gave up: which slots were held, and by whom.
+  const std::string& wait_reason() const noexcept { return wait_reason_; }
 
  private:
   friend class MachineBudget;
@@ -47,7 +68,15 @@ class MachineSlot {
   std::int64_t index_ = -1;
   const std::string* wake_fifo_ = nullptr;  ///< the budget's FIFO, written when the slot frees
   std::uint64_t epoch_ = 0;                 ///< fork epoch of the process that took it
+  bool timed_out_ = false;
+  bool over_budget_ = false;
+  std::chrono::milliseconds waited_{0};
+  std::string wait_reason_;
 };
+
+/// The error of a compile of `what` whose wait for a slot reached its `limit`.
+std::string slot_wait_timeout_message(const std::string& what, std::chrono::milliseconds limit,
+                                      const MachineSlot& slot);
 
 /// Slots are one-byte open-file-description locks (F_OFD_SETLK) on `<runtime_dir>/worker-slots`,
 /// so the kernel frees a slot however its holder dies: no daemon, nothing to clean up, and a
@@ -57,6 +86,9 @@ class MachineSlot {
 ///
 /// Processes may name different limits: a process uses slots 0 .. its limit - 1, so all of them
 /// together never run more than the largest limit among them.
+///
+/// A holder writes its pid beside its slot (past the lock bytes), so that a waiter can say whom
+/// it waits for. A waiter never waits unbounded: see kMaxSlotWait.
 ///
 /// A budget that cannot work (an unsafe or unwritable directory, a file system without OFD
 /// locks) limits nothing and says why once: a budget may only slow compiles down, never fail
@@ -69,8 +101,11 @@ class MachineBudget {
   static MachineBudget& instance();
 
   /// Blocks until one of the slots is free and returns it held; an empty slot when there is no
-  /// limit. Never throws except std::bad_alloc.
-  MachineSlot acquire();
+  /// limit. Waits at most until `deadline` (an empty slot that is timed_out()) and at most the
+  /// configuration's max_wait (an empty slot that is over_budget(), with a warning), whichever
+  /// comes first; after kSlotWaitNotice it logs, at info level, why it waits. Never throws
+  /// except std::bad_alloc.
+  MachineSlot acquire(std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
 
   /// 0 when nothing is limited.
   unsigned limit() const noexcept { return limit_; }
@@ -88,9 +123,12 @@ class MachineBudget {
  private:
   void disable(std::string reason) noexcept;
   /// Sleeps until a release writes to `wake` (the FIFO, open for reading) or the slow poll ends.
-  static void wait_for_release(int wake) noexcept;
+  static void wait_for_release(int wake, int max_ms) noexcept;
+  /// Which slots are held and, where they said, by which pids (and whether those are stopped).
+  std::string describe_holders(int fd) const;
 
   unsigned limit_ = 0;
+  std::chrono::milliseconds max_wait_;
   std::string slot_file_;
   std::string disabled_reason_;
   std::string wake_fifo_;  ///< empty when the FIFO could not be made: waiters then only poll

@@ -282,41 +282,56 @@ bool read_message(int fd, int timeout_ms, Header* header, std::vector<std::uint8
   const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
   fds->clear();
   why->clear();
-  std::uint8_t head[kHeaderBytes];
-  std::vector<std::uint8_t> body;
-  std::size_t got = 0, want = kHeaderBytes;
-  bool have_header = false;
+  MessageReader reader;
+  for (;;) {
+    switch (reader.read_available(fd, why)) {
+      case MessageReader::Step::kDone:
+        *header = reader.header();
+        *payload = std::move(reader.payload());
+        *fds = std::move(reader.fds());
+        return true;
+      case MessageReader::Step::kFailed:
+        return false;
+      case MessageReader::Step::kMore:
+        if (!wait_for(fd, POLLIN, limited, deadline, why)) return false;
+        break;
+    }
+  }
+}
+
+MessageReader::Step MessageReader::fail(std::string text, std::string* why) {
+  fds_.clear();
+  body_.clear();
+  *why = std::move(text);
+  return Step::kFailed;
+}
+
+MessageReader::Step MessageReader::read_available(int fd, std::string* why) {
+  why->clear();
   // Room for more descriptors than a message may carry, so that extras are seen and closed.
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 16)];
-  auto fail = [&](std::string text) {
-    fds->clear();
-    *why = std::move(text);
-    return false;
-  };
   for (;;) {
-    if (got == want) {
-      if (have_header) break;
-      if (!parse_header(head, kHeaderBytes, header, why)) return fail(*why);
-      have_header = true;
-      body.resize(header->length);
-      got = 0;
-      want = header->length;
+    const std::size_t want = have_header_ ? header_.length : kHeaderBytes;
+    if (got_ == want) {
+      if (have_header_) return Step::kDone;
+      if (!parse_header(head_, kHeaderBytes, &header_, why)) return fail(*why, why);
+      have_header_ = true;
+      body_.resize(header_.length);  // bounded by parse_header
+      got_ = 0;
       continue;
     }
-    iovec iov{have_header ? body.data() + got : head + got, want - got};
+    iovec iov{have_header_ ? body_.data() + got_ : head_ + got_, want - got_};
     msghdr msg{};
     msg.msg_iov = &iov;
     msg.msg_iovlen = 1;
     msg.msg_control = control;
     msg.msg_controllen = sizeof control;
-    const ssize_t n = ::recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+    // MSG_DONTWAIT: never waits, whether or not the socket is non-blocking.
+    const ssize_t n = ::recvmsg(fd, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
     if (n < 0) {
       if (errno == EINTR) continue;
-      if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        if (!wait_for(fd, POLLIN, limited, deadline, why)) return fail(*why);
-        continue;
-      }
-      return fail(std::string("receive: ") + std::strerror(errno));
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return Step::kMore;
+      return fail(std::string("receive: ") + std::strerror(errno), why);
     }
     for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
       if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
@@ -324,20 +339,18 @@ bool read_message(int fd, int timeout_ms, Header* header, std::vector<std::uint8
       for (std::size_t i = 0; i < count; ++i) {
         int received = -1;
         std::memcpy(&received, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-        fds->emplace_back(received);
+        fds_.emplace_back(received);
       }
     }
-    if ((msg.msg_flags & MSG_CTRUNC) != 0 || fds->size() > kReplyDescriptors) {
-      return fail("a message came with more descriptors than it may carry");
+    if ((msg.msg_flags & MSG_CTRUNC) != 0 || fds_.size() > kReplyDescriptors) {
+      return fail("a message came with more descriptors than it may carry", why);
     }
     if (n == 0) {
-      if (!have_header && got == 0) return fail("");
-      return fail("the connection closed in the middle of a message");
+      if (!have_header_ && got_ == 0) return fail("", why);
+      return fail("the connection closed in the middle of a message", why);
     }
-    got += static_cast<std::size_t>(n);
+    got_ += static_cast<std::size_t>(n);
   }
-  *payload = std::move(body);
-  return true;
 }
 
 }  // namespace hipacm::backend::service_wire

@@ -79,4 +79,31 @@ bool send_message(int fd, const std::vector<std::uint8_t>& bytes, const int* fds
 bool read_message(int fd, int timeout_ms, Header* header, std::vector<std::uint8_t>* payload,
                   std::vector<UniqueFd>* fds, std::string* why);
 
+/// One message read in pieces as they arrive, never waiting: what lets the service read the
+/// orders of many connections at once, so that one that sends nothing (or half a header) holds
+/// up no other. The same checks and bounds as read_message().
+class MessageReader {
+ public:
+  enum class Step { kMore, kDone, kFailed };
+
+  /// Reads what `fd` holds now. kMore: the message is not whole yet (wait for POLLIN).
+  /// kDone: header(), payload() and fds() hold it. kFailed: *why says why, empty on a clean end
+  /// of stream before the first byte; every descriptor received is closed.
+  Step read_available(int fd, std::string* why);
+
+  const Header& header() const { return header_; }
+  std::vector<std::uint8_t>& payload() { return body_; }
+  std::vector<UniqueFd>& fds() { return fds_; }
+
+ private:
+  Step fail(std::string text, std::string* why);
+
+  std::uint8_t head_[kHeaderBytes] = {};
+  std::vector<std::uint8_t> body_;
+  std::size_t got_ = 0;
+  bool have_header_ = false;
+  Header header_;
+  std::vector<UniqueFd> fds_;
+};
+
 }  // namespace hipacm::backend::service_wire

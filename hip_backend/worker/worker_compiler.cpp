@@ -3,10 +3,12 @@
 #include "hip_backend/worker/worker_compiler.h"
 
 #include <algorithm>
+#include <chrono>
 #include <utility>
 
 #include "hip_backend/codeobject/compile_result_check.h"
 #include "hip_backend/worker/worker_pool.h"
+#include "support/log.h"
 #include "support/stats.h"
 
 namespace hipacm::backend {
@@ -41,8 +43,19 @@ CompileResult WorkerCompiler::compile(const CompileRequest& request) {
     std::string why;
     // The lease gives the worker back on every path, exceptions included; a
     // worker left mid-request is marked unusable and is killed, not reused.
-    WorkerPool::Lease worker =
-        WorkerPool::instance().checkout(worker_path_, max_workers_, &why, request.arch);
+    // The compile's timeout covers its wait for a machine-wide slot: a stopped process holding
+    // the last one must not stall this compile past it.
+    WorkerPool::Lease worker = WorkerPool::instance().checkout(worker_path_, max_workers_, &why,
+                                                               request.arch, compile_timeout_ms_);
+    if (!worker && worker.machine_slot().timed_out()) {
+      result.status = HIPACM_ERROR_TIMEOUT;
+      result.error_message = slot_wait_timeout_message(
+          request.source_name, std::chrono::milliseconds(compile_timeout_ms_),
+          worker.machine_slot());
+      count(stats().timeouts);
+      log(LogLevel::kWarning, result.error_message);
+      return result;
+    }
     if (!worker) {
       result.status = HIPACM_ERROR_BACKEND_UNAVAILABLE;
       result.error_message = std::move(why);
@@ -50,7 +63,13 @@ CompileResult WorkerCompiler::compile(const CompileRequest& request) {
     }
     // The run is the host's to count: the worker's own counters die with it.
     count_compile_started();
-    result = worker->compile(request, compile_timeout_ms_);
+    std::uint32_t limit_ms = compile_timeout_ms_;
+    if (limit_ms > 0) {
+      // What the wait for a slot left of the timeout (at least a millisecond: 0 means none).
+      const auto waited = static_cast<std::uint64_t>(worker.machine_slot().waited().count());
+      limit_ms = waited < limit_ms ? static_cast<std::uint32_t>(limit_ms - waited) : 1;
+    }
+    result = worker->compile(request, limit_ms);
     if (!recheck_worker_success(request, &result)) worker->mark_unusable();
     count_compile_ended(result.status);
     return result;

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -53,13 +54,14 @@ WorkerPool& WorkerPool::instance() {
 WorkerPool::WorkerPool() : idle_timeout_(idle_timeout_from_env()) {}
 
 WorkerPool::Lease WorkerPool::checkout(const std::string& path, unsigned max_busy,
-                                       std::string* error, const std::string& arch) {
-  return checkout_for(path, max_busy, error, arch, false);
+                                       std::string* error, const std::string& arch,
+                                       std::uint32_t slot_timeout_ms) {
+  return checkout_for(path, max_busy, error, arch, false, slot_timeout_ms);
 }
 
 WorkerPool::Lease WorkerPool::checkout_for(const std::string& path, unsigned max_busy,
                                            std::string* error, const std::string& arch,
-                                           bool prestarting) {
+                                           bool prestarting, std::uint32_t slot_timeout_ms) {
   if (max_busy == 0) max_busy = 1;
   Lease lease;
   {
@@ -77,7 +79,18 @@ WorkerPool::Lease WorkerPool::checkout_for(const std::string& path, unsigned max
   }
   // Outside the pool's lock: other processes' compiles decide how long this takes. Spawning a
   // worker is compiler work too (it loads and initialises the compiler), so it waits as well.
-  lease.machine_slot_ = MachineBudget::instance().acquire();
+  // A stopped holder of the last slot never gives it back: the wait ends at the compile's
+  // timeout, or at the budget's own bound (then over budget).
+  std::optional<std::chrono::steady_clock::time_point> slot_deadline;
+  if (slot_timeout_ms > 0)
+    slot_deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(slot_timeout_ms);
+  lease.machine_slot_ = MachineBudget::instance().acquire(slot_deadline);
+  if (lease.machine_slot_.timed_out()) {
+    Lease timed_out;  // no worker, no busy count: `lease` gives that back as it goes
+    timed_out.machine_slot_ = std::move(lease.machine_slot_);
+    if (error) *error = timed_out.machine_slot_.wait_reason();
+    return timed_out;
+  }
   while (std::unique_ptr<WorkerProcess> worker = take_idle(path)) {
     if (worker->probe_idle()) {
       lease.worker_ = std::move(worker);

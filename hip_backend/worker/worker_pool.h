@@ -48,6 +48,9 @@ class WorkerPool {
     explicit operator bool() const { return worker_ != nullptr; }
     WorkerProcess* operator->() const { return worker_.get(); }
     WorkerProcess& operator*() const { return *worker_; }
+    /// The machine-wide slot: how long the checkout waited for it, and, in an empty Lease,
+    /// whether that wait reached checkout()'s slot_timeout_ms (timed_out()).
+    const MachineSlot& machine_slot() const { return machine_slot_; }
 
    private:
     friend class WorkerPool;
@@ -66,9 +69,10 @@ class WorkerPool {
   /// that is still alive, or a new one. An empty Lease with *error when spawning fails.
   /// Throws only std::bad_alloc (nothing is held then).
   /// `arch`: the compile the worker is for; a new worker from the compile service comes with
-  /// that arch's compiler warm.
+  /// that arch's compiler warm. `slot_timeout_ms` (0: none) bounds the wait for the machine-wide
+  /// slot: an empty Lease whose machine_slot().timed_out() when it runs out.
   Lease checkout(const std::string& path, unsigned max_busy, std::string* error,
-                 const std::string& arch = {});
+                 const std::string& arch = {}, std::uint32_t slot_timeout_ms = 0);
 
   /// Starts workers of `path` in the background until `count` are idle, busy or starting, each
   /// warmed by a trivial compile for `arch` (none when empty), so that the compiles that follow
@@ -109,7 +113,7 @@ class WorkerPool {
 
   /// checkout(); a prestart's gives up (an empty Lease) once shutdown() has begun.
   Lease checkout_for(const std::string& path, unsigned max_busy, std::string* error,
-                     const std::string& arch, bool prestarting);
+                     const std::string& arch, bool prestarting, std::uint32_t slot_timeout_ms = 0);
   void prestart_one(const std::string& path, unsigned count, const std::string& arch,
                     std::uint32_t timeout_ms) noexcept;
   std::unique_ptr<WorkerProcess> take_idle(const std::string& path);

@@ -216,7 +216,13 @@ std::unique_ptr<WorkerProcess> WorkerProcess::order_from_service(const std::stri
   for (int attempt = 0; attempt < 2; ++attempt) {
     auto temp_dir = PrivateTempDir::create(PrivateTempDir::kWorkerPrefix, &why);
     char cwd[4096];
-    if (!temp_dir || ::getcwd(cwd, sizeof cwd) == nullptr) break;
+    if (!temp_dir) break;
+    if (::getcwd(cwd, sizeof cwd) == nullptr) {
+      // A removed working directory (ENOENT) or one too long to name: a worker of our own starts
+      // in it all the same, one from the service could not be sent there.
+      why = "the working directory cannot be read: " + errno_text(errno);
+      break;
+    }
     service_wire::WorkerOrder order;
     order.arch = arch;
     order.cwd = cwd;

@@ -125,7 +125,8 @@ typedef struct hipacm_mode_config {
   /* Per-compile limit in worker processes (ABI 1.1); 0 = none. A worker that
    * runs past it is killed and replaced; its future ends HIPACM_ERROR_TIMEOUT.
    * In-process compiles cannot be interrupted, so they ignore it. A wait for
-   * another process's compile of the same kernel into a shared cache counts
+   * another process's compile of the same kernel into a shared cache, and a
+   * wait for a slot of the machine-wide budget ($HIPACM_MACHINE_JOBS), count
    * against it in either isolation (a wait that reaches it times out too). */
   uint32_t compile_timeout_ms;
   /* ---- end of version 2 (ABI 1.1) ---- */

@@ -34,7 +34,7 @@ std::shared_ptr<backend::Compiler> make_uncached(const ModeSettings& settings) {
     if (o.factory) return o.factory(settings);
   }
   if (settings.isolation == HIPACM_ISOLATION_IN_PROCESS)
-    return std::make_shared<backend::InProcessCompiler>();
+    return std::make_shared<backend::InProcessCompiler>(settings.compile_timeout_ms);
 
   std::string why;
   std::string worker = backend::find_worker_binary(&why);
@@ -47,7 +47,7 @@ std::shared_ptr<backend::Compiler> make_uncached(const ModeSettings& settings) {
   // AUTO degrades to correct-but-serial rather than failing the host.
   backend::log_once(backend::LogLevel::kWarning, "no-worker",
                     "hipacm-worker not found, compiling in-process and serially: " + why);
-  return std::make_shared<backend::InProcessCompiler>();
+  return std::make_shared<backend::InProcessCompiler>(settings.compile_timeout_ms);
 }
 
 }  // namespace

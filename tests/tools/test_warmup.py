@@ -2,6 +2,9 @@
 # test_warmup.py - hipacm warmup: exit codes, the JSON report's schema, progress on a pipe, options.
 import json
 import os
+import signal
+import subprocess
+import sys
 
 import pytest
 
@@ -243,3 +246,40 @@ def test_progress_bar_when_stderr_is_a_terminal(cli_path, backend_usable, cache_
     assert completed.returncode == 0
     assert "\r[" in err and "] 1/1 kernels" in err and "ETA done" in err
     assert "hipacm: warmup" not in err  # the plain lines are for pipes
+
+
+# --- issue 27, item 6: a stopped holder of the machine-wide budget ----------------------------
+
+# Takes byte 0 of the slot file (slot 0) as an open-file-description lock, as a hipacm process
+# holding the only slot does, then stops itself, as Ctrl-Z stops a host.
+HOLDER = """\
+import fcntl, os, signal, struct, sys
+fd = os.open(sys.argv[1], os.O_RDWR)
+fcntl.fcntl(fd, fcntl.F_OFD_SETLK, struct.pack("hh4xqqi4x", fcntl.F_WRLCK, os.SEEK_SET, 0, 1, 0))
+print("held", flush=True)
+os.kill(os.getpid(), signal.SIGSTOP)
+"""
+
+
+def test_trust2_06_warmup_timeout_covers_a_stopped_budget_holder(run, backend_usable, tmp_path):
+    runtime = tmp_path / "run"
+    env = {"HIPACM_RUNTIME_DIR": str(runtime), "HIPACM_MACHINE_JOBS": "1",
+           "HIPACM_COMPILE_SERVICE": "off", "HIPACM_LOG": "info"}
+    assert run("doctor", env=env).rc in (0, 1)  # makes the runtime directory and slot file
+    slots = runtime / "worker-slots"
+    assert slots.is_file()
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(slots)], stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        # Generous: only a stall (the holder stays stopped for ever) misses it.
+        r = run("warmup", EXAMPLES / "saxpy.hip", "--arch", "gfx90a", "--no-cache",
+                "--timeout", "5", "--json", "-", env=env, timeout=120)
+        assert r.rc == 1, (r.rc, r.err)
+        doc = json.loads(r.out)
+        assert [k["status_code"] for k in doc["kernels"]] == ["HIPACM_ERROR_TIMEOUT"]
+        assert "waiting for a machine-wide compile slot" in r.err, r.err
+    finally:
+        holder.send_signal(signal.SIGCONT)
+        holder.kill()
+        holder.wait()

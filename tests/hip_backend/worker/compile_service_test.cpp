@@ -4,6 +4,7 @@
 // and its privacy.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
@@ -16,8 +17,10 @@
 #include <boost/chrono.hpp>
 #include <boost/thread/thread.hpp>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +34,7 @@
 #include "hip_backend/worker/worker_fd_registry.h"
 #include "hip_backend/worker/worker_process.h"
 #include "support/environment.h"
+#include "support/log.h"
 #include "tests/hip_backend/worker/worker_test_support.h"
 
 namespace hipacm::test {
@@ -621,5 +625,128 @@ TEST(CompileServiceWire, OrdersRoundTripAndHostileOnesAreRefused) {
   EXPECT_NE(why.find("bound"), std::string::npos) << why;
 }
 
+// --- issue 27: orders read side by side, and a reason for every fallback ----------------------
+
+/// A connection to the service's socket, or an invalid fd.
+UniqueFd connect_to(const std::string& path) {
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
+  if (!fd || ::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0)
+    return UniqueFd();
+  return fd;
+}
+
+/// Whether the other end closed `fd` (it reads end of stream, or the connection was reset).
+bool closed_by_peer(int fd) {
+  pollfd p{fd, POLLIN, 0};
+  if (::poll(&p, 1, 0) <= 0) return false;
+  char byte = 0;
+  return ::recv(fd, &byte, 1, MSG_DONTWAIT) <= 0;
+}
+
+class Trust2_08_ServiceOrders : public CompileService {};
+
+TEST_F(Trust2_08_ServiceOrders, IdleConnectionsDoNotDelayAnOrder) {
+  // A first order starts the service.
+  ASSERT_TRUE(ordered_worker());
+  const pid_t service = listener_pid(socket_path());
+  ASSERT_GT(service, 0);
+  // Eight connections of the same user that never finish an order: half send nothing, half the
+  // first bytes of a header. Each would hold the service for its 5 s read limit in turn.
+  std::vector<UniqueFd> idle;
+  for (int i = 0; i < 8; ++i) {
+    idle.push_back(connect_to(socket_path()));
+    ASSERT_TRUE(idle.back()) << std::strerror(errno);
+    if (i % 2 == 1) {
+      ASSERT_EQ(::send(idle.back().get(), "HSV", 3, MSG_NOSIGNAL), 3);
+    }
+  }
+  const auto start = std::chrono::steady_clock::now();
+  auto worker = ordered_worker();
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_TRUE(worker);
+  const auto info = read_proc(worker->pid());
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->ppid, service) << "the order was not served by the service";
+  // A generous bound, far below the 8 x 5 s that reading them in turn would take.
+  EXPECT_LT(took, std::chrono::seconds(8))
+      << "an order waited " << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
+      << " ms behind idle connections";
+  const backend::CompileResult result = worker->compile(make_request(kernel_source(8)), 60000);
+  EXPECT_EQ(result.status, HIPACM_SUCCESS) << result.error_message;
+  // The idle connections are dropped once their own time is up.
+  for (const UniqueFd& fd : idle) {
+    EXPECT_TRUE(eventually([&] { return closed_by_peer(fd.get()); }, 30))
+        << "an idle connection stayed open";
+  }
+  EXPECT_TRUE(alive(service));
+}
+
+TEST_F(Trust2_08_ServiceOrders, AFloodOfIdleConnectionsIsCappedOldestFirst) {
+  ASSERT_TRUE(ordered_worker());
+  std::vector<UniqueFd> idle;
+  for (int i = 0; i < 200; ++i) {
+    idle.push_back(connect_to(socket_path()));
+    ASSERT_TRUE(idle.back()) << std::strerror(errno);
+  }
+  // The oldest are dropped at once to make room, long before their read limit.
+  EXPECT_TRUE(eventually([&] { return closed_by_peer(idle.front().get()); }, 3))
+      << "200 idle connections were all kept";
+  auto worker = ordered_worker();
+  ASSERT_TRUE(worker);
+  EXPECT_EQ(worker->compile(make_request(kernel_source(9)), 60000).status, HIPACM_SUCCESS);
+}
+
+/// Collects the lines hipacm logs while it lives.
+class LogLines {
+ public:
+  LogLines() { backend::set_log_sink(&record, this, backend::LogLevel::kInfo); }
+  ~LogLines() { backend::set_log_sink(nullptr, nullptr, backend::LogLevel::kOff); }
+  LogLines(const LogLines&) = delete;
+  LogLines& operator=(const LogLines&) = delete;
+
+  /// The first line that contains `text`, or "".
+  std::string find(const std::string& text) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& line : lines_)
+      if (line.find(text) != std::string::npos) return line;
+    return "";
+  }
+
+ private:
+  static void record(void* self, std::int32_t, const char* message) {
+    auto* lines = static_cast<LogLines*>(self);
+    std::lock_guard<std::mutex> lock(lines->mutex_);
+    lines->lines_.emplace_back(message);
+  }
+  std::mutex mutex_;
+  std::vector<std::string> lines_;
+};
+
+class Trust2_12_RemovedWorkingDirectory : public CompileService {};
+
+TEST_F(Trust2_12_RemovedWorkingDirectory, TheFallbackSaysWhy) {
+  const fs::path before = fs::current_path();
+  const std::string gone = dir_ + "/gone";
+  ASSERT_TRUE(fs::create_directory(gone));
+  ASSERT_EQ(::chdir(gone.c_str()), 0);
+  ASSERT_EQ(::rmdir(gone.c_str()), 0);
+  LogLines log;
+  std::string error;
+  auto worker = WorkerProcess::spawn(kWorkerPath, &error, kArch);
+  ASSERT_EQ(::chdir(before.c_str()), 0);
+  ASSERT_TRUE(worker) << error;
+  const std::string line = log.find("the compile service cannot be used");
+  ASSERT_NE(line, "") << "nothing said why the service was not used";
+  EXPECT_EQ(line.find("()"), std::string::npos) << "an empty reason: " << line;
+  EXPECT_NE(line.find("the working directory cannot be read"), std::string::npos) << line;
+  EXPECT_EQ(worker->compile(make_request(kernel_source(10)), 60000).status, HIPACM_SUCCESS);
+}
+
+// Trust2_07: a worker ordered from the service runs with its host's resource limits, CPU set and
+// nice value, as a worker the host spawned itself would. Each host is a forked child that limits
+// itself, so this process stays unlimited and its service (started first, here) does too.
 }  // namespace
 }  // namespace hipacm::test

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // machine_budget_test.cpp - the machine-wide worker budget: slots shared by processes, freed by a
 // killed holder, refused in unsafe directories, and obeyed by worker pools in several processes.
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -18,6 +19,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <future>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <utility>
@@ -25,7 +27,9 @@
 
 #include "hip_backend/dispatch/compile_dispatch.h"
 #include "hip_backend/worker/machine_budget.h"
+#include "hip_backend/worker/worker_compiler.h"
 #include "hip_backend/worker/worker_pool.h"
+#include "support/log.h"
 #include "tests/hip_backend/worker/worker_test_support.h"
 
 namespace hipacm::test {
@@ -381,6 +385,173 @@ TEST(MachineBudgetInProcess, AHostCompileWaitsForASlotLikeAWorkerAndGivesItBack)
   ASSERT_TRUE(finishes(compile));
   expect_gfx90a_kernel(compile.get(), "k3");
   EXPECT_EQ(other.slots_in_use(), 0u) << "the compile gave its slot back";
+}
+
+// --- a stopped holder (issue 27, item 6) -------------------------------------------------------
+
+/// A child process that takes the only slot of a budget in `dir` and then stops (as Ctrl-Z
+/// stops a host). The destructor resumes, kills and reaps it.
+class StoppedHolder {
+ public:
+  explicit StoppedHolder(const std::string& dir) {
+    int ready[2];
+    if (::pipe(ready) != 0) return;
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::close(ready[0]);
+      MachineBudget mine(config_for(dir, 1));
+      MachineSlot slot = mine.acquire();
+      const char byte = slot.held() ? '+' : '-';
+      if (::write(ready[1], &byte, 1) != 1) _exit(1);
+      ::raise(SIGSTOP);
+      _exit(0);
+    }
+    ::close(ready[1]);
+    char byte = 0;
+    took_ = ::read(ready[0], &byte, 1) == 1 && byte == '+';
+    ::close(ready[0]);
+    int status = 0;
+    stopped_ = pid_ > 0 && ::waitpid(pid_, &status, WUNTRACED) == pid_ && WIFSTOPPED(status);
+  }
+  ~StoppedHolder() { end(); }
+  /// Resumes, kills and reaps it: its slot frees.
+  void end() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGCONT);
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+  }
+  StoppedHolder(const StoppedHolder&) = delete;
+  StoppedHolder& operator=(const StoppedHolder&) = delete;
+
+  bool ready() const { return took_ && stopped_; }
+  pid_t pid() const { return pid_; }
+
+  /// Whether `future` is ready within a bound that only a stall misses; a stalled one is
+  /// released by ending the holder, so that a failing test fails instead of hanging.
+  template <class T>
+  bool outwaited_by(std::future<T>& future) {
+    if (future.wait_for(std::chrono::seconds(30)) == std::future_status::ready) return true;
+    end();
+    future.wait();
+    return false;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  bool took_ = false;
+  bool stopped_ = false;
+};
+
+/// Collects the lines hipacm logs while it lives.
+class LogLines {
+ public:
+  LogLines() { backend::set_log_sink(&record, this, backend::LogLevel::kInfo); }
+  ~LogLines() { backend::set_log_sink(nullptr, nullptr, backend::LogLevel::kOff); }
+  LogLines(const LogLines&) = delete;
+  LogLines& operator=(const LogLines&) = delete;
+
+  /// The first line that contains `text`, or "".
+  std::string find(const std::string& text) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& line : lines_)
+      if (line.find(text) != std::string::npos) return line;
+    return "";
+  }
+
+ private:
+  static void record(void* self, std::int32_t, const char* message) {
+    auto* lines = static_cast<LogLines*>(self);
+    std::lock_guard<std::mutex> lock(lines->mutex_);
+    lines->lines_.emplace_back(message);
+  }
+  std::mutex mutex_;
+  std::vector<std::string> lines_;
+};
+
+TEST(Trust2_06_StoppedHolder, ATimeoutCoversTheWaitAndEndsItWithTimeout) {
+  TempDir dir;
+  StoppedHolder holder(dir.path());
+  ASSERT_TRUE(holder.ready());
+  MachineBudgetConfig config = config_for(dir.path(), 1);
+  config.max_wait = std::chrono::minutes(10);  // only the deadline may end this wait
+  MachineBudget budget(config);
+  auto waited = std::async(std::launch::async, [&] {
+    return budget.acquire(std::chrono::steady_clock::now() + std::chrono::seconds(2));
+  });
+  ASSERT_TRUE(holder.outwaited_by(waited)) << "a stopped holder stalled a wait with a 2 s deadline";
+  const MachineSlot slot = waited.get();
+  EXPECT_FALSE(slot.held());
+  EXPECT_TRUE(slot.timed_out());
+  EXPECT_FALSE(slot.over_budget());
+  EXPECT_NE(slot.wait_reason().find("pid " + std::to_string(holder.pid()) + " (stopped)"),
+            std::string::npos)
+      << slot.wait_reason();
+  const std::string message = backend::slot_wait_timeout_message("k.hip", slot.waited(), slot);
+  EXPECT_NE(message.find("waiting for a machine-wide compile slot"), std::string::npos) << message;
+}
+
+TEST(Trust2_06_StoppedHolder, WithoutATimeoutTheWaitIsBoundedAndTheCompileGoesOverBudget) {
+  TempDir dir;
+  StoppedHolder holder(dir.path());
+  ASSERT_TRUE(holder.ready());
+  LogLines log;
+  MachineBudgetConfig config = config_for(dir.path(), 1);
+  config.max_wait = std::chrono::milliseconds(1500);
+  MachineBudget budget(config);
+  auto waited = std::async(std::launch::async, [&] { return budget.acquire(); });
+  ASSERT_TRUE(holder.outwaited_by(waited)) << "a stopped holder stalled a wait without a timeout";
+  const MachineSlot slot = waited.get();
+  EXPECT_FALSE(slot.held());
+  EXPECT_TRUE(slot.over_budget());
+  EXPECT_FALSE(slot.timed_out());
+  EXPECT_NE(log.find("compiling over the budget"), "");
+  EXPECT_EQ(budget.slots_in_use(), 1u) << "the stopped holder keeps its slot; nothing else held";
+}
+
+TEST(Trust2_06_StoppedHolder, AWaiterSaysWhatItWaitsForAndForWhom) {
+  TempDir dir;
+  StoppedHolder holder(dir.path());
+  ASSERT_TRUE(holder.ready());
+  LogLines log;
+  MachineBudget budget(config_for(dir.path(), 1));
+  auto waited = std::async(std::launch::async, [&] {
+    return budget.acquire(std::chrono::steady_clock::now() + std::chrono::milliseconds(2500));
+  });
+  ASSERT_TRUE(holder.outwaited_by(waited));
+  EXPECT_TRUE(waited.get().timed_out());
+  const std::string line = log.find("waiting for a machine-wide compile slot");
+  EXPECT_NE(line, "") << "nothing said why the compile waited";
+  EXPECT_NE(line.find("pid " + std::to_string(holder.pid()) + " (stopped)"), std::string::npos)
+      << line;
+}
+
+// The same through the compilers a mode uses, with the process's own budget (one slot).
+TEST(Trust2_06_StoppedHolder, CompilesWithATimeoutEndTimeoutInWorkersAndInTheHost) {
+  TempDir dir;
+  ScopedEnv jobs("HIPACM_MACHINE_JOBS", "1");
+  ScopedEnv where("HIPACM_RUNTIME_DIR", dir.path() + "/run");
+  if (MachineBudget::instance().slot_file() != dir.path() + "/run/worker-slots")
+    GTEST_SKIP()
+        << "this process's budget was set up before this test; run it alone, as ctest does";
+  StoppedHolder holder(dir.path());
+  ASSERT_TRUE(holder.ready());
+  backend::WorkerCompiler workers(kWorkerPath, 1, 2000);
+  backend::InProcessCompiler in_host(2000);
+  for (backend::Compiler* compiler :
+       {static_cast<backend::Compiler*>(&workers), static_cast<backend::Compiler*>(&in_host)}) {
+    auto compile = std::async(std::launch::async,
+                              [&] { return compiler->compile(make_request(kernel_source(4))); });
+    ASSERT_TRUE(holder.outwaited_by(compile))
+        << "a stopped holder stalled a compile with a 2 s timeout";
+    const backend::CompileResult result = compile.get();
+    EXPECT_EQ(result.status, HIPACM_ERROR_TIMEOUT) << result.error_message;
+    EXPECT_NE(result.error_message.find("machine-wide compile slot"), std::string::npos)
+        << result.error_message;
+  }
 }
 
 }  // namespace
