@@ -197,6 +197,9 @@ class Service {
   std::map<int, PendingOrder> pending_;  ///< by descriptor
   std::vector<Stocked> stock_;           ///< most recently used last
   std::set<std::string> warm_;           ///< compiler families loaded and run once in the service
+  /// What a worker forked now starts with; one that took on other limits is its host's alone.
+  const HostLimits own_limits_ = capture_host_limits();
+  std::set<pid_t> bound_to_host_;  ///< handed workers that took on limits other than the above
   /// $HIPACM_SERVICE_FORK=off: always spawn.
   bool can_fork_ = environment_value("HIPACM_SERVICE_FORK") != "off";
   const std::string self_ = std::filesystem::read_symlink("/proc/self/exe").string();
@@ -412,15 +415,24 @@ pid_t Service::provide_worker(const sw::WorkerOrder& order, UniqueFd* host_socke
                               UniqueFd* channel, std::set<std::string>* warm_set,
                               std::string* why) {
   const std::string family = compiler_family(order.arch);
+  // The worker takes on the host's limits, CPU set and nice value, as one the host spawned would
+  // have them. One left with other settings than the service's never serves another host, and a
+  // finite CPU time limit needs a worker that has used none of it.
+  const bool fresh_only = needs_fresh_worker(order.limits);
+  const bool bound = fresh_only || order.limits != own_limits_;
   // The most recently used worker that has this compiler warm: it has compiled before, so its
   // pages are mapped and its caches full, which a fresh fork's are not.
   for (;;) {
     const auto it = std::find_if(stock_.rbegin(), stock_.rend(), [&](const Stocked& w) {
       return order.arch.empty() || w.warm.count(family) != 0;
     });
-    if (it == stock_.rend()) break;
+    if (it == stock_.rend() || fresh_only) break;
     Stocked worker = std::move(*it);
     stock_.erase(std::next(it).base());
+    if (!apply_host_limits(worker.pid, order.limits, why)) {
+      ::kill(worker.pid, SIGKILL);  // half changed, it serves no one; a fresh one is tried
+      break;
+    }
     UniqueFd child_socket, output_write;
     std::vector<std::uint8_t> assignment;
     if (!make_worker_ends(host_socket, &child_socket, output, &output_write, why) ||
@@ -432,6 +444,7 @@ pid_t Service::provide_worker(const sw::WorkerOrder& order, UniqueFd* host_socke
       *channel = std::move(worker.channel);
       *warm_set = std::move(worker.warm);
       if (!order.arch.empty()) warm_set->insert(family);
+      if (bound) bound_to_host_.insert(worker.pid);
       return worker.pid;
     }
     ::kill(worker.pid, SIGKILL);  // it could not take the assignment; another one might
@@ -442,7 +455,16 @@ pid_t Service::provide_worker(const sw::WorkerOrder& order, UniqueFd* host_socke
   *warm_set = single_threaded() ? warm_ : std::set<std::string>{};
   // A worker is warm for what it has compiled once it comes back.
   if (!order.arch.empty()) warm_set->insert(family);
-  return fork_worker(order, host_socket, output, channel, why);
+  const pid_t pid = fork_worker(order, host_socket, output, channel, why);
+  if (pid > 0 && !apply_host_limits(pid, order.limits, why)) {
+    ::kill(pid, SIGKILL);  // never handed over; the reap finds no one to tell
+    host_socket->reset();
+    output->reset();
+    channel->reset();
+    return -1;
+  }
+  if (pid > 0 && bound) bound_to_host_.insert(pid);
+  return pid;
 }
 
 pid_t Service::fork_worker(const sw::WorkerOrder& order, UniqueFd* host_socket, UniqueFd* output,
@@ -546,6 +568,7 @@ void Service::reap_children() {
     const pid_t pid = ::waitpid(-1, &status, WNOHANG);
     if (pid <= 0) return;
     last_activity_ = Clock::now();
+    bound_to_host_.erase(pid);
     if (const auto it = handed_.find(pid); it != handed_.end()) {
       if (it->second.connection) {
         std::string why;
@@ -594,6 +617,10 @@ void Service::heard_from(pid_t pid) {
 void Service::to_stock(pid_t pid) {
   const auto it = handed_.find(pid);
   if (it == handed_.end()) return;
+  if (bound_to_host_.erase(pid) != 0) {
+    handed_.erase(it);  // it has its last host's limits: its line closes, so it exits
+    return;
+  }
   if (stock_.size() < max_stock_ && it->second.channel) {
     stock_.push_back(Stocked{pid, std::move(it->second.channel), std::move(it->second.warm)});
   } else if (stock_.size() >= max_stock_ && !stock_.empty()) {

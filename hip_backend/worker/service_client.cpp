@@ -20,6 +20,7 @@
 
 #include "hip_backend/worker/adopted_services.h"
 #include "hip_backend/worker/child_descriptors.h"
+#include "hip_backend/worker/host_limits.h"
 #include "hip_backend/worker/runtime_dir.h"
 #include "hip_backend/worker/service_start_lock.h"
 #include "hip_backend/worker/spawn_setup.h"
@@ -194,6 +195,9 @@ std::string compile_service_socket(const std::string& worker_path,
   }
   std::sort(relevant.begin(), relevant.end());
   for (const std::string& entry : relevant) key += entry + '\0';
+  // A worker takes on its host's limits, CPU set and nice value, but no process can raise its
+  // hard limits or lower its nice value: a host gets a service that shares those.
+  key += host_limits_service_key(capture_host_limits());
   const std::string path =
       dir + "/compile-service-" + sha256_hex(key.data(), key.size()).substr(0, 16) + ".sock";
   if (path.size() >= sizeof(sockaddr_un{}.sun_path)) {

@@ -114,6 +114,7 @@ bool encode_order(const WorkerOrder& order, std::vector<std::uint8_t>* out, std:
   put_string(&body, order.temp_dir);
   put_u32(&body, static_cast<std::uint32_t>(order.environment.size()));
   for (const std::string& entry : order.environment) put_string(&body, entry);
+  encode_host_limits(order.limits, &body);
   if (body.size() > kMaxOrderBytes) {
     *why = "the environment is larger than the compile service accepts";
     return false;
@@ -192,6 +193,7 @@ bool decode_order(const std::uint8_t* data, std::size_t size, WorkerOrder* out, 
     }
     order.environment.push_back(std::move(entry));
   }
+  if (!decode_host_limits(in, &order.limits, why)) return false;
   if (in.remaining() != 0) {
     *why = "trailing bytes after the order";
     return false;

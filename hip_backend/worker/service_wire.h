@@ -8,12 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "hip_backend/worker/host_limits.h"
 #include "support/unique_fd.h"
 
 namespace hipacm::backend::service_wire {
 
 constexpr std::uint32_t kMagic = 0x43565348;  // "HSVC"
-constexpr std::uint16_t kVersion = 1;
+/// Bumped whenever a message's layout changes (2: orders carry the host's limits), so that a
+/// service and a process of different builds refuse each other's messages.
+constexpr std::uint16_t kVersion = 2;
 constexpr std::size_t kHeaderBytes = 12;
 /// An order carries the whole environment; nothing real comes near these.
 constexpr std::size_t kMaxOrderBytes = std::size_t{1} << 20;
@@ -35,12 +38,14 @@ struct Header {
 };
 
 /// What a process asks the service for: one worker, set up as a worker it spawned itself would
-/// be (its environment, working directory and private TMPDIR).
+/// be (its environment, working directory, private TMPDIR, resource limits, CPU set and nice
+/// value).
 struct WorkerOrder {
   std::string arch;  ///< the first compile's arch: the compiler the service warms before forking
   std::string cwd;
   std::string temp_dir;
   std::vector<std::string> environment;  ///< NAME=value entries
+  HostLimits limits;                     ///< the ordering thread's, as a spawned worker inherits
 };
 
 /// The service's answer; on success the worker's descriptors travel with it.

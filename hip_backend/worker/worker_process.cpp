@@ -228,6 +228,7 @@ std::unique_ptr<WorkerProcess> WorkerProcess::order_from_service(const std::stri
     order.cwd = cwd;
     order.temp_dir = temp_dir->path();
     order.environment = environment_for(temp_dir->path());
+    order.limits = capture_host_limits();  // this thread's, as a worker it spawned would inherit
     std::optional<ServiceWorker> ordered = order_service_worker(path, order, &why);
     if (ordered) {
       return std::make_unique<WorkerProcess>(Key(), path, ordered->pid, std::move(ordered->socket),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // fuzz_service_message.cpp - fuzz target: the compile service's message reader and its decoders
-// (orders from processes, replies and exit notices from the service).
+// (orders from processes, with their resource limits, CPU set and nice value; replies and exit
+// notices from the service).
 #include <sys/socket.h>
 #include <unistd.h>
 

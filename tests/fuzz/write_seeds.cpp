@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "hip_backend/worker/service_wire.h"
 #include "hip_backend/worker/worker_protocol.h"
 #include "plugin/cache/integrity.h"
 #include "tests/fuzz/cache_row.h"
@@ -165,6 +166,57 @@ void write_cluster_seeds(const fs::path& dir, const std::vector<std::uint8_t>& e
   write(dir / "report_empty", cluster_message(0, true, cli::encode_report(cli::RankReport{})));
 }
 
+namespace sw = hipacm::backend::service_wire;
+
+std::vector<std::uint8_t> order_message(const sw::WorkerOrder& order) {
+  std::vector<std::uint8_t> bytes;
+  std::string why;
+  if (!sw::encode_order(order, &bytes, &why)) std::fprintf(stderr, "order: %s\n", why.c_str());
+  return bytes;
+}
+
+// The compile service's messages: orders (a host's usual limits on 16 CPUs; a host under
+// `ulimit -v`, `ulimit -t`, `taskset` and `nice`; one with nothing), replies, exit notices, idle.
+void write_service_seeds(const fs::path& dir) {
+  constexpr std::uint64_t kNone = ~std::uint64_t{0};  // RLIM_INFINITY
+  sw::WorkerOrder order;
+  order.arch = "gfx90a";
+  order.cwd = "/home/user/project";
+  order.temp_dir = "/tmp/hipacm-worker-abc123";
+  order.environment = {"PATH=/usr/bin:/bin", "TMPDIR=/tmp/hipacm-worker-abc123",
+                       "AMD_COMGR_CACHE=0"};
+  const std::uint64_t usual[16][2] = {
+      {kNone, kNone},     {kNone, kNone}, {kNone, kNone},   {8 << 20, kNone},
+      {0, kNone},         {kNone, kNone}, {255000, 255000}, {1024, 1048576},
+      {8 << 20, 8 << 20}, {kNone, kNone}, {kNone, kNone},   {255000, 255000},
+      {819200, 819200},   {0, 0},         {0, 0},           {kNone, kNone}};
+  for (std::uint32_t r = 0; r < 16; ++r)
+    order.limits.limits.push_back({r, usual[r][0], usual[r][1]});
+  order.limits.cpus = {0xff, 0xff};
+  write(dir / "order", order_message(order));
+
+  sw::WorkerOrder limited = order;
+  limited.limits.limits[0].soft = 3600;                      // RLIMIT_CPU
+  limited.limits.limits[9] = {9, 68719476736, 68719476736};  // RLIMIT_AS
+  limited.limits.cpus = {0x00, 0x08};                        // CPU 11
+  limited.limits.nice = 5;
+  write(dir / "order_limited", order_message(limited));
+
+  sw::WorkerOrder bare;
+  bare.arch = "sm_90";
+  bare.cwd = "/";
+  bare.temp_dir = "/tmp/w";
+  bare.limits.nice = -20;
+  write(dir / "order_sm90", order_message(bare));
+
+  write(dir / "reply_ok", sw::encode_reply({true, 4242, ""}));
+  write(dir / "reply_refused",
+        sw::encode_reply({false, 0, "the compile service already runs 4096 workers"}));
+  write(dir / "exit_code", sw::encode_exit({4242, 7 << 8}));
+  write(dir / "exit_signal", sw::encode_exit({4242, 11}));
+  write(dir / "idle", sw::encode_idle());
+}
+
 }  // namespace
 
 // write_seeds CORPUS_DIR ELF KEY: ELF is a small gfx90a code object defining
@@ -255,5 +307,6 @@ int main(int argc, char** argv) {
         text(R"({"schema": "hipacm-examples-manifest-1", "kernels": []})"));
 
   write_cluster_seeds(dir / "cluster_message", elf, key, lowered);
+  write_service_seeds(dir / "service_message");
   return 0;
 }

@@ -5,9 +5,11 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -20,8 +22,12 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -748,5 +754,311 @@ TEST_F(Trust2_12_RemovedWorkingDirectory, TheFallbackSaysWhy) {
 // Trust2_07: a worker ordered from the service runs with its host's resource limits, CPU set and
 // nice value, as a worker the host spawned itself would. Each host is a forked child that limits
 // itself, so this process stays unlimited and its service (started first, here) does too.
+class Trust2_07_ServiceWorkerLimits : public CompileService {
+ protected:
+  /// A host in a forked child: it takes on `limit`, orders a worker, and holds it until told to
+  /// let go (after compiling with it, when asked).
+  class LimitedHost {
+   public:
+    explicit LimitedHost(const std::function<bool()>& limit) {
+      int to[2], from[2];
+      if (::pipe(to) != 0 || ::pipe(from) != 0) ADD_FAILURE() << "pipe";
+      pid_ = ::fork();
+      if (pid_ == 0) {
+        ::close(to[1]);
+        ::close(from[0]);
+        std::unique_ptr<WorkerProcess> worker;
+        pid_t worker_pid = -1;
+        if (limit()) {
+          std::string error;
+          worker = WorkerProcess::spawn(kWorkerPath, &error, kArch);
+          if (worker) worker_pid = worker->pid();
+        }
+        [[maybe_unused]] const ssize_t w = ::write(from[1], &worker_pid, sizeof worker_pid);
+        char go = 0;
+        [[maybe_unused]] const ssize_t r = ::read(to[0], &go, 1);
+        int code = worker ? 0 : 3;
+        if (worker && go == 'c') {
+          const backend::CompileResult result =
+              worker->compile(make_request(kernel_source(27)), 120000);
+          std::string why;
+          code = result.status == HIPACM_SUCCESS &&
+                         backend::check_amdgpu_code_object(result.code, kArch, {"k27"}, &why)
+                     ? 0
+                     : 1;
+        }
+        worker.reset();  // back to the service
+        _exit(code);
+      }
+      ::close(to[0]);
+      ::close(from[1]);
+      go_ = to[1];
+      if (::read(from[0], &worker_, sizeof worker_) != static_cast<ssize_t>(sizeof worker_))
+        worker_ = -1;
+      ::close(from[0]);
+    }
+    ~LimitedHost() {
+      if (pid_ > 0) finish(false);
+    }
+    pid_t pid() const { return pid_; }
+    pid_t worker() const { return worker_; }
+    /// Lets it compile (or not), give its worker back and exit; its exit code (0: all went well).
+    int finish(bool compile) {
+      const char go = compile ? 'c' : 'q';
+      [[maybe_unused]] const ssize_t w = ::write(go_, &go, 1);
+      ::close(go_);
+      int status = 0;
+      const pid_t waited = ::waitpid(pid_, &status, 0);
+      pid_ = -1;
+      return waited > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+
+   private:
+    pid_t pid_ = -1;
+    pid_t worker_ = -1;
+    int go_ = -1;
+  };
+
+  /// The lines of /proc/<pid>/limits but the core size's, which every worker sets to 0.
+  static std::vector<std::string> limits_of(pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/limits");
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) {
+      if (!line.starts_with("Max core file size")) lines.push_back(line);
+    }
+    return lines;
+  }
+  static std::string limit_line(pid_t pid, const std::string& name) {
+    for (const std::string& line : limits_of(pid)) {
+      if (line.starts_with(name)) return line;
+    }
+    return "";
+  }
+  static std::string cpus_of(pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+    for (std::string line; std::getline(in, line);) {
+      if (line.starts_with("Cpus_allowed_list:")) return line;
+    }
+    return "";
+  }
+  /// Field 19 of /proc/<pid>/stat.
+  static std::optional<int> nice_of(pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(in, line) || line.rfind(')') == std::string::npos) return std::nullopt;
+    std::istringstream rest(line.substr(line.rfind(')') + 2));
+    std::string field;
+    for (int i = 3; i < 19 && (rest >> field); ++i) {
+    }
+    int nice = 0;
+    if (!(rest >> nice)) return std::nullopt;
+    return nice;
+  }
+
+  /// Starts this process's (unlimited) service with one warm worker waiting in it: what a
+  /// limited host must not simply be handed.
+  pid_t stock_one_worker() {
+    auto worker = ordered_worker();
+    if (!worker) return -1;
+    const pid_t pid = worker->pid();
+    worker.reset();
+    EXPECT_TRUE(eventually([&] { return back_in_service(pid); }));
+    return pid;
+  }
+
+  static constexpr rlim_t kAddressSpace = rlim_t{64} << 30;
+};
+
+TEST_F(Trust2_07_ServiceWorkerLimits, AnAddressSpaceLimitReachesTheWorkerAndItStillCompiles) {
+  const pid_t stocked = stock_one_worker();
+  ASSERT_GT(stocked, 0);
+  const pid_t service = listener_pid(socket_path());
+  ASSERT_GT(service, 0);
+  // `ulimit -Sv`: the soft limit, under the hard one, so the same service serves it.
+  LimitedHost host([] {
+    rlimit as{};
+    return ::getrlimit(RLIMIT_AS, &as) == 0 && (as.rlim_cur = kAddressSpace) <= as.rlim_max &&
+           ::setrlimit(RLIMIT_AS, &as) == 0;
+  });
+  ASSERT_GT(host.worker(), 0);
+  EXPECT_EQ(read_proc(host.worker())->ppid, service) << "not a worker of the service";
+  EXPECT_NE(limit_line(host.pid(), "Max address space").find("68719476736"), std::string::npos)
+      << limit_line(host.pid(), "Max address space");
+  EXPECT_EQ(limit_line(host.worker(), "Max address space"),
+            limit_line(host.pid(), "Max address space"));
+  EXPECT_EQ(limits_of(host.worker()), limits_of(host.pid()));
+  // A real compile through the limited worker.
+  EXPECT_EQ(host.finish(true), 0) << "the limited worker did not compile";
+}
+
+TEST_F(Trust2_07_ServiceWorkerLimits, ACpuTimeLimitGetsAFreshWorkerWithThatLimit) {
+  const pid_t stocked = stock_one_worker();
+  ASSERT_GT(stocked, 0);
+  // `ulimit -St 3600`: a worker that already compiled has used part of that time.
+  LimitedHost host([] {
+    rlimit cpu{};
+    return ::getrlimit(RLIMIT_CPU, &cpu) == 0 && (cpu.rlim_cur = 3600) <= cpu.rlim_max &&
+           ::setrlimit(RLIMIT_CPU, &cpu) == 0;
+  });
+  ASSERT_GT(host.worker(), 0);
+  EXPECT_NE(limit_line(host.pid(), "Max cpu time").find("3600"), std::string::npos);
+  EXPECT_EQ(limit_line(host.worker(), "Max cpu time"), limit_line(host.pid(), "Max cpu time"));
+  EXPECT_EQ(limits_of(host.worker()), limits_of(host.pid()));
+  EXPECT_NE(host.worker(), stocked) << "a worker with CPU time used up was handed out";
+  EXPECT_TRUE(back_in_service(stocked)) << "the unlimited waiting worker was disturbed";
+  const pid_t worker = host.worker();
+  EXPECT_EQ(host.finish(true), 0);
+  EXPECT_TRUE(eventually([&] { return !alive(worker); }))
+      << "a worker with its host's limits went back to serve other hosts";
+}
+
+TEST_F(Trust2_07_ServiceWorkerLimits, ACpuSetReachesTheWorkerAndStaysWithIt) {
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  ASSERT_EQ(::sched_getaffinity(0, sizeof mine, &mine), 0);
+  if (CPU_COUNT(&mine) < 2) GTEST_SKIP() << "needs two CPUs to narrow to one";
+  int last = 0;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &mine)) last = cpu;
+  }
+  const pid_t stocked = stock_one_worker();
+  ASSERT_GT(stocked, 0);
+  // `taskset -c LAST`.
+  LimitedHost host([last] {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(last, &one);
+    return ::sched_setaffinity(0, sizeof one, &one) == 0;
+  });
+  ASSERT_GT(host.worker(), 0);
+  EXPECT_EQ(cpus_of(host.pid()), "Cpus_allowed_list:\t" + std::to_string(last));
+  EXPECT_EQ(cpus_of(host.worker()), cpus_of(host.pid()));
+  const pid_t narrowed = host.worker();
+  EXPECT_EQ(host.finish(true), 0);
+  // The next host, with every CPU, gets a worker with every CPU.
+  EXPECT_TRUE(eventually([&] { return !alive(narrowed); }))
+      << "the narrowed worker went back to serve other hosts";
+  auto next = ordered_worker();
+  ASSERT_TRUE(next);
+  EXPECT_NE(next->pid(), narrowed);
+  EXPECT_EQ(cpus_of(next->pid()), cpus_of(::getpid()));
+}
+
+TEST_F(Trust2_07_ServiceWorkerLimits, ANiceValueReachesTheWorker) {
+  ASSERT_GT(stock_one_worker(), 0);
+  errno = 0;
+  const int own = ::getpriority(PRIO_PROCESS, 0);
+  ASSERT_EQ(errno, 0);
+  if (own > 14) GTEST_SKIP() << "this process is already nice " << own;
+  // `nice -n 5`.
+  LimitedHost host([own] { return ::setpriority(PRIO_PROCESS, 0, own + 5) == 0; });
+  ASSERT_GT(host.worker(), 0);
+  ASSERT_EQ(nice_of(host.pid()), own + 5);
+  EXPECT_EQ(nice_of(host.worker()), nice_of(host.pid()));
+  EXPECT_EQ(host.finish(true), 0);
+  auto next = ordered_worker();
+  ASSERT_TRUE(next);
+  EXPECT_EQ(nice_of(next->pid()), own) << "an unlimited host got a niced worker";
+}
+
+TEST_F(Trust2_07_ServiceWorkerLimits, AHostWithHigherLimitsAfterALoweredOneGetsItsOwn) {
+  const pid_t stocked = stock_one_worker();
+  ASSERT_GT(stocked, 0);
+  const pid_t service = listener_pid(socket_path());
+  const std::string unlimited = limit_line(::getpid(), "Max address space");
+  {
+    // The waiting worker takes on a lowered soft limit...
+    LimitedHost lowered([] {
+      rlimit as{};
+      return ::getrlimit(RLIMIT_AS, &as) == 0 && (as.rlim_cur = kAddressSpace) <= as.rlim_max &&
+             ::setrlimit(RLIMIT_AS, &as) == 0;
+    });
+    ASSERT_GT(lowered.worker(), 0);
+    EXPECT_EQ(lowered.worker(), stocked) << "the waiting worker could have taken these on";
+    EXPECT_EQ(limits_of(lowered.worker()), limits_of(lowered.pid()));
+    EXPECT_EQ(lowered.finish(false), 0);
+    // ...and never serves a host with higher ones.
+    EXPECT_TRUE(eventually([&] { return !alive(stocked); }));
+  }
+  {
+    // A lowered hard limit, which no worker can raise again.
+    LimitedHost lowered([] {
+      rlimit as{kAddressSpace, kAddressSpace};
+      return ::setrlimit(RLIMIT_AS, &as) == 0;
+    });
+    ASSERT_GT(lowered.worker(), 0);
+    EXPECT_EQ(limits_of(lowered.worker()), limits_of(lowered.pid()));
+    EXPECT_NE(limit_line(lowered.worker(), "Max address space").find("68719476736"),
+              std::string::npos);
+    EXPECT_EQ(lowered.finish(true), 0);
+  }
+  // Higher limits again: a worker with them, from this process's service.
+  for (int i = 0; i < 2; ++i) {
+    LimitedHost higher([] { return true; });
+    ASSERT_GT(higher.worker(), 0);
+    EXPECT_EQ(read_proc(higher.worker())->ppid, service);
+    EXPECT_EQ(limit_line(higher.worker(), "Max address space"), unlimited);
+    EXPECT_EQ(limits_of(higher.worker()), limits_of(higher.pid()));
+    EXPECT_EQ(higher.finish(true), 0);
+  }
+}
+
+TEST_F(Trust2_07_ServiceWorkerLimits, OrdersCarryLimitsAndHostileOnesAreRefused) {
+  sw::WorkerOrder order;
+  order.arch = "gfx90a";
+  order.cwd = "/";
+  order.temp_dir = "/tmp/hipacm-worker-x";
+  order.limits = backend::capture_host_limits();
+  ASSERT_EQ(order.limits.limits.size(), static_cast<std::size_t>(RLIMIT_NLIMITS));
+  ASSERT_FALSE(order.limits.cpus.empty());
+  std::vector<std::uint8_t> bytes;
+  std::string why;
+  ASSERT_TRUE(sw::encode_order(order, &bytes, &why)) << why;
+  sw::WorkerOrder back;
+  ASSERT_TRUE(sw::decode_order(bytes.data() + sw::kHeaderBytes, bytes.size() - sw::kHeaderBytes,
+                               &back, &why))
+      << why;
+  EXPECT_TRUE(back.limits == order.limits);
+
+  auto refused = [&](const backend::HostLimits& limits, const std::string& reason) {
+    sw::WorkerOrder hostile = order;
+    hostile.limits = limits;
+    std::vector<std::uint8_t> encoded;
+    std::string text;
+    EXPECT_TRUE(sw::encode_order(hostile, &encoded, &text));
+    EXPECT_FALSE(sw::decode_order(encoded.data() + sw::kHeaderBytes,
+                                  encoded.size() - sw::kHeaderBytes, &back, &text))
+        << reason;
+    EXPECT_FALSE(text.empty()) << reason;
+  };
+  backend::HostLimits bad = order.limits;
+  bad.limits.push_back({RLIMIT_NLIMITS, 1, 1});
+  refused(bad, "an unknown resource");
+  bad = order.limits;
+  bad.limits.push_back(bad.limits.front());
+  refused(bad, "a repeated resource");
+  bad = order.limits;
+  bad.limits[0].soft = 2;
+  bad.limits[0].hard = 1;
+  refused(bad, "soft above hard");
+  bad = order.limits;
+  bad.cpus.push_back(0);
+  refused(bad, "an untrimmed CPU mask");
+  bad = order.limits;
+  bad.cpus.assign(backend::kMaxCpuMaskBytes + 1, 0xff);
+  refused(bad, "an oversized CPU mask");
+  bad = order.limits;
+  bad.nice = 20;
+  refused(bad, "nice 20");
+  bad.nice = -21;
+  refused(bad, "nice -21");
+  // A header of another version is refused as such.
+  std::vector<std::uint8_t> old = bytes;
+  old[6] = 1;
+  sw::Header header;
+  EXPECT_FALSE(sw::parse_header(old.data(), old.size(), &header, &why));
+  EXPECT_NE(why.find("version"), std::string::npos) << why;
+}
+
 }  // namespace
 }  // namespace hipacm::test
