@@ -1,10 +1,16 @@
 # SPDX-License-Identifier: MIT
 # test_doctor.py - hipacm doctor: checks, hints, exit status, JSON schema.
 import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
 
 import pytest
 
 import rocm_facts
+from conftest import EXAMPLES
 
 NAMES = ["plugin", "hiprtc", "comgr", "worker", "cache", "arch", "devices"]
 LEVELS = {"ok", "info", "warning", "error"}
@@ -206,7 +212,6 @@ def test_doctor_counts_the_runtime_header_pchs(run, tmp_path):
 # --- Trust2_04: the runtime directory ---------------------------------------------------------
 
 def saxpy_warmup(run, env, timeout=300):
-    from conftest import EXAMPLES
     return run("warmup", EXAMPLES / "saxpy.hip", "--arch", "gfx90a", "-q", env=env, timeout=timeout)
 
 
@@ -261,7 +266,6 @@ def test_trust2_04_a_named_runtime_directory_not_dedicated_to_hipacm_is_refused(
 
 def test_trust2_04_a_fifo_in_the_runtime_directory_hangs_neither_warmup_nor_doctor(
         run, backend_usable, tmp_path):
-    import os
     runtime = tmp_path / "run"
     env = {"HIPACM_RUNTIME_DIR": str(runtime), "HIPACM_CACHE": "off"}
     r = saxpy_warmup(run, env)
@@ -281,3 +285,42 @@ def test_trust2_04_a_fifo_in_the_runtime_directory_hangs_neither_warmup_nor_doct
     doctor = run("doctor", "--json", env=env, timeout=120)
     worker = checks_by_name(doctor.json())["worker"]
     assert worker["details"]["hiprtc_pch_ready"] == 0
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to act as two users")
+def test_trust2_04_a_taken_tmp_runtime_directory_moves_home_and_doctor_warns(cli_path, tmp_path):
+    # /tmp/hipacm-<uid> itself, made first by another user (root here) for a victim with no
+    # XDG_RUNTIME_DIR: the victim's doctor names it and the features move under the home.
+    victim = next((uid for uid in (65534, 65533, 65532) if not os.path.lexists(f"/tmp/hipacm-{uid}")),
+                  None)
+    if victim is None:
+        pytest.skip("every candidate uid already has a /tmp/hipacm-<uid>")
+    taken = f"/tmp/hipacm-{victim}"
+    os.mkdir(taken, 0o755)
+    top = tempfile.mkdtemp(prefix="hipacm-trust2-")
+    try:
+        os.chmod(top, 0o755)
+        home = os.path.join(top, "home")
+        os.mkdir(home, 0o700)
+        os.chown(home, victim, victim)
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("HIPACM_RUNTIME_DIR", "XDG_RUNTIME_DIR", "XDG_CACHE_HOME")}
+        env.update(HOME=home, HIPACM_CACHE="off", HIPACM_CACHE_DIR=os.path.join(home, "cache"),
+                   HIPACM_MACHINE_JOBS="2")
+
+        def become_victim():
+            os.setgroups([])
+            os.setgid(victim)
+            os.setuid(victim)
+
+        r = subprocess.run([cli_path, "doctor", "--json"], env=env, capture_output=True, text=True,
+                           preexec_fn=become_victim, timeout=120, cwd=home)
+        worker = checks_by_name(json.loads(r.stdout))["worker"]
+        assert worker["level"] == "warning", worker
+        assert taken in worker["summary"] and "another user" in worker["summary"], worker
+        assert worker["details"]["runtime_dir"].startswith(home + "/.cache/hipacm/run-")
+        assert worker["details"]["machine_jobs"] == 2
+        assert os.listdir(taken) == []
+    finally:
+        os.rmdir(taken)
+        shutil.rmtree(top, ignore_errors=True)
