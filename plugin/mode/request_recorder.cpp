@@ -12,9 +12,12 @@
 #include <boost/thread/mutex.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <optional>
+#include <thread>
 #include <unordered_set>
 
 #include "plugin/cache/key/key.h"
@@ -33,6 +36,7 @@ struct RecorderState {
   boost::mutex mutex;
   std::string path;  // the file `fd` was opened for and `recorded` describes
   backend::UniqueFd fd;
+  bool lock_stuck = false;  // the last wait for the file's lock ran out: do not wait again
   std::unordered_set<std::string> recorded;  // content digests this process appended to `path`
 };
 
@@ -47,14 +51,33 @@ RecorderState& recorder() {
 
 std::string errno_text() { return std::strerror(errno); }
 
-/// Holds an exclusive flock on a descriptor while it lives.
+/// How long a record waits for another process's lock on the file before it is skipped. A
+/// holder that never lets go (anyone who can open the file can take the lock) must not stall
+/// compiles: once a wait has run out, later records try the lock once and do not wait again
+/// until a lock is taken.
+constexpr std::chrono::milliseconds kLockWait{1500};
+
+/// Holds an exclusive flock on a descriptor while it lives; taken without blocking, polled for at
+/// most `wait`.
 class FileLock {
  public:
-  explicit FileLock(int fd) : fd_(fd) {
-    int rc;
-    do rc = ::flock(fd_, LOCK_EX);
-    while (rc != 0 && errno == EINTR);
-    locked_ = rc == 0;
+  FileLock(int fd, std::chrono::milliseconds wait) : fd_(fd) {
+    const auto deadline = std::chrono::steady_clock::now() + wait;
+    auto pause = std::chrono::milliseconds(1);
+    for (;;) {
+      if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) {
+        locked_ = true;
+        return;
+      }
+      if (errno == EINTR) continue;
+      if (errno != EWOULDBLOCK) return;
+      busy_ = true;
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= deadline) return;
+      std::this_thread::sleep_for(
+          std::min<std::chrono::steady_clock::duration>(pause, deadline - now));
+      pause = std::min(pause * 2, std::chrono::milliseconds(50));
+    }
   }
   FileLock(const FileLock&) = delete;
   FileLock& operator=(const FileLock&) = delete;
@@ -62,41 +85,73 @@ class FileLock {
     if (locked_) ::flock(fd_, LOCK_UN);
   }
   bool locked() const noexcept { return locked_; }
+  /// Another holder kept the lock for the whole wait (else locking failed for another reason).
+  bool busy() const noexcept { return busy_ && !locked_; }
 
  private:
   int fd_;
   bool locked_ = false;
+  bool busy_ = false;
 };
 
-/// Opens `path` for appending: created 0600 (sources may be private), never through a symbolic
-/// link, and only a regular file (a FIFO would block or lose lines).
+/// Opens `path` for appending: never through a symbolic link, only a regular file (a FIFO would
+/// block or lose lines), and only one this user owns that no one else may write. A file another
+/// user planted (say a 0666 file in a shared directory) would otherwise receive this user's
+/// sources. The checks run on the opened descriptor, so the file cannot be swapped between check
+/// and use. A missing file is created 0600 (sources may be private) and exclusively, so the file
+/// created is the file written.
 std::optional<std::string> open_record_file(RecorderState& state) {
-  backend::UniqueFd fd(
-      ::open(state.path.c_str(),
-             O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK, 0600));
+  constexpr int kFlags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK;
+  backend::UniqueFd fd;
+  for (int attempt = 0; attempt < 4 && !fd.valid(); ++attempt) {
+    fd = backend::UniqueFd(::open(state.path.c_str(), kFlags));
+    if (fd.valid() || errno != ENOENT) break;
+    fd = backend::UniqueFd(::open(state.path.c_str(), kFlags | O_CREAT | O_EXCL, 0600));
+    if (!fd.valid() && errno != EEXIST) break;  // EEXIST: made meanwhile, open that one
+  }
   if (!fd.valid()) return "cannot open it: " + errno_text();
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return "cannot stat it: " + errno_text();
   if (!S_ISREG(st.st_mode)) return std::string("it is not a regular file");
+  if (st.st_uid != ::geteuid())
+    return "it is owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid " +
+           std::to_string(::geteuid()) + ")";
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    return std::string("other users may write it (group- or other-writable)");
   state.fd = std::move(fd);
   return std::nullopt;
 }
 
+/// Why a line was not appended: `lock_busy` when another process held the file's lock.
+struct AppendError {
+  std::string reason;
+  bool lock_busy = false;
+};
+
 /// Appends `line` whole or not at all; the reason when not.
-std::optional<std::string> append_line(RecorderState& state, const std::string& line) {
+std::optional<AppendError> append_line(RecorderState& state, const std::string& line) {
   if (!state.fd.valid())
-    if (auto error = open_record_file(state)) return error;
+    if (auto error = open_record_file(state)) return AppendError{std::move(*error)};
   const int fd = state.fd.get();
   // O_APPEND alone keeps whole writes apart; the lock also covers a short write (a full disk),
   // which is cut off again below before another writer can append after it.
-  const FileLock lock(fd);
-  if (!lock.locked()) return "cannot lock it: " + errno_text();
+  const FileLock lock(fd, state.lock_stuck ? std::chrono::milliseconds(0) : kLockWait);
+  if (lock.busy()) {
+    state.lock_stuck = true;
+    return AppendError{"another process has held its lock for more than " +
+                           std::to_string(kLockWait.count()) +
+                           " ms; requests it compiles "
+                           "meanwhile are not recorded",
+                       true};
+  }
+  if (!lock.locked()) return AppendError{"cannot lock it: " + errno_text()};
+  state.lock_stuck = false;
   struct stat st {};
-  if (::fstat(fd, &st) != 0) return "cannot stat it: " + errno_text();
+  if (::fstat(fd, &st) != 0) return AppendError{"cannot stat it: " + errno_text()};
   const auto size = static_cast<std::size_t>(st.st_size);
   if (size + line.size() > kMaxRecordFileBytes)
-    return "it has reached the record file limit of " + std::to_string(kMaxRecordFileBytes >> 20) +
-           " MiB";
+    return AppendError{"it has reached the record file limit of " +
+                       std::to_string(kMaxRecordFileBytes >> 20) + " MiB"};
   std::size_t written = 0;
   while (written < line.size()) {
     const ssize_t n = ::write(fd, line.data() + written, line.size() - written);
@@ -105,8 +160,8 @@ std::optional<std::string> append_line(RecorderState& state, const std::string& 
       const std::string error = "cannot write it: " + (n < 0 ? errno_text() : "no progress");
       // Cut the partial line off; should that fail too, the replay names the torn line.
       if (written > 0 && ::ftruncate(fd, st.st_size) != 0)
-        return error + " (a partial line remains)";
-      return error;
+        return AppendError{error + " (a partial line remains)"};
+      return AppendError{error};
     }
     written += static_cast<std::size_t>(n);
   }
@@ -144,6 +199,7 @@ void record_request(const backend::CompileRequest& request) noexcept {
       if (state.path == *path) return;
       state.fd.reset();
       state.recorded.clear();
+      state.lock_stuck = false;
       state.path = *path;
     };
     {
@@ -167,7 +223,7 @@ void record_request(const backend::CompileRequest& request) noexcept {
                                    " MiB was compiled but not recorded to " + *path);
       return;
     }
-    std::optional<std::string> error;
+    std::optional<AppendError> error;
     {
       const boost::lock_guard<boost::mutex> lock(state.mutex);
       select_file();
@@ -176,9 +232,11 @@ void record_request(const backend::CompileRequest& request) noexcept {
       if (error) state.recorded.erase(digest);  // a later submit may try again
     }
     // Logged without the recorder's lock: the log's own lock ranks before it at fork.
+    // One warning per process for a held lock, whichever records it skips.
     if (error)
-      warn("record-write", "cannot record requests to " + *path + ": " + *error +
-                               "; compiling goes on without recording");
+      warn(error->lock_busy ? "record-lock" : "record-write",
+           "cannot record requests to " + *path + ": " + error->reason +
+               "; compiling goes on without recording");
   } catch (...) {
     warn("record-failed", "recording a request failed; compiling goes on without recording");
   }

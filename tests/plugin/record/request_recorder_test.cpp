@@ -2,16 +2,21 @@
 // request_recorder_test.cpp - $HIPACM_RECORD: real compiles recorded with their exact fields, once,
 // whole lines under threads and forks, 0600, cache hits too, and a failing file never fails a
 // compile.
+#include <fcntl.h>
 #include <hipacm/hipacm.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -302,6 +307,133 @@ TEST(RequestRecorder, ALineIsOneRequestWhateverItsText) {
   EXPECT_EQ(Json::parse(line).at("source"), request.source);
   request.source = "not UTF-8: \xff\n";
   EXPECT_THROW(record_line(request), nlohmann::json::exception);
+}
+
+/// Compiles one small kernel synchronously; true when it compiled.
+bool compile_one(const std::string& name) {
+  Request request(vadd_source(name));
+  hipacm_future* f = nullptr;
+  const bool ok = hipacm_compile(request.get(), "gfx90a", &f) == HIPACM_SUCCESS;
+  EXPECT_TRUE(ok) << hipacm_last_error_message();
+  hipacm_future_release(f);
+  return ok;
+}
+
+/// Creates `file` empty with exactly `mode`, owned by `uid`.
+void plant(const std::string& file, mode_t mode, uid_t uid) {
+  { std::ofstream(file, std::ios::binary).flush(); }
+  ASSERT_EQ(::chown(file.c_str(), uid, static_cast<gid_t>(-1)), 0) << std::strerror(errno);
+  ASSERT_EQ(::chmod(file.c_str(), mode), 0) << std::strerror(errno);
+}
+
+/// Collects the recorder's warnings while it lives.
+class WarningCapture {
+ public:
+  WarningCapture() {
+    EXPECT_EQ(hipacm_set_log_callback(collect_warning, &warnings_, HIPACM_LOG_WARNING),
+              HIPACM_SUCCESS);
+  }
+  WarningCapture(const WarningCapture&) = delete;
+  WarningCapture& operator=(const WarningCapture&) = delete;
+  ~WarningCapture() { hipacm_set_log_callback(nullptr, nullptr, HIPACM_LOG_WARNING); }
+  std::vector<std::string> lines() {
+    const std::lock_guard<std::mutex> lock(warnings_.mutex);
+    return warnings_.lines;
+  }
+
+ private:
+  Warnings warnings_;
+};
+
+// A 0666 file another user planted where the record file is expected gets none of this user's
+// sources (the recorder used to append to it), and compiling goes on.
+TEST(Trust2_03_RecordFile, AFileOwnedByAnotherUserReceivesNothing) {
+  if (::geteuid() != 0) GTEST_SKIP() << "planting a file of another uid needs root";
+  RecordDir record;
+  plant(record.file(), 0666, 65534);
+  WarningCapture capture;
+  EXPECT_TRUE(compile_one("planted_a"));
+  EXPECT_TRUE(compile_one("planted_b"));
+  EXPECT_EQ(read_all(record.file()), "") << "another user's file received a record";
+  const std::vector<std::string> lines = capture.lines();
+  ASSERT_EQ(lines.size(), 1u) << testing::PrintToString(lines);
+  EXPECT_NE(lines[0].find("owned by uid 65534"), std::string::npos) << lines[0];
+}
+
+// A file of this user's that others may write is refused as well: whoever can write it could
+// have prepared it (or read it through a link they made before the mode was widened).
+TEST(Trust2_03_RecordFile, AGroupOrOtherWritableFileIsRefused) {
+  RecordDir record;
+  const std::string group_writable = record.dir() + "/group.jsonl";
+  const std::string other_writable = record.dir() + "/other.jsonl";
+  plant(group_writable, 0620, ::geteuid());
+  plant(other_writable, 0602, ::geteuid());
+  WarningCapture capture;
+  RecordDir::record_to(group_writable);
+  EXPECT_TRUE(compile_one("writable_a"));
+  RecordDir::record_to(other_writable);
+  EXPECT_TRUE(compile_one("writable_b"));
+  EXPECT_EQ(read_all(group_writable), "");
+  EXPECT_EQ(read_all(other_writable), "");
+  // One warning per process, naming the first file refused.
+  const std::vector<std::string> lines = capture.lines();
+  ASSERT_EQ(lines.size(), 1u) << testing::PrintToString(lines);
+  EXPECT_NE(lines[0].find("group- or other-writable"), std::string::npos) << lines[0];
+  // Our own 0600 file is still recorded to.
+  RecordDir::record_to(record.file());
+  EXPECT_TRUE(compile_one("writable_c"));
+  EXPECT_EQ(read_records(record.file()).size(), 1u);
+}
+
+// Anyone who can open the record file can flock it. A holder that never lets go used to hang
+// every compile in flock(LOCK_EX); now a record waits a bounded time, is skipped, and the
+// process says so once.
+TEST(Trust2_03_RecordFile, ALockHeldForeverDoesNotHangCompiles) {
+  RecordDir record;
+  plant(record.file(), 0600, ::geteuid());
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t holder = ::fork();
+  ASSERT_GE(holder, 0);
+  if (holder == 0) {
+    const int fd = ::open(record.file().c_str(), O_RDONLY);
+    const char locked = fd >= 0 && ::flock(fd, LOCK_EX) == 0 ? 'y' : 'n';
+    (void)!::write(ready[1], &locked, 1);
+    for (;;) ::pause();
+  }
+  ::close(ready[1]);
+  char locked = 0;
+  ASSERT_EQ(::read(ready[0], &locked, 1), 1);
+  ::close(ready[0]);
+  auto stop_holder = [holder] {
+    ::kill(holder, SIGKILL);
+    int status = 0;
+    ::waitpid(holder, &status, 0);
+  };
+  if (locked != 'y') {
+    stop_holder();
+    FAIL() << "the holder could not lock the file";
+  }
+
+  WarningCapture capture;
+  constexpr int kCompiles = 6;
+  std::promise<int> done;
+  std::future<int> compiled = done.get_future();
+  std::thread compiles([&done] {
+    int ok = 0;
+    for (int i = 0; i < kCompiles; ++i) ok += compile_one("locked_" + std::to_string(i)) ? 1 : 0;
+    done.set_value(ok);
+  });
+  // A hang-detector only: the bound is far above the 1.5 s one skipped record may wait.
+  const bool finished = compiled.wait_for(std::chrono::seconds(60)) == std::future_status::ready;
+  stop_holder();  // releases the lock, so a hung compile finishes and the thread joins
+  compiles.join();
+  EXPECT_TRUE(finished) << "compiles hung on the record file's lock";
+  EXPECT_EQ(compiled.get(), kCompiles);
+  EXPECT_EQ(read_all(record.file()), "") << "a record was written under another's lock";
+  const std::vector<std::string> lines = capture.lines();
+  ASSERT_EQ(lines.size(), 1u) << testing::PrintToString(lines);
+  EXPECT_NE(lines[0].find("held its lock"), std::string::npos) << lines[0];
 }
 
 }  // namespace
