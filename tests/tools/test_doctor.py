@@ -291,7 +291,7 @@ def test_trust2_04_a_fifo_in_the_runtime_directory_hangs_neither_warmup_nor_doct
 def test_trust2_04_a_taken_tmp_runtime_directory_moves_home_and_doctor_warns(cli_path, tmp_path):
     # /tmp/hipacm-<uid> itself, made first by another user (root here) for a victim with no
     # XDG_RUNTIME_DIR: the victim's doctor names it and the features move under the home.
-    victim = next((uid for uid in (65534, 65533, 65532) if not os.path.lexists(f"/tmp/hipacm-{uid}")),
+    victim = next((uid for uid in (65531, 65530, 65529) if not os.path.lexists(f"/tmp/hipacm-{uid}")),
                   None)
     if victim is None:
         pytest.skip("every candidate uid already has a /tmp/hipacm-<uid>")
