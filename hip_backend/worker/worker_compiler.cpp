@@ -6,6 +6,7 @@
 #include <chrono>
 #include <utility>
 
+#include "hip_backend/code_loading_options.h"
 #include "hip_backend/codeobject/compile_result_check.h"
 #include "hip_backend/worker/worker_pool.h"
 #include "support/log.h"
@@ -71,6 +72,9 @@ CompileResult WorkerCompiler::compile(const CompileRequest& request) {
     }
     result = worker->compile(request, limit_ms);
     if (!recheck_worker_success(request, &result)) worker->mark_unusable();
+    // -Xclang, -mllvm or a plugin may have left code or settings in the worker: it serves no
+    // other compile (the worker also refuses to go back to the compile service).
+    if (options_leave_compiler_state(request.options)) worker->mark_unusable();
     count_compile_ended(result.status);
     return result;
   } catch (...) {

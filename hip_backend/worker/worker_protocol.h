@@ -31,6 +31,10 @@ inline constexpr std::uint32_t kMaxListEntries = 65536;
 inline constexpr int kWorkerExitUsage = 64;  ///< bad command line (EX_USAGE)
 inline constexpr int kWorkerExitProtocolError =
     65;  ///< unreadable frame from the host (EX_DATAERR)
+/// It served a compile whose options reach into the compiler (-Xclang, -mllvm, a plugin): what
+/// that left in the process must reach no other compile, so the worker ends with its host
+/// instead of going back to the compile service.
+inline constexpr int kWorkerExitRetired = 66;
 
 enum class FrameType : std::uint16_t {
   kCompileRequest = 1,  ///< host -> worker: a CompileRequest

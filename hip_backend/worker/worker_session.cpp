@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hip_backend/code_loading_options.h"
 #include "hip_backend/source_name_policy.h"
 #include "hip_backend/worker/private_temp_dir.h"
 #include "hip_backend/worker/runtime_header_pch_compile.h"
@@ -219,6 +220,8 @@ int serve(int fd, const std::vector<WorkerFault>& faults, const std::string& tem
   // Declared before the loop's exits, so that a helper still running is killed and reaped on
   // every one of them.
   std::optional<hipacm::backend::PchBuild> building;
+  // Set by a compile whose options may have left code or LLVM settings in this process.
+  bool retire = false;
   for (;;) {
     // While a PCH is being built, look after it between polls of the socket; the next request
     // is read as soon as it arrives.
@@ -233,7 +236,8 @@ int serve(int fd, const std::vector<WorkerFault>& faults, const std::string& tem
     switch (wire::read_frame(fd, &header, &payload, &error)) {
       case wire::ReadStatus::kEof:
         sleep_ms(session_delay_ms(faults, WorkerFault::Kind::kSlowExit));
-        return 0;  // the host is done with us
+        // The host is done with us; a worker of the compile service goes back to it on 0 only.
+        return retire ? wire::kWorkerExitRetired : 0;
       case wire::ReadStatus::kError:
         std::fprintf(stderr, "hipacm-worker: %s\n", error.c_str());
         return hipacm::backend::wire::kWorkerExitProtocolError;
@@ -250,6 +254,7 @@ int serve(int fd, const std::vector<WorkerFault>& faults, const std::string& tem
       return wire::kWorkerExitProtocolError;
     }
     payload = {};  // a large source need not stay resident while we compile
+    retire = retire || hipacm::backend::options_leave_compiler_state(request.options);
 
     bool respond = true;
     CompileResult result;

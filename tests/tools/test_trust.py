@@ -3,7 +3,9 @@
 # escaped, and a hung compile ends with a timeout.
 import json
 import os
+import shutil
 import sqlite3
+import subprocess
 
 import pytest
 
@@ -442,3 +444,75 @@ def test_trust09_every_fixture_variant_is_stored_and_served_on_the_next_run(run,
     doc = second.json()
     assert [k["label"] for k in doc["kernels"] if not k["from_cache"]] == []
     assert doc["totals"]["compiled"] == 0
+
+
+# --- trust2 9: options read from files do not load code into the compiler -------------------
+
+PLUGIN_SOURCE = """\
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+__attribute__((constructor)) static void hipacm_test_marker(void) {
+  const char* path = getenv("HIPACM_TEST_PLUGIN_MARKER");
+  if (path != NULL) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+    if (fd >= 0) { write(fd, "loaded\\n", 7); close(fd); }
+  }
+}
+"""
+
+
+@pytest.fixture
+def plugin(tmp_path):
+    """A real shared library whose constructor writes $HIPACM_TEST_PLUGIN_MARKER."""
+    if shutil.which("cc") is None:
+        pytest.skip("no C compiler to build a plugin with")
+    source = tmp_path / "plugin.c"
+    source.write_text(PLUGIN_SOURCE)
+    library = tmp_path / "plugin.so"
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(library), str(source)], check=True)
+    return library
+
+
+def record_with_options(path, options):
+    line = {"schema": "hipacm-record-1", "arch": "gfx90a", "source_name": "simple.hip",
+            "options": options, "name_expressions": [], "headers": [], "source": SIMPLE_SOURCE}
+    path.write_text(json.dumps(line, separators=(",", ":")) + "\n")
+    return path
+
+
+def test_trust2_09_a_record_line_or_manifest_entry_cannot_load_a_compiler_plugin(
+        run, backend_usable, tmp_path, plugin):
+    marker = tmp_path / "marker"
+    env = {"HIPACM_TEST_PLUGIN_MARKER": str(marker)}
+    load = ["-Xclang", "-load", "-Xclang", str(plugin)]
+    record = record_with_options(tmp_path / "rec.jsonl", load)
+    (tmp_path / "simple.hip").write_text(SIMPLE_SOURCE)
+    manifest = write_manifest(tmp_path / "manifest.json",
+                              [{"source": "simple.hip", "options": ["-O2", *load]}])
+    for data_file, where in ((record, "rec.jsonl:1"), (manifest, "manifest.json: kernels[0]")):
+        r = run("warmup", data_file, "--arch", "gfx90a", "--no-cache", env=env, timeout=300)
+        assert_input_error(r, where, "'-load'", "--allow-compiler-plugins")
+        assert not marker.exists(), "the plugin ran although the input was refused"
+
+    # A directive in a kernel file is read from a file too; and other spellings that load code.
+    directive = tmp_path / "directive.hip"
+    directive.write_text(f"// hipacm: option=-fpass-plugin={plugin}\n" + SIMPLE_SOURCE)
+    r = run("warmup", directive, "--arch", "gfx90a", "--no-cache", env=env, timeout=300)
+    assert_input_error(r, "directive.hip", f"-fpass-plugin={plugin}")
+    for options in (["-mllvm", f"-load={plugin}"], ["-fplugin=" + str(plugin)],
+                    ["-Xclang=-load", f"-Xclang={plugin}"], ["-Xclang", "-add-plugin"],
+                    ["-mllvm=-load", f"-mllvm={plugin}"], [f"--load-pass-plugin={plugin}"],
+                    [f"@{tmp_path / 'more-options'}"]):
+        record_with_options(record, options)
+        r = run("warmup", record, "--arch", "gfx90a", "--no-cache", env=env, timeout=300)
+        assert_input_error(r, "rec.jsonl:1", "may not load code")
+    assert not marker.exists()
+
+    # The user's explicit choice: the file's options are passed on (the plugin may then load).
+    record_with_options(record, load)
+    r = run("warmup", record, "--arch", "gfx90a", "--no-cache", "--allow-compiler-plugins",
+            env=env, timeout=300)
+    assert r.rc in (0, 1), (r.rc, r.err)
+    assert "may not load code" not in r.err
+    assert marker.exists(), "the plugin did not load: the refusals above would prove nothing"

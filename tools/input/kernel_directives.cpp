@@ -53,6 +53,7 @@ void apply_directive(const fs::path& file, std::string_view text, KernelInput* k
 KernelInput read_kernel_file(const fs::path& file) {
   KernelInput kernel;
   kernel.path = file.string();
+  kernel.origin = file.string() + " (an `// hipacm: option=` directive)";
   kernel.source_name = compiler_source_name(file.filename().string());
   kernel.source = read_source_file(file);
   std::istringstream lines(kernel.source);

@@ -12,6 +12,7 @@
 #include <system_error>
 #include <unordered_map>
 
+#include "hip_backend/code_loading_options.h"
 #include "tools/common/exit_codes.h"
 #include "tools/input/input_files.h"
 #include "tools/input/kernel_directives.h"
@@ -100,6 +101,17 @@ void assign_labels(std::vector<KernelInput>& kernels) {
   }
 }
 
+/// A record line or a manifest entry is data: warming it up must not run code of its choosing in
+/// the compiler (a `-Xclang -load` there ran a library's constructor in the worker).
+void refuse_code_loading_options(const KernelInput& kernel) {
+  const auto found = backend::find_code_loading_option(kernel.options);
+  if (!found) return;
+  throw InputError(fmt::format(
+      "{}: option '{}' {}; options read from a file may not load code into the compiler (pass "
+      "--allow-compiler-plugins if you trust this file)",
+      kernel.origin.empty() ? kernel.path : kernel.origin, found->option, found->why));
+}
+
 }  // namespace
 
 std::size_t KernelInput::input_bytes() const {
@@ -120,6 +132,8 @@ std::vector<KernelInput> collect_kernel_inputs(const std::vector<std::string>& p
   std::unordered_multimap<std::size_t, std::size_t> index_by_hash;  // request hash -> kernels[i]
   std::size_t input_bytes = 0;
   auto add = [&](KernelInput kernel) {
+    // Only what came from a file: the command line's own options are the user's choice.
+    if (!settings.allow_compiler_plugins) refuse_code_loading_options(kernel);
     kernel.options.insert(kernel.options.begin(), settings.common_options.begin(),
                           settings.common_options.end());
     const std::size_t hash = request_hash(kernel);

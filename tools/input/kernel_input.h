@@ -17,6 +17,9 @@ struct KernelInput {
   std::vector<std::string> options;
   std::vector<std::pair<std::string, std::string>> headers;  ///< (include name, contents)
   std::vector<std::string> name_expressions;
+  /// Where its own options were read, for messages: "FILE:LINE" (a record), "MANIFEST:
+  /// kernels[N]" (a manifest entry) or the kernel file (its directives).
+  std::string origin;
   /// The one arch a recorded request was compiled for; "" (every arch of the run) for files and
   /// manifests.
   std::string arch;
@@ -44,6 +47,10 @@ struct InputSettings {
   std::vector<std::string> extensions = {".hip"};
   /// Compiler options put before every kernel's own options (-I, -D, --option).
   std::vector<std::string> common_options;
+  /// Whether options read from a file (a record line, a manifest entry, a directive) may load
+  /// code into the compiler (`-Xclang -load`, `-fplugin=`, ...: see find_code_loading_option).
+  /// A data file must not run code by default, so without this they are an input error.
+  bool allow_compiler_plugins = false;
 };
 
 /// Expands PATHS in order: a file other than .json is one kernel (directives from its
@@ -53,7 +60,8 @@ struct InputSettings {
 /// duplicates of a whole request are dropped (the first is kept): the same
 /// file with other options, headers or name expressions is another kernel,
 /// and gets a label that tells it apart. Throws InputError for a missing
-/// path, an unreadable file, a bad directive or manifest, inputs past
+/// path, an option read from a file that loads code into the compiler (unless
+/// `settings.allow_compiler_plugins`), an unreadable file, a bad directive or manifest, inputs past
 /// kMaxInputBytesPerRun, or when nothing is found.
 std::vector<KernelInput> collect_kernel_inputs(const std::vector<std::string>& paths,
                                                const InputSettings& settings = {});

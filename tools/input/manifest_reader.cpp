@@ -51,6 +51,7 @@ KernelInput read_entry(const fs::path& dir, const Json& entry, const std::string
   const fs::path file = dir / checked_string(entry.at("source"), where + ": source");
   KernelInput kernel;
   kernel.path = file.string();
+  kernel.origin = where;
   kernel.source_name = compiler_source_name(file.filename().string());
   kernel.source = read_source_file(file);
   kernel.options = string_array(entry, "options", where);

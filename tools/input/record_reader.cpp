@@ -68,6 +68,7 @@ KernelInput read_record(const Json& record, const std::string& where) {
     throw InputError(fmt::format("{}: schema must be '{}'", where, kRecordSchema));
   KernelInput kernel;
   kernel.path = where;
+  kernel.origin = where;
   kernel.source = text_field(required(record, "source", where), where + ": source");
   kernel.source_name = text_field(required(record, "source_name", where), where + ": source_name");
   if (record.contains("arch")) kernel.arch = text_field(record.at("arch"), where + ": arch");

@@ -48,6 +48,7 @@ struct WarmupOptions {
   std::vector<std::string> defines;
   std::vector<std::string> extra_options;
   std::vector<std::string> extensions;
+  bool allow_compiler_plugins = false;
   bool no_cache = false;
   bool cache_failures = false;
   bool compare_serial = false;
@@ -140,6 +141,7 @@ int run(const WarmupOptions& options, const AppContext& context, const ClusterRu
   // Everything that can be wrong with the input is found before anything compiles.
   InputSettings input_settings;
   input_settings.extensions = kernel_extensions(options.extensions);
+  input_settings.allow_compiler_plugins = options.allow_compiler_plugins;
   input_settings.common_options =
       common_compiler_options(options.include_dirs, options.defines, options.extra_options);
   std::vector<KernelInput> inputs = collect_kernel_inputs(options.paths, input_settings);
@@ -258,6 +260,10 @@ void add_warmup_command(CLI::App& app, AppContext& context, const ClusterRunner*
   one_value_each(warmup->add_option("--ext", options->extensions,
                                     "File name endings a directory contributes, comma-separated "
                                     "or repeated (default .hip; e.g. --ext .hip,.cpp,.cu)"));
+  warmup->add_flag("--allow-compiler-plugins", options->allow_compiler_plugins,
+                   "Let options read from record files, manifests and directives load code into "
+                   "the compiler (-Xclang -load, -fplugin=, -fpass-plugin=, -mllvm -load, @FILE, "
+                   "-B ...); without it they are an input error");
   warmup->add_flag("--compare-serial", options->compare_serial,
                    "After the run, compile the same kernels again one at a time without the "
                    "cache, and print the measured wall-time ratio");
