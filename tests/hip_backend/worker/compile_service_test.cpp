@@ -1004,6 +1004,27 @@ TEST_F(Trust2_07_ServiceWorkerLimits, AHostWithHigherLimitsAfterALoweredOneGetsI
   }
 }
 
+TEST_F(Trust2_07_ServiceWorkerLimits, ASpawnedWorkerTakesThemOnToo) {
+  // A service whose compilers started threads spawns its workers: the limits reach those too.
+  ScopedEnv spawn("HIPACM_SERVICE_FORK", "off");
+  const pid_t stocked = stock_one_worker();
+  ASSERT_GT(stocked, 0);
+  LimitedHost host([] {
+    rlimit cpu{}, as{};
+    return ::getrlimit(RLIMIT_CPU, &cpu) == 0 && (cpu.rlim_cur = 3600) <= cpu.rlim_max &&
+           ::setrlimit(RLIMIT_CPU, &cpu) == 0 && ::getrlimit(RLIMIT_AS, &as) == 0 &&
+           (as.rlim_cur = kAddressSpace) <= as.rlim_max && ::setrlimit(RLIMIT_AS, &as) == 0;
+  });
+  ASSERT_GT(host.worker(), 0);
+  EXPECT_NE(host.worker(), stocked) << "a CPU time limit needs a fresh worker";
+  std::ifstream cmdline("/proc/" + std::to_string(host.worker()) + "/cmdline");
+  const std::string args{std::istreambuf_iterator<char>(cmdline), std::istreambuf_iterator<char>()};
+  EXPECT_NE(args.find("--service-worker"), std::string::npos) << "not a spawned worker: " << args;
+  EXPECT_EQ(limits_of(host.worker()), limits_of(host.pid()));
+  EXPECT_NE(limit_line(host.worker(), "Max cpu time").find("3600"), std::string::npos);
+  EXPECT_EQ(host.finish(true), 0);
+}
+
 TEST_F(Trust2_07_ServiceWorkerLimits, OrdersCarryLimitsAndHostileOnesAreRefused) {
   sw::WorkerOrder order;
   order.arch = "gfx90a";
