@@ -147,11 +147,11 @@ int run(const WarmupOptions& options, const AppContext& context, const ClusterRu
   std::vector<KernelInput> inputs = collect_kernel_inputs(options.paths, input_settings);
   settings.archs = resolve_archs(options, inputs);
   check_request_names(inputs);
-  check_archs(settings);
-
   // Before check_archs, whose modes would open the named cache and fall back quietly. A
   // distributed run checks each rank's own in the job, where one rank's error stops them all.
   if (!options.mpi && !options.dry_run) check_named_cache(settings);
+  check_archs(settings);
+
   if (options.mpi) {
     WarmupJob job;
     job.inputs = &inputs;
