@@ -26,6 +26,7 @@
 #include "hip_backend/runtime_header_pch_file.h"
 #include "hip_backend/worker/worker_pool.h"
 #include "plugin/cache/cache_admin.h"
+#include "plugin/cache/key/path_options.h"
 #include "tests/plugin/cache/cache_test_support.h"
 
 extern char** environ;
@@ -434,6 +435,87 @@ TEST_F(Trust2_01_WorkingDirectory, ARelativeIncludeDirectoryStillWorksUnderTheAb
   ASSERT_EQ(separate.status, HIPACM_SUCCESS) << separate.error_message;
   EXPECT_FALSE(separate.from_cache) << "'-I' 'inc' is two options, another key";
   EXPECT_EQ(separate.code, first.code);
+}
+
+// Which options are paths: every relative one anchored, everything else left byte for byte.
+TEST(Trust2_01_PathOptions, RelativePathsAreAnchoredAndNothingElseChanges) {
+  TempDir dir;
+  std::ofstream(dir.path() + "/forced.h") << "\n";
+  const InDirectory in(dir.path());
+  const std::string here = fs::current_path().string();
+  std::vector<std::string> options = {
+      "-Iinc",
+      "-I",
+      "inc",
+      "-isystem=sys",
+      "--include-path=nv",
+      "-include",
+      "forced.h",
+      "-include",
+      "absent.h",
+      "-fsanitize-ignorelist=list.txt",
+      "@args.rsp",
+      "-B",
+      "bin",
+      "--config-system-dir=cfg",
+      "--config",
+      "plain.cfg",
+      "--config",
+      "sub/x.cfg",
+      "-I-",
+      "-DX=inc/y",
+      "-D",
+      "inc",
+      "-Xclang",
+      "-include-pch",
+      "-Xclang",
+      "rel.pch",
+      "-fprofile-use",
+      "-I/abs",
+      "-O3",
+      " -Ispace",
+      "-fprofile-use=",
+  };
+  std::string why;
+  ASSERT_TRUE(cache::anchor_relative_paths(&options, &why)) << why;
+  const std::vector<std::string> expected = {
+      "-I" + here + "/inc",
+      "-I",
+      here + "/inc",
+      "-isystem=" + here + "/sys",
+      "--include-path=" + here + "/nv",
+      "-include",
+      here + "/forced.h",
+      "-include",
+      "absent.h",
+      "-fsanitize-ignorelist=" + here + "/list.txt",
+      "@" + here + "/args.rsp",
+      "-B",
+      here + "/bin",
+      "--config-system-dir=cfg",
+      "--config",
+      "plain.cfg",
+      "--config",
+      here + "/sub/x.cfg",
+      "-I-",
+      "-DX=inc/y",
+      "-D",
+      "inc",
+      "-Xclang",
+      "-include-pch",
+      "-Xclang",
+      "rel.pch",
+      "-fprofile-use",
+      "-I/abs",
+      "-O3",
+      " -Ispace",
+      "-fprofile-use=",
+  };
+  EXPECT_EQ(options, expected);
+  std::vector<std::string> clean = {"-O3", "-I/abs/inc", "-DN=4", "--offload-arch=gfx90a"};
+  const std::vector<std::string> before = clean;
+  ASSERT_TRUE(cache::anchor_relative_paths(&clean, &why));
+  EXPECT_EQ(clean, before);
 }
 
 }  // namespace
