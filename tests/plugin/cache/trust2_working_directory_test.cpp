@@ -23,10 +23,13 @@
 #include "hip_backend/dispatch/compile_dispatch.h"
 #include "hip_backend/hiprtc/hiprtc_api.h"
 #include "hip_backend/hiprtc/inprocess_compiler.h"
+#include "hip_backend/hiprtc/rocm_toolchain.h"
 #include "hip_backend/runtime_header_pch_file.h"
 #include "hip_backend/worker/worker_pool.h"
 #include "plugin/cache/cache_admin.h"
 #include "plugin/cache/key/path_options.h"
+#include "support/dynamic_library.h"
+#include "support/loaded_objects.h"
 #include "tests/plugin/cache/cache_test_support.h"
 
 extern char** environ;
@@ -96,7 +99,29 @@ TEST(Trust2_01_Helper, EmitPoisonedRuntimeHeaderPch) {
     }
   }
   ASSERT_EQ(found, 1) << "hipRTC's first step left no single PCH in " << temp;
+  // Nothing of hipRTC's teardown (or a leak checker's report on what it keeps) decides the
+  // helper's exit code.
+  std::fflush(nullptr);
+  _exit(::testing::Test::HasFailure() ? 1 : 0);
 }
+
+/// Whether this process's hipRTC is ROCm 5.2's, where the attack was shown to work: there a
+/// missing PCH is a failure, elsewhere a reason to skip.
+bool hiprtc_is_rocm52() {
+  const backend::RocmToolchain* toolchain = backend::rocm_toolchain(nullptr);
+  return toolchain != nullptr &&
+         backend::file_base_name(backend::real_file_path(toolchain->hiprtc_path))
+                 .rfind("libamdhip64.so.5.2", 0) == 0;
+}
+
+/// The poisoned PCH, or a skip where this hipRTC cannot make one (a fatal failure on ROCm 5.2).
+#define REQUIRE_POISONED_PCH(pch)                                          \
+  do {                                                                     \
+    if ((pch).empty()) {                                                   \
+      ASSERT_FALSE(hiprtc_is_rocm52()) << "ROCm 5.2's hipRTC made no PCH"; \
+      GTEST_SKIP() << "this hipRTC emits no PCH of its runtime header";    \
+    }                                                                      \
+  } while (false)
 
 /// Sets a variable for one scope, and puts the old value back.
 class ScopedEnv {
@@ -273,7 +298,7 @@ class Trust2_01_WorkingDirectory : public CacheEnvironment {
 // changes no byte, and the cache serves the clean object everywhere afterwards.
 TEST_F(Trust2_01_WorkingDirectory, APchMadeByHiprtcInTheHostsDirectoryReachesNoWorkerNorTheCache) {
   const std::vector<std::uint8_t>& pch = poisoned_pch();
-  ASSERT_FALSE(pch.empty()) << "hipRTC made no PCH";
+  REQUIRE_POISONED_PCH(pch);
   const std::vector<std::uint8_t> clean_object = clean_code();
   ASSERT_FALSE(clean_object.empty());
   if (!plant(backend::kRuntimeHeaderPchName, pch, clean_object))
@@ -304,7 +329,7 @@ TEST_F(Trust2_01_WorkingDirectory, APchMadeByHiprtcInTheHostsDirectoryReachesNoW
 
 TEST_F(Trust2_01_WorkingDirectory, AGchInTheHostsDirectoryReachesNoWorkerNorTheCache) {
   const std::vector<std::uint8_t>& pch = poisoned_pch();
-  ASSERT_FALSE(pch.empty()) << "hipRTC made no PCH";
+  REQUIRE_POISONED_PCH(pch);
   const std::vector<std::uint8_t> clean_object = clean_code();
   if (!plant("hiprtc_runtime.h.gch", pch, clean_object))
     GTEST_SKIP() << "this hipRTC does not load a .gch from the working directory";
@@ -348,7 +373,7 @@ TEST_F(Trust2_01_WorkingDirectory, AJunkPchStoresNoFailure) {
 // keeps the result out of the cache (a clean entry is still served), and a failure is not stored.
 TEST_F(Trust2_01_WorkingDirectory, InProcessNothingIsStoredWhileTheDirectoryHoldsOne) {
   const std::vector<std::uint8_t>& pch = poisoned_pch();
-  ASSERT_FALSE(pch.empty()) << "hipRTC made no PCH";
+  REQUIRE_POISONED_PCH(pch);
   const std::vector<std::uint8_t> clean_object = clean_code();
   const bool loaded = plant(backend::kRuntimeHeaderPchName, pch, clean_object);
   Settings in_process;
