@@ -35,6 +35,9 @@ constexpr unsigned kMaxLimit = 65536;
 constexpr int kFallbackPollMs = 100;
 // Where holders write their pids: one 4-byte record per slot, past every slot's lock byte.
 constexpr off_t kPidRecords = kMaxLimit;
+// How often a waiter looks again at once because a slot seemed free after a failed look; past
+// that it sleeps as usual (a slot that looks free but cannot be locked must not spin).
+constexpr int kFreeRetries = 16;
 // How many holders a message names.
 constexpr int kHoldersNamed = 4;
 
@@ -231,6 +234,7 @@ MachineSlot MachineBudget::acquire(std::optional<Clock::time_point> deadline) {
   // A holder that is stopped never gives its slot back: the wait is bounded either way.
   const Clock::time_point give_up = began + max_wait_;
   bool noticed = false;
+  int free_retries = 0;
   for (;;) {
     for (unsigned i = 0; i < limit_; ++i) {
       const std::int64_t index = (start + i) % limit_;
@@ -260,6 +264,23 @@ MachineSlot MachineBudget::acquire(std::optional<Clock::time_point> deadline) {
       if (wake.valid()) continue;  // look once more, now that a release would wake us
     }
     const Clock::time_point now = Clock::now();
+    const SlotCensus seen = census(slot.fd_.get());
+    if (seen.free > 0 && free_retries++ < kFreeRetries) continue;  // one freed since: take it
+    if (seen.held_by_stopped > 0) {
+      // A stopped holder runs nothing and may stay stopped for hours: its slot is not the
+      // machine's CPUs being busy, so waiting for it would only stall this compile.
+      MachineSlot empty;
+      empty.over_budget_ = true;
+      empty.waited_ = millis(now - began);
+      empty.wait_reason_ = describe_holders(slot.fd_.get());
+      WorkerFdRegistry::close(wake);
+      WorkerFdRegistry::close(slot.fd_);
+      log_once(LogLevel::kWarning, "machine-budget-stopped",
+               "a machine-wide compile slot is held by a stopped process (" + empty.wait_reason_ +
+                   "): compiling over the budget while it stays stopped");
+      log(LogLevel::kDebug, "compiling over the machine-wide budget: " + empty.wait_reason_);
+      return empty;
+    }
     const bool timed_out = deadline && now >= *deadline;
     if (timed_out || now >= give_up) {
       // Nothing is held: the slot's descriptors go, and the caller ends or goes over budget.
@@ -291,6 +312,26 @@ MachineSlot MachineBudget::acquire(std::optional<Clock::time_point> deadline) {
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - now).count();
     wait_for_release(wake.get(), static_cast<int>(std::clamp<long long>(left, 1, kFallbackPollMs)));
   }
+}
+
+MachineBudget::SlotCensus MachineBudget::census(int fd) const {
+  SlotCensus seen;
+  for (unsigned i = 0; i < limit_; ++i) {
+    const std::optional<bool> locked = byte_locked_elsewhere(fd, i);
+    if (!locked) continue;  // cannot tell: count it as busy
+    if (!*locked) {
+      ++seen.free;
+      continue;
+    }
+    std::int32_t pid = 0;
+    // A holder that has not written its pid yet (or whose pid is gone) counts as running.
+    if (::pread(fd, &pid, sizeof pid, kPidRecords + static_cast<off_t>(i) * 4) ==
+            static_cast<ssize_t>(sizeof pid) &&
+        pid > 0 && stopped(pid)) {
+      ++seen.held_by_stopped;
+    }
+  }
+  return seen;
 }
 
 std::string MachineBudget::describe_holders(int fd) const {

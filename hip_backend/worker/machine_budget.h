@@ -53,7 +53,8 @@ class MachineSlot {
   /// Empty because acquire() reached its deadline first: the compile must not run, and ends
   /// HIPACM_ERROR_TIMEOUT (see slot_wait_timeout_message()).
   bool timed_out() const noexcept { return timed_out_; }
-  /// Empty because acquire() waited the budget's max_wait: the compile runs over the budget.
+  /// Empty because acquire() waited the budget's max_wait, or found a slot held by a stopped
+  /// process: the compile runs over the budget.
   bool over_budget() const noexcept { return over_budget_; }
   /// How long acquire() waited for a slot.
   std::chrono::milliseconds waited() const noexcept { return waited_; }
@@ -103,8 +104,10 @@ class MachineBudget {
   /// Blocks until one of the slots is free and returns it held; an empty slot when there is no
   /// limit. Waits at most until `deadline` (an empty slot that is timed_out()) and at most the
   /// configuration's max_wait (an empty slot that is over_budget(), with a warning), whichever
-  /// comes first; after kSlotWaitNotice it logs, at info level, why it waits. Never throws
-  /// except std::bad_alloc.
+  /// comes first; after kSlotWaitNotice it logs, at info level, why it waits. A slot whose
+  /// holder is stopped (SIGSTOP, Ctrl-Z) runs nothing on the machine's CPUs, so it is not waited
+  /// for: when every slot is held and some holder is stopped, the compile goes over the budget at
+  /// once. Never throws except std::bad_alloc.
   MachineSlot acquire(std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
 
   /// 0 when nothing is limited.
@@ -126,6 +129,12 @@ class MachineBudget {
   static void wait_for_release(int wake, int max_ms) noexcept;
   /// Which slots are held and, where they said, by which pids (and whether those are stopped).
   std::string describe_holders(int fd) const;
+  /// How many slots are free and how many are held by a stopped process, a snapshot.
+  struct SlotCensus {
+    unsigned free = 0;
+    unsigned held_by_stopped = 0;
+  };
+  SlotCensus census(int fd) const;
 
   unsigned limit_ = 0;
   std::chrono::milliseconds max_wait_;

@@ -248,38 +248,69 @@ def test_progress_bar_when_stderr_is_a_terminal(cli_path, backend_usable, cache_
     assert "hipacm: warmup" not in err  # the plain lines are for pipes
 
 
-# --- issue 27, item 6: a stopped holder of the machine-wide budget ----------------------------
+# --- issue 27, item 6: a stopped or busy holder of the machine-wide budget -------------------
 
-# Takes byte 0 of the slot file (slot 0) as an open-file-description lock, as a hipacm process
-# holding the only slot does, then stops itself, as Ctrl-Z stops a host.
+# Takes byte 0 of the slot file (slot 0) as an open-file-description lock and writes its pid
+# where holders do (past the lock bytes), as a hipacm process holding the only slot does; then
+# stops itself, as Ctrl-Z stops a host, or sleeps, as a long compile keeps a slot.
 HOLDER = """\
-import fcntl, os, signal, struct, sys
+import fcntl, os, signal, struct, sys, time
 fd = os.open(sys.argv[1], os.O_RDWR)
 fcntl.fcntl(fd, fcntl.F_OFD_SETLK, struct.pack("hh4xqqi4x", fcntl.F_WRLCK, os.SEEK_SET, 0, 1, 0))
+os.pwrite(fd, struct.pack("=i", os.getpid()), 65536)
 print("held", flush=True)
-os.kill(os.getpid(), signal.SIGSTOP)
+if sys.argv[2] == "stop":
+    os.kill(os.getpid(), signal.SIGSTOP)
+while True:
+    time.sleep(60)
 """
 
 
-def test_trust2_06_warmup_timeout_covers_a_stopped_budget_holder(run, backend_usable, tmp_path):
+def _hold_the_only_slot(run, tmp_path, how):
     runtime = tmp_path / "run"
     env = {"HIPACM_RUNTIME_DIR": str(runtime), "HIPACM_MACHINE_JOBS": "1",
            "HIPACM_COMPILE_SERVICE": "off", "HIPACM_LOG": "info"}
     assert run("doctor", env=env).rc in (0, 1)  # makes the runtime directory and slot file
     slots = runtime / "worker-slots"
     assert slots.is_file()
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(slots)], stdout=subprocess.PIPE,
-                              text=True)
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(slots), how],
+                              stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    return env, holder
+
+
+def _end(holder):
+    holder.send_signal(signal.SIGCONT)
+    holder.kill()
+    holder.wait()
+
+
+def test_trust2_06_warmup_timeout_covers_the_wait_for_a_busy_budget_holder(run, backend_usable,
+                                                                          tmp_path):
+    env, holder = _hold_the_only_slot(run, tmp_path, "sleep")
     try:
-        assert holder.stdout.readline().strip() == "held"
-        # Generous: only a stall (the holder stays stopped for ever) misses it.
+        # Generous: only a stall (the holder keeps its slot for ever) misses it.
         r = run("warmup", EXAMPLES / "saxpy.hip", "--arch", "gfx90a", "--no-cache",
                 "--timeout", "5", "--json", "-", env=env, timeout=120)
         assert r.rc == 1, (r.rc, r.err)
         doc = json.loads(r.out)
         assert [k["status_code"] for k in doc["kernels"]] == ["HIPACM_ERROR_TIMEOUT"]
         assert "waiting for a machine-wide compile slot" in r.err, r.err
+        assert f"pid {holder.pid}" in r.err, r.err
     finally:
-        holder.send_signal(signal.SIGCONT)
-        holder.kill()
-        holder.wait()
+        _end(holder)
+
+
+def test_trust2_06_a_stopped_budget_holder_is_not_waited_for(run, backend_usable, tmp_path):
+    env, holder = _hold_the_only_slot(run, tmp_path, "stop")
+    try:
+        # No --timeout: before, this waited for ever; a stopped holder now costs no wait.
+        r = run("warmup", EXAMPLES / "saxpy.hip", "--arch", "gfx90a", "--no-cache",
+                "--timeout", "0", "--json", "-", env=env, timeout=120)
+        assert r.rc == 0, (r.rc, r.err)
+        doc = json.loads(r.out)
+        assert [k["status_code"] for k in doc["kernels"]] == ["HIPACM_SUCCESS"]
+        assert "held by a stopped process" in r.err, r.err
+        assert f"pid {holder.pid} (stopped)" in r.err, r.err
+    finally:
+        _end(holder)

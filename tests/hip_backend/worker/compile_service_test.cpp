@@ -706,32 +706,6 @@ TEST_F(Trust2_08_ServiceOrders, AFloodOfIdleConnectionsIsCappedOldestFirst) {
   EXPECT_EQ(worker->compile(make_request(kernel_source(9)), 60000).status, HIPACM_SUCCESS);
 }
 
-/// Collects the lines hipacm logs while it lives.
-class LogLines {
- public:
-  LogLines() { backend::set_log_sink(&record, this, backend::LogLevel::kInfo); }
-  ~LogLines() { backend::set_log_sink(nullptr, nullptr, backend::LogLevel::kOff); }
-  LogLines(const LogLines&) = delete;
-  LogLines& operator=(const LogLines&) = delete;
-
-  /// The first line that contains `text`, or "".
-  std::string find(const std::string& text) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (const auto& line : lines_)
-      if (line.find(text) != std::string::npos) return line;
-    return "";
-  }
-
- private:
-  static void record(void* self, std::int32_t, const char* message) {
-    auto* lines = static_cast<LogLines*>(self);
-    std::lock_guard<std::mutex> lock(lines->mutex_);
-    lines->lines_.emplace_back(message);
-  }
-  std::mutex mutex_;
-  std::vector<std::string> lines_;
-};
-
 class Trust2_12_RemovedWorkingDirectory : public CompileService {};
 
 TEST_F(Trust2_12_RemovedWorkingDirectory, TheFallbackSaysWhy) {

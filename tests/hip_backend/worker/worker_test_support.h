@@ -11,8 +11,11 @@
 #include <boost/thread/thread.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -22,6 +25,7 @@
 #include "hip_backend/compiler.h"
 #include "hip_backend/dispatch/compile_dispatch.h"
 #include "hip_backend/worker/worker_pool.h"
+#include "support/log.h"
 
 namespace hipacm::test {
 
@@ -79,6 +83,51 @@ inline void expect_gfx90a_kernel(const backend::CompileResult& result, const std
             info.amdgpu_kernels.end())
       << kernel << " has no kernel descriptor";
 }
+
+/// A fresh directory under the system's temporary directory, removed with everything in it.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& prefix = "hipacm-test-") {
+    std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "XXXXXX")).string();
+    if (::mkdtemp(pattern.data()) != nullptr) path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+/// Collects the lines hipacm logs while it lives.
+class LogLines {
+ public:
+  LogLines() { backend::set_log_sink(&record, this, backend::LogLevel::kInfo); }
+  ~LogLines() { backend::set_log_sink(nullptr, nullptr, backend::LogLevel::kOff); }
+  LogLines(const LogLines&) = delete;
+  LogLines& operator=(const LogLines&) = delete;
+
+  /// The first line that contains `text`, or "".
+  std::string find(const std::string& text) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& line : lines_)
+      if (line.find(text) != std::string::npos) return line;
+    return "";
+  }
+
+ private:
+  static void record(void* self, std::int32_t, const char* message) {
+    auto* lines = static_cast<LogLines*>(self);
+    std::lock_guard<std::mutex> lock(lines->mutex_);
+    lines->lines_.emplace_back(message);
+  }
+  std::mutex mutex_;
+  std::vector<std::string> lines_;
+};
 
 /// Sets (or, with nullopt, unsets) an environment variable for a scope.
 /// Only for moments when no other test thread runs: setenv is not thread-safe.
