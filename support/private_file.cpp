@@ -9,11 +9,12 @@
 
 namespace hipacm::backend {
 
-UniqueFd open_private_file(const std::string& path, int flags, mode_t kind, struct stat* st) {
+UniqueFd open_private_file(const std::string& path, int flags, mode_t kind, struct stat* st,
+                           mode_t create_mode) {
   const bool keep_nonblocking = (flags & O_NONBLOCK) != 0;
   const bool truncate = (flags & O_TRUNC) != 0;
   const int open_flags = (flags & ~O_TRUNC) | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY;
-  UniqueFd fd(::open(path.c_str(), open_flags, 0600));
+  UniqueFd fd(::open(path.c_str(), open_flags, create_mode));
   if (!fd.valid()) return fd;
   struct stat local {};
   struct stat* status = st != nullptr ? st : &local;

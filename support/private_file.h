@@ -12,7 +12,7 @@
 
 namespace hipacm::backend {
 
-/// Opens `path` with `flags` (O_RDONLY, O_RDWR, O_WRONLY, with O_CREAT (mode 0600), O_EXCL,
+/// Opens `path` with `flags` (O_RDONLY, O_RDWR, O_WRONLY, with O_CREAT (`create_mode`), O_EXCL,
 /// O_TRUNC, O_NONBLOCK as wanted) and returns it only when it is a file of type `kind`
 /// (S_IFREG or S_IFIFO) owned by this user; otherwise an invalid descriptor with errno set.
 ///
@@ -22,6 +22,6 @@ namespace hipacm::backend {
 /// for it. O_TRUNC is applied only after the checks, so a file that is not ours is never cut.
 /// `st`, when given, receives the file's status.
 UniqueFd open_private_file(const std::string& path, int flags, mode_t kind = S_IFREG,
-                           struct stat* st = nullptr);
+                           struct stat* st = nullptr, mode_t create_mode = 0600);
 
 }  // namespace hipacm::backend

@@ -516,3 +516,79 @@ def test_trust2_09_a_record_line_or_manifest_entry_cannot_load_a_compiler_plugin
     assert r.rc in (0, 1), (r.rc, r.err)
     assert "may not load code" not in r.err
     assert marker.exists(), "the plugin did not load: the refusals above would prove nothing"
+
+
+# --- issue 27, item 2 (the class): outputs never go where another user planted ----------------
+
+def _planted_by_nobody(path):
+    os.chown(path, 65534, 65534, follow_symlinks=False)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="planting another user's files needs root")
+def test_trust2_02_reports_and_code_objects_never_go_where_another_user_planted(
+        run, backend_usable, tmp_path):
+    kernel = EXAMPLES / "saxpy.hip"
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+
+    # A link planted at the report's name must not redirect the write.
+    link = tmp_path / "report-link.json"
+    link.symlink_to(victim)
+    r = run("warmup", kernel, "--arch", "gfx90a", "--no-cache", "--json", link)
+    assert_input_error(r, "symbolic link")
+    assert victim.read_text() == "precious\n"
+
+    # Another user's file, even one everybody may write, receives nothing.
+    planted = tmp_path / "report-planted.json"
+    planted.write_text("")
+    planted.chmod(0o666)
+    _planted_by_nobody(planted)
+    r = run("warmup", kernel, "--arch", "gfx90a", "--no-cache", "--json", planted)
+    assert_input_error(r, "another user")
+    assert planted.read_text() == ""
+
+    # A directory another user owns, or one everybody may write without a sticky bit: they could
+    # swap a code object for their own after it is written.
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    theirs.chmod(0o777)
+    _planted_by_nobody(theirs)
+    r = run("warmup", kernel, "--arch", "gfx90a", "--no-cache", "-o", theirs)
+    assert_input_error(r, "another user")
+    assert list(theirs.iterdir()) == []
+    r = run("warmup", kernel, "--arch", "gfx90a", "--no-cache", "--json", theirs / "r.json")
+    assert_input_error(r, "another user")
+    assert list(theirs.iterdir()) == []
+    open_dir = tmp_path / "open"
+    open_dir.mkdir()
+    open_dir.chmod(0o777)
+    r = run("warmup", kernel, "--arch", "gfx90a", "--no-cache", "-o", open_dir)
+    assert_input_error(r, "sticky")
+    assert list(open_dir.iterdir()) == []
+
+    # A code object file planted in the user's own directory is refused too.
+    mine = tmp_path / "out"
+    mine.mkdir()
+    planted_co = mine / "saxpy.gfx90a.co"
+    planted_co.write_bytes(b"")
+    _planted_by_nobody(planted_co)
+    r = run("warmup", kernel, "--arch", "gfx90a", "--no-cache", "-o", mine)
+    assert_input_error(r, "another user")
+    assert planted_co.read_bytes() == b""
+
+    # What is the user's own still works: a fresh directory, a sticky shared one, the own fds.
+    fresh = tmp_path / "fresh"
+    r = run("warmup", kernel, "--arch", "gfx90a", "--no-cache", "-o", fresh, "--json",
+            tmp_path / "report.json")
+    assert r.rc == 0, r.err
+    assert (fresh / "saxpy.gfx90a.co").read_bytes()[:4] == b"\x7fELF"
+    assert json.loads((tmp_path / "report.json").read_text())["totals"]["kernels"] == 1
+    sticky = tmp_path / "sticky"
+    sticky.mkdir()
+    sticky.chmod(0o1777)
+    r = run("warmup", kernel, "--arch", "gfx90a", "--no-cache", "--json", sticky / "r.json")
+    assert r.rc == 0, r.err
+    r = run("warmup", kernel, "--arch", "gfx90a", "--no-cache", "--json", "/dev/stdout")
+    assert r.rc == 0, r.err
+    # The summary table comes first on stdout, then the document.
+    assert json.loads(r.out[r.out.index("\n{") + 1:])["totals"]["kernels"] == 1

@@ -2,14 +2,9 @@
 // json_output.cpp - writes a JSON document to a file or stdout.
 #include "tools/common/json_output.h"
 
-#include <fmt/core.h>
-
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 
-#include "tools/common/exit_codes.h"
+#include "tools/common/output_files.h"
 
 namespace hipacm::cli {
 
@@ -22,9 +17,7 @@ void write_json(const nlohmann::ordered_json& document, const std::string& targe
     std::cout << text << std::flush;
     return;
   }
-  std::ofstream out(target, std::ios::binary | std::ios::trunc);
-  if (!out || !(out << text) || !out.flush())
-    throw InputError(fmt::format("cannot write {}: {}", target, std::strerror(errno)));
+  write_output_file(target, text);
 }
 
 }  // namespace hipacm::cli
