@@ -25,6 +25,11 @@ struct CompileRequest {
   std::vector<std::string> name_expressions;
   /// Validated target, e.g. "gfx90a" or "gfx90a:xnack-".
   std::string arch;
+  /// The compiler variables of the host when it submitted (capture_compiler_environment() in
+  /// compiler_environment.h): part of the key, and set in the worker before it compiles, so a
+  /// worker started under other values compiles what the key says. Empty: the compiling
+  /// process's own environment, unkeyed.
+  std::vector<std::string> environment;
 };
 
 /// The outcome of one compile. `status` is HIPACM_SUCCESS or the failure.

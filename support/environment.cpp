@@ -28,6 +28,14 @@ std::optional<std::string> environment_value(const char* name) {
 
 bool privileged_process() { return getauxval(AT_SECURE) != 0; }
 
+std::optional<std::string> compiler_visible_value(std::string_view name) {
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    if (environment_entry_is(text, name)) return std::string(text.substr(name.size() + 1));
+  }
+  return std::nullopt;
+}
+
 std::vector<std::string> worker_environment(const std::string& temp_dir) {
   const bool drop_hipacm = privileged_process();
   std::vector<std::string> out;

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hipacm::backend {
@@ -14,6 +15,12 @@ namespace hipacm::backend {
 /// worker binary, compiler libraries, cache or log. An empty value counts as
 /// unset, as it does for every variable hipacm reads.
 std::optional<std::string> environment_value(const char* name);
+
+/// The value of `name` exactly as a compiler running in this process reads it (unset is nullopt,
+/// an empty value is kept). Only for recording what the compiler will see, such as keying its
+/// include search list; never to choose what hipacm itself does (environment_value() is for
+/// that, and honours nothing in a privileged process).
+std::optional<std::string> compiler_visible_value(std::string_view name);
 
 /// True in a setuid, setgid or file-capability process (the kernel's
 /// AT_SECURE), where environment_value() honours nothing.

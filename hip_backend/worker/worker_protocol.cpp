@@ -204,6 +204,7 @@ bool encode_request_frame(std::uint32_t request_id, const CompileRequest& reques
   }
   w.strings(request.name_expressions, "name expressions");
   w.str(request.arch);
+  w.strings(request.environment, "environment");
   return seal_frame(FrameType::kCompileRequest, request_id, w, frame, error);
 }
 
@@ -263,7 +264,7 @@ bool decode_request(const std::uint8_t* data, std::size_t size, CompileRequest* 
           if (!r.str(&h.first, "header name") || !r.str(&h.second, "header contents")) return false;
         }
         return r.strings(&req.name_expressions, "name expressions") && r.str(&req.arch, "arch") &&
-               r.finish();
+               r.strings(&req.environment, "environment") && r.finish();
       });
 }
 

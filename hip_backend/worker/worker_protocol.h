@@ -20,7 +20,7 @@ namespace hipacm::backend::wire {
 // caught even when the bytes happen to parse.
 
 inline constexpr std::uint32_t kMagic = 0x4d434148u;  // "HACM" in memory order
-inline constexpr std::uint16_t kVersion = 1;
+inline constexpr std::uint16_t kVersion = 2;
 inline constexpr std::size_t kHeaderSize = 16;
 /// Hard limits that both sides enforce before trusting a length or a count.
 inline constexpr std::uint32_t kMaxPayloadSize = 256u << 20;  // 256 MiB

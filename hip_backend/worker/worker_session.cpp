@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "hip_backend/code_loading_options.h"
+#include "hip_backend/compiler_environment.h"
 #include "hip_backend/source_name_policy.h"
 #include "hip_backend/worker/private_temp_dir.h"
 #include "hip_backend/worker/runtime_header_pch_compile.h"
@@ -138,6 +139,16 @@ CompileResult compile_safely(const CompileRequest& request,
       CompileResult result;
       result.status = HIPACM_ERROR_BACKEND_UNAVAILABLE;
       result.error_message = "hipacm-worker: " + directory.error();
+      return result;
+    }
+    // The host's compiler variables when it submitted, not those this worker started with: the
+    // key was made from them (a host may set CPATH after its workers started).
+    std::string why;
+    if (!request.environment.empty() &&
+        !hipacm::backend::apply_compiler_environment(request.environment, &why)) {
+      CompileResult result;
+      result.status = HIPACM_ERROR_INVALID_ARGUMENT;
+      result.error_message = "hipacm-worker: " + why;
       return result;
     }
     return hipacm::backend::compile_in_worker(request, pending);

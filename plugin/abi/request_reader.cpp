@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "hip_backend/compiler_environment.h"
 #include "hip_backend/source_name_policy.h"
 #include "plugin/abi/struct_fields.h"
 #include "plugin/abi/struct_versions.h"
@@ -73,6 +74,9 @@ Submission read_request(const hipacm_request* req, const std::string& arch) {
   std::string path_error;
   if (!cache::anchor_relative_paths(&r.options, &path_error))
     invalid("request.options: " + path_error);
+  // The variables the compiler reads on its own, as they are now: keyed with the request and set
+  // in whichever worker compiles it.
+  r.environment = backend::capture_compiler_environment();
   const auto header_sources =
       read_list(req->header_sources, req->num_headers, "request.header_sources");
   const auto header_names = read_list(req->header_names, req->num_headers, "request.header_names");

@@ -52,7 +52,8 @@ CompileRequest sample_request() {
       .options = {"-O3", "-DSCALE=2"},
       .headers = {{"scale.h", "#define FACTOR 2\n"}},
       .name_expressions = {"scale<float>"},
-      .arch = "gfx90a"};
+      .arch = "gfx90a",
+      .environment = {"CPATH=/opt/include", "ROCM_PATH"}};
 }
 
 // The request reader target's layout (fuzz_request_reader.cpp): struct size

@@ -45,10 +45,10 @@ def base_env(cache):
 
 @pytest.fixture
 def run(cli_path, cache_dir):
-    """run(*args, env=None) -> Result; stdout and stderr are pipes, so stderr is not a TTY.
-    A variable that env maps to None is unset."""
+    """run(*args, env=None, cwd=None) -> Result; stdout and stderr are pipes, so stderr is not a
+    TTY. A variable that env maps to None is unset."""
 
-    def _run(*args, env=None, timeout=600):
+    def _run(*args, env=None, timeout=600, cwd=None):
         full_env = base_env(cache_dir)
         for name, value in (env or {}).items():
             if value is None:
@@ -56,7 +56,7 @@ def run(cli_path, cache_dir):
             else:
                 full_env[name] = value
         completed = subprocess.run([cli_path, *map(str, args)], capture_output=True, text=True,
-                                   env=full_env, timeout=timeout, check=False)
+                                   env=full_env, timeout=timeout, check=False, cwd=cwd)
         return Result(completed)
 
     return _run

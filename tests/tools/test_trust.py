@@ -592,3 +592,71 @@ def test_trust2_02_reports_and_code_objects_never_go_where_another_user_planted(
     assert r.rc == 0, r.err
     # The summary table comes first on stdout, then the document.
     assert json.loads(r.out[r.out.index("\n{") + 1:])["totals"]["kernels"] == 1
+
+
+# --- issue 27, item 1 (the class): the compiler's environment is an input ----------------------
+
+ENV_KERNEL = """\
+#include "scale_env.h"
+extern "C" __global__ void kscale(float* x) { x[0] = SCALE; }
+"""
+
+
+def test_trust2_01_the_compilers_environment_is_an_input_of_the_key(run, backend_usable,
+                                                                    tmp_path):
+    (tmp_path / "k.hip").write_text(ENV_KERNEL)
+    for name, value in (("three", "3.0f"), ("five", "5.0f")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "scale_env.h").write_text(f"#define SCALE {value}\n")
+    cache = tmp_path / "cache"
+
+    def warm(tag, **env):
+        out = tmp_path / f"out-{tag}"
+        r = run("warmup", tmp_path / "k.hip", "--arch", "gfx90a", "--cache-dir", cache, "-o", out,
+                "--json", "-", env={"HIPACM_CACHE": "readwrite", **env})
+        assert r.rc == 0, r.err
+        totals = json.loads(r.out)["totals"]
+        return totals["cache_hits"], (out / "k.gfx90a.co").read_bytes()
+
+    # hipRTC's driver searches CPATH and CPLUS_INCLUDE_PATH: another value is another compile.
+    hits, three = warm("three", CPATH=str(tmp_path / "three"))
+    assert hits == 0
+    hits, again = warm("three-again", CPATH=str(tmp_path / "three"))
+    assert hits == 1 and again == three, "the same environment is a hit"
+    hits, five = warm("five", CPATH=str(tmp_path / "five"))
+    assert hits == 0, "an object compiled under another CPATH was served"
+    assert five != three
+    hits, five_cplus = warm("five-cplus", CPLUS_INCLUDE_PATH=str(tmp_path / "five"))
+    assert hits == 0 and five_cplus == five
+
+    # A header reached through CPATH is probed like one in an -I directory: an edit is a miss.
+    (tmp_path / "three" / "scale_env.h").write_text("#define SCALE 7.0f\n")
+    hits, seven = warm("seven", CPATH=str(tmp_path / "three"))
+    assert hits == 0 and seven not in (three, five)
+
+    # A relative entry, and an empty one (the working directory to the driver), mean what they
+    # mean in the host's directory, though workers compile elsewhere; they are keyed as such.
+    # "five" is the absolute directory of the run above, so it is a hit from the start.
+    for tag, cpath, hits in (("relative", "five", [1, 1]),
+                             ("empty-entry", ":" + str(tmp_path / "nothing"), [0, 1])):
+        shutil.copy(tmp_path / "five" / "scale_env.h", tmp_path / "scale_env.h")
+        results = []
+        for attempt in range(2):
+            r = run("warmup", tmp_path / "k.hip", "--arch", "gfx90a", "--cache-dir", cache, "-o",
+                    tmp_path / f"out-{tag}-{attempt}", "--json", "-",
+                    env={"HIPACM_CACHE": "readwrite", "CPATH": cpath}, cwd=tmp_path)
+            assert r.rc == 0, (tag, r.err)
+            results.append(json.loads(r.out)["totals"]["cache_hits"])
+            assert (tmp_path / f"out-{tag}-{attempt}" / "k.gfx90a.co").read_bytes() == five, tag
+        assert results == hits, (tag, results)
+        (tmp_path / "scale_env.h").unlink()
+
+    # A variable through which the compiler takes arguments hipacm cannot see: compiled every
+    # time, never stored.
+    for attempt in range(2):
+        r = run("warmup", tmp_path / "k.hip", "--arch", "gfx90a", "--cache-dir", cache, "--json",
+                "-", env={"HIPACM_CACHE": "readwrite", "CPATH": str(tmp_path / "five"),
+                          "HIPRTC_COMPILE_OPTIONS_APPEND": "-DUNSEEN=1"})
+        assert r.rc == 0, r.err
+        assert json.loads(r.out)["totals"]["cache_hits"] == 0, attempt
+        assert "HIPRTC_COMPILE_OPTIONS_APPEND" in r.err, r.err

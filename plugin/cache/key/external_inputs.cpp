@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "hip_backend/compiler_environment.h"
 #include "plugin/cache/key/path_options.h"
 #include "support/failure.h"
 #include "support/no_destructor.h"
@@ -33,6 +34,7 @@ namespace {
 struct SearchPlan {
   std::vector<std::string> dirs;             ///< every include directory, in order
   std::vector<std::string> forced_includes;  ///< -include / -imacros names
+  std::vector<std::string> environment;      ///< "NAME=VALUE" of each compiler variable set
   bool cacheable = true;
   std::string why_not;
 };
@@ -171,6 +173,44 @@ SearchPlan plan_search(const std::vector<std::string>& options) {
     if (!handled) check_unknown_value(option, &plan);
   }
   return plan;
+}
+
+// The compiler variables of the request (compiler_environment.h): include lists are searched as
+// include directories, every value that is set is keyed, and one through which the compiler
+// reads what no key sees makes the request uncacheable.
+void plan_environment(const std::vector<std::string>& environment, SearchPlan* plan) {
+  for (const std::string& entry : environment) {
+    const std::size_t eq = entry.find('=');
+    if (eq == std::string::npos) continue;  // not set
+    const std::string name = entry.substr(0, eq);
+    const std::string_view value = std::string_view(entry).substr(eq + 1);
+    const backend::CompilerVariable* variable = backend::find_compiler_variable(name);
+    if (variable == nullptr) continue;
+    switch (variable->use) {
+      case backend::CompilerVariableUse::kOpaque:
+        if (!value.empty())
+          not_cacheable(plan, "the environment variable " + name +
+                                  " makes the compiler read input hipacm cannot account for");
+        continue;
+      case backend::CompilerVariableUse::kIncludePath:
+        for (std::size_t at = 0; at <= value.size();) {
+          std::size_t colon = value.find(':', at);
+          if (colon == std::string_view::npos) colon = value.size();
+          const std::string_view dir = value.substr(at, colon - at);
+          // An empty entry means the working directory to the driver, as does a relative one.
+          if (!value.empty() && (dir.empty() || dir.front() != '/'))
+            not_cacheable(plan, "the environment variable " + name +
+                                    " names a directory relative to the working directory");
+          else if (!dir.empty())
+            plan->dirs.emplace_back(dir);
+          at = colon + 1;
+        }
+        break;
+      case backend::CompilerVariableUse::kKeyed:
+        break;
+    }
+    plan->environment.push_back(entry);
+  }
 }
 
 // ---- include directives ----------------------------------------------------
@@ -474,7 +514,8 @@ ExternalInputs scan_external_inputs(const backend::CompileRequest& request,
                                     const ExternalInputLimits& limits) noexcept {
   ExternalInputs out;
   try {
-    const SearchPlan plan = plan_search(request.options);
+    SearchPlan plan = plan_search(request.options);
+    plan_environment(request.environment, &plan);
     if (!plan.cacheable) {
       out.cacheable = false;
       out.why_not = plan.why_not;
@@ -506,6 +547,14 @@ ExternalInputs scan_external_inputs(const backend::CompileRequest& request,
     }
     out.files_read = scanner.files();
     if (scanner.probed_anything()) out.digest = scanner.digest();
+    if (!plan.environment.empty()) {
+      Sha256 sha;
+      sha.add_field("hipacm-compiler-environment");
+      sha.add_count(plan.environment.size());
+      for (const std::string& entry : plan.environment) sha.add_field(entry);
+      sha.add_field(out.digest);
+      out.digest = sha.hex();
+    }
   } catch (...) {
     out = ExternalInputs{};
     out.cacheable = false;

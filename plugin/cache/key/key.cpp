@@ -40,6 +40,15 @@ std::string content_digest(const backend::CompileRequest& request) {
   Sha256 sha;
   sha.add_field("hipacm-request-v1");
   add_request(sha, request, OptionsAt::kAfterSourceName);
+  // The compiler variables that are set (CPATH, ...): under other values the same text is another
+  // request. With none set, the digest is the one it always was.
+  std::vector<std::string> set;
+  for (const std::string& entry : request.environment)
+    if (entry.find('=') != std::string::npos) set.push_back(entry);
+  if (!set.empty()) {
+    sha.add_field("compiler-environment");
+    add_list(sha, set);
+  }
   return "sha256:" + sha.hex();
 }
 

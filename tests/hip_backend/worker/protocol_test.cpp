@@ -54,7 +54,8 @@ CompileRequest sample_request() {
       .options = {"-O3", "", "--std=c++17"},
       .headers = {{"a.h", "#define A 1\n"}, {"b.h", ""}},
       .name_expressions = {"scale<float>", "&dev_var"},
-      .arch = "gfx90a:xnack-"};
+      .arch = "gfx90a:xnack-",
+      .environment = {"CPATH=/opt/inc:/usr/local/inc", "ROCM_PATH"}};
 }
 
 CompileResult sample_result() {
@@ -70,7 +71,8 @@ CompileResult sample_result() {
 
 /// The fields of a request or a result that travel on the wire, to compare a decoded one.
 auto wire_fields(const CompileRequest& r) {
-  return std::tie(r.source, r.source_name, r.options, r.headers, r.name_expressions, r.arch);
+  return std::tie(r.source, r.source_name, r.options, r.headers, r.name_expressions, r.arch,
+                  r.environment);
 }
 auto wire_fields(const CompileResult& r) {
   return std::tie(r.status, r.error_message, r.log, r.code, r.lowered_names, r.compile_seconds);
@@ -221,7 +223,7 @@ TEST(WorkerProtocol, WrongMagicVersionOrTypeIsRejected) {
   EXPECT_FALSE(wire::decode_request_frame(bad.data(), bad.size(), nullptr, nullptr, &error));
   EXPECT_NE(error.find("magic"), std::string::npos) << error;
   bad = frame;
-  bad[4] = 2;  // version 2
+  bad[4] = static_cast<std::uint8_t>(wire::kVersion + 1);  // a version from another build
   EXPECT_FALSE(wire::decode_request_frame(bad.data(), bad.size(), nullptr, nullptr, &error));
   EXPECT_NE(error.find("version"), std::string::npos) << error;
   bad = frame;

@@ -13,6 +13,7 @@
 #include <set>
 #include <vector>
 
+#include "hip_backend/compiler_environment.h"
 #include "hip_backend/dispatch/compile_dispatch.h"
 #include "hip_backend/worker/worker_compiler.h"
 #include "hip_backend/worker/worker_fd_registry.h"
@@ -161,6 +162,47 @@ TEST(WorkerCompiler, Trust12_HugeIdleTimeoutKeepsWorkersInsteadOfOverflowing) {
   boost::this_thread::sleep_for(boost::chrono::milliseconds(300));
   EXPECT_EQ(WorkerPool::instance().idle_count(), 1u) << "the idle deadline wrapped around";
   unsetenv("HIPACM_WORKER_IDLE_MS");
+}
+
+// Issue 27, item 1 (the class): a worker compiles under the compiler variables its request
+// carries (the host's when it submitted, which the key was made from), not under those it
+// started with: a host may set CPATH after its workers started, or unset it.
+TEST(Trust2_01_CompilerEnvironment, AWorkerCompilesUnderTheRequestsValuesNotThoseItStarted) {
+  WorkerPool::instance().shutdown();
+  TempDir dir("hipacm-env-");
+  ASSERT_FALSE(dir.path().empty());
+  {
+    std::ofstream header(dir.path() + "/scale_env.h");
+    header << "#define SCALE 3.0f\n";
+  }
+  const std::string source =
+      "#include \"scale_env.h\"\n"
+      "extern \"C\" __global__ void kscale(float* x) { x[0] = SCALE; }\n";
+  ScopedEnv no_cpath("CPATH", std::nullopt);
+  WorkerCompiler workers(kWorkerPath, 1, 60000);
+  // The worker starts, and stays, without CPATH.
+  ASSERT_EQ(workers.compile(make_request(kernel_source(1))).status, HIPACM_SUCCESS);
+
+  CompileRequest with_cpath = make_request(source, "env.hip");
+  {
+    ScopedEnv cpath("CPATH", dir.path());
+    with_cpath.environment = backend::capture_compiler_environment();
+  }
+  const CompileResult found = workers.compile(with_cpath);
+  EXPECT_EQ(found.status, HIPACM_SUCCESS) << found.error_message << found.log;
+  expect_gfx90a_kernel(found, "kscale");
+
+  // The same worker (one in the pool) was left with CPATH set; a request made without it must
+  // not find the header.
+  CompileRequest without = make_request(source, "env.hip");
+  without.environment = backend::capture_compiler_environment();
+  const CompileResult missing = workers.compile(without);
+  EXPECT_EQ(missing.status, HIPACM_ERROR_COMPILATION) << missing.error_message;
+
+  // A request whose environment names something else is refused, not applied.
+  CompileRequest forged = make_request(kernel_source(2));
+  forged.environment = {"LD_PRELOAD=/tmp/x.so"};
+  EXPECT_EQ(workers.compile(forged).status, HIPACM_ERROR_INVALID_ARGUMENT);
 }
 
 // Timings for the report; run with HIPACM_WORKER_BENCH=1.

@@ -18,7 +18,8 @@ backend::CompileRequest base_request() {
           .options = {"-O3", "-DN=4"},
           .headers = {{"a.h", "#define A 1\n"}},
           .name_expressions = {"k"},
-          .arch = "gfx90a"};
+          .arch = "gfx90a",
+          .environment = {}};
 }
 
 const backend::CompilerIdentity kCompiler{"hiprtc", "5.2 libamdhip64.so.5.2.50203", ""};
