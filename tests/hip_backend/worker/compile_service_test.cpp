@@ -29,6 +29,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "hip_backend/codeobject/code_object_check.h"
@@ -991,8 +992,13 @@ TEST_F(Trust2_07_ServiceWorkerLimits, ASpawnedWorkerTakesThemOnToo) {
   });
   ASSERT_GT(host.worker(), 0);
   EXPECT_NE(host.worker(), stocked) << "a CPU time limit needs a fresh worker";
-  std::ifstream cmdline("/proc/" + std::to_string(host.worker()) + "/cmdline");
-  const std::string args{std::istreambuf_iterator<char>(cmdline), std::istreambuf_iterator<char>()};
+  // Right after exec the new image's arguments may not be in place yet (cmdline reads empty).
+  std::string args;
+  EXPECT_TRUE(eventually([&] {
+    std::ifstream cmdline("/proc/" + std::to_string(host.worker()) + "/cmdline");
+    args.assign(std::istreambuf_iterator<char>(cmdline), std::istreambuf_iterator<char>());
+    return !args.empty();
+  }));
   EXPECT_NE(args.find("--service-worker"), std::string::npos) << "not a spawned worker: " << args;
   EXPECT_EQ(limits_of(host.worker()), limits_of(host.pid()));
   EXPECT_NE(limit_line(host.worker(), "Max cpu time").find("3600"), std::string::npos);
