@@ -409,9 +409,9 @@ TEST_F(CompileService, LeavesLongBeforeItsIdleTimeWhenItsDirectoryIsRemoved) {
   EXPECT_EQ(busy->compile(make_request(kernel_source(8)), 60000).status, HIPACM_SUCCESS);
   busy.reset();
   fs::remove_all(dir_ + "/run");
-  EXPECT_TRUE(eventually([&] { return !alive(service); }, 10))
+  EXPECT_TRUE(eventually([&] { return !alive(service); }, 30))
       << "the service waited for its idle time with no socket to be reached by";
-  EXPECT_TRUE(eventually([&] { return !read_proc(waiting); }, 10)) << "its waiting worker stayed";
+  EXPECT_TRUE(eventually([&] { return !read_proc(waiting); }, 30)) << "its waiting worker stayed";
 }
 
 TEST_F(CompileService, FallsBackToItsOwnWorkersWhenTheServiceCannotBeUsed) {
