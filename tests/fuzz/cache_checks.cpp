@@ -57,8 +57,14 @@ void read_as_system_cache(const std::string& file) {
 }
 
 void open_as_user_cache(const std::string& file, const std::string& copy) {
+  // libFuzzer's timeout timer is a SIGALRM without SA_RESTART, and copy_file does not retry a
+  // copy it interrupts: an interrupted copy is tried again, any other failure is the harness's.
   std::error_code ec;
-  fs::copy_file(file, copy, fs::copy_options::overwrite_existing, ec);
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    ec.clear();
+    fs::copy_file(file, copy, fs::copy_options::overwrite_existing, ec);
+    if (ec != std::errc::interrupted) break;
+  }
   if (ec) invariant_broken("cannot copy " + file + ": " + ec.message());
   try {
     auto store = CacheStore::open(copy, CacheStore::Access::kReadWrite);
