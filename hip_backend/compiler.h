@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "support/failure.h"
+
 namespace hipacm::backend {
 
 class LoadedModule;
@@ -79,5 +81,14 @@ class Compiler {
     (void)workers;
   }
 };
+
+/// A result that carries only `failure`: how both ends of a worker report an exception that
+/// escaped a compile.
+inline CompileResult failed_compile(Failure failure) {
+  CompileResult result;
+  result.status = failure.status;
+  result.error_message = std::move(failure.message);
+  return result;
+}
 
 }  // namespace hipacm::backend

@@ -243,10 +243,10 @@ cross_rocm_cache() {
   fi
 }
 
-# comgr 7.x's own cache stays off in hipacm's workers: tests/hip_backend/worker/comgr_cache_check.sh.
+# comgr 7.x's own cache stays off in hipacm's workers: tests/hip_backend/process/comgr_cache_check.sh.
 root_comgr_cache() {
   local root=$1 rc=0
-  in_root "$root" bash "$repo/tests/hip_backend/worker/comgr_cache_check.sh" "$build/hipacm" \
+  in_root "$root" bash "$repo/tests/hip_backend/process/comgr_cache_check.sh" "$build/hipacm" \
     "$repo/examples/kernels" >"$out/$root/comgr-cache.log" 2>&1 || rc=$?
   case $rc in
     0) echo "ok" >"$out/$root/comgr-cache.txt" ;;

@@ -25,10 +25,10 @@ enum class ForkRank : unsigned {
   kModeRegistry,     // plugin/mode: the live mode handles (the child also empties the slot)
   kFutureRegistry,   // plugin/mode: the live future handles
   kCacheRegistry,    // plugin/cache: the opened cache databases
-  kWorkerPool,       // hip_backend/worker: idle and busy worker processes
-  kWorkerFds,        // hip_backend/worker: every worker descriptor (closed in the child)
+  kWorkerPool,       // hip_backend/pool: idle and busy worker processes
+  kWorkerFds,        // hip_backend/process: every worker descriptor (closed in the child)
   kRecordFile,       // plugin/mode: the $HIPACM_RECORD file (reopened in the child)
-  kAdoptedServices,  // hip_backend/worker: compile services a subreaper host adopted
+  kAdoptedServices,  // hip_backend/process: compile services a subreaper host adopted
   kCount
 };
 

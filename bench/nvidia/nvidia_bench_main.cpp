@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "hip_backend/worker/service_client.h"
+#include "hip_backend/service/service_client.h"
 #include "kernel_set_dir.h"
 #include "nvrtc_library.h"
 #include "variant_runner.h"

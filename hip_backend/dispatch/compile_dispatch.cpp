@@ -9,9 +9,9 @@
 #include <optional>
 
 #include "hip_backend/hiprtc/inprocess_compiler.h"
+#include "hip_backend/machine/machine_budget.h"
 #include "hip_backend/nvrtc/nvrtc_compiler.h"
 #include "hip_backend/target_arch.h"
-#include "hip_backend/worker/machine_budget.h"
 #include "hip_backend/working_directory_inputs.h"
 #include "support/log.h"
 #include "support/no_destructor.h"

@@ -6,8 +6,8 @@
 #include <boost/thread/mutex.hpp>
 
 #include "hip_backend/dispatch/compile_dispatch.h"
-#include "hip_backend/worker/worker_compiler.h"
-#include "hip_backend/worker/worker_locator.h"
+#include "hip_backend/pool/worker_compiler.h"
+#include "hip_backend/pool/worker_locator.h"
 #include "plugin/cache/caching_compiler.h"
 #include "support/log.h"
 #include "support/no_destructor.h"

@@ -11,8 +11,8 @@
 
 #include "hip_backend/device/device_arch.h"
 #include "hip_backend/dispatch/arch_validation.h"
-#include "hip_backend/worker/prestart_setting.h"
-#include "hip_backend/worker/runtime_fact_memo.h"
+#include "hip_backend/machine/runtime_fact_memo.h"
+#include "hip_backend/pool/prestart_setting.h"
 #include "plugin/cache/library_fact_memo.h"
 #include "support/environment.h"
 #include "support/status_error.h"

@@ -8,8 +8,8 @@
 #include <string_view>
 
 #include "hip_backend/hiprtc/comgr_isa_internal.h"
+#include "hip_backend/machine/runtime_fact_memo.h"
 #include "hip_backend/nvrtc/nvrtc_facts.h"
-#include "hip_backend/worker/runtime_fact_memo.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace {

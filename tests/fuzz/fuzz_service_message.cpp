@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "hip_backend/worker/service_wire.h"
+#include "hip_backend/protocol/service_wire.h"
 #include "support/unique_fd.h"
 #include "tests/fuzz/fuzz_input.h"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "hip_backend/worker/worker_protocol.h"
+#include "hip_backend/protocol/worker_protocol.h"
 #include "support/unique_fd.h"
 #include "tests/fuzz/fuzz_input.h"
 

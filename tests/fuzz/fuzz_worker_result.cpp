@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "hip_backend/codeobject/compile_result_check.h"
-#include "hip_backend/worker/worker_protocol.h"
+#include "hip_backend/protocol/worker_protocol.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "hip_backend/worker/service_wire.h"
-#include "hip_backend/worker/worker_protocol.h"
+#include "hip_backend/protocol/service_wire.h"
+#include "hip_backend/protocol/worker_protocol.h"
 #include "plugin/cache/integrity.h"
 #include "tests/fuzz/cache_row.h"
 #include "tests/fuzz/fuzz_input.h"

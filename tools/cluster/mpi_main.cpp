@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "hip_backend/worker/service_client.h"
+#include "hip_backend/service/service_client.h"
 #include "support/environment.h"
 #include "tools/cluster/cluster_warmup.h"
 #include "tools/cluster/mpi_comm.h"

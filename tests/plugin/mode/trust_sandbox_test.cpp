@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "hip_backend/process/private_temp_dir.h"
 #include "hip_backend/source_name_policy.h"
-#include "hip_backend/worker/private_temp_dir.h"
 #include "support/environment.h"
 #include "test_support.h"
 
