@@ -10,17 +10,21 @@ Rules (stdlib only; exit 1 with one line per violation, else a one-line summary)
   file under include/ belongs to it (its headers include each other through <hipacm/...>).
   Hidden directories and SKIP_DIRS (build outputs) are not scanned. tests/ is not scanned:
   tests may include anything.
-- Each folder has a README.md and a DEPS file: one repository-relative folder per line that
-  the folder may include (`#` starts a comment). A folder may always include its own files.
+- Each folder has a README.md and a DEPS file: a first line that is a comment saying what the
+  file is, then one repository-relative folder per line that the folder may include (`#`
+  starts a comment). A folder may always include its own files.
 - Each `#include "x"` resolves against the including file's directory, then the repository
-  root, then include/; each `#include <x>` that names a file under the root or include/ is
-  checked the same way, other <...> includes are system or third-party and are not checked.
+  root, then include/, and must name a file of the repository; each `#include <x>` that names
+  a file under the root or include/ is checked the same way, other <...> includes are system
+  or third-party and are not checked.
 - A DEPS entry must name a folder; an include of an undeclared folder is a violation.
 - Neither the graph of includes nor the graph of DEPS entries may have a cycle.
-- README rule: the paragraph of a folder's README.md that holds "May import" must name every
-  DEPS entry as a backticked repository path (`hip_backend/codeobject/`, or a file in it such
-  as `include/hipacm/hipacm.h`), and every backticked path there that names another folder
-  (or a file in one) must be in DEPS. Other backticked words are ignored.
+- README rule: the README's first "May import" clause (up to the first ';', or the first '.'
+  that ends a sentence, outside backticks) must name every DEPS entry as a backticked
+  repository path (`hip_backend/codeobject/`, or a file in it such as
+  `include/hipacm/hipacm.h`), and every backticked path there that names another folder (or a
+  file in one) must be in DEPS. Other backticked words are ignored; "the top of
+  `hip_backend/`" names the folder hip_backend itself, not its subfolders.
 """
 import argparse
 import os
@@ -46,7 +50,8 @@ def scan_sources(root):
     folders = {}
     for top in ROOTS:
         for dirpath, dirnames, filenames in os.walk(os.path.join(root, top)):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS)
+            dirnames[:] = sorted(d for d in dirnames
+                                 if not d.startswith(".") and d not in SKIP_DIRS)
             rel_dir = os.path.relpath(dirpath, root)
             for name in sorted(filenames):
                 if name.endswith(SOURCE_EXTS):
@@ -77,44 +82,28 @@ def resolve(root, source, kind, name):
     return None
 
 
+def reachable(graph, start):
+    """Every folder that a path of one or more edges leads to from start."""
+    seen, todo = set(), [start]
+    while todo:
+        for child in graph.get(todo.pop(), ()):
+            if child not in seen:
+                seen.add(child)
+                todo.append(child)
+    return seen
+
+
 def find_cycles(graph):
-    """One cycle (a list of folders, first == last) for each strongly connected component of
-    more than one folder (Tarjan's algorithm, iterative)."""
-    index, low, on_stack, stack, components, counter = {}, {}, set(), [], [], [0]
-    for start in sorted(graph):
-        if start in index:
-            continue
-        work = [(start, iter(sorted(graph.get(start, ()))))]
-        index[start] = low[start] = counter[0]
-        counter[0] += 1
-        stack.append(start)
-        on_stack.add(start)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is None:
-                work.pop()
-                if work:
-                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
-                if low[node] == index[node]:
-                    component = set()
-                    while True:
-                        member = stack.pop()
-                        on_stack.discard(member)
-                        component.add(member)
-                        if member == node:
-                            break
-                    if len(component) > 1:
-                        components.append(component)
-            elif child not in index:
-                index[child] = low[child] = counter[0]
-                counter[0] += 1
-                stack.append(child)
-                on_stack.add(child)
-                work.append((child, iter(sorted(graph.get(child, ())))))
-            elif child in on_stack:
-                low[node] = min(low[node], index[child])
-    return [shortest_cycle(graph, component) for component in components]
+    """One shortest cycle (a list of folders, first == last) for each group of folders that
+    reach each other."""
+    reach = {node: reachable(graph, node) for node in graph}
+    cycles, done = [], set()
+    for node in sorted(graph):
+        component = {other for other in reach[node] if node in reach.get(other, ())}
+        if node not in done and len(component) > 1:
+            done |= component
+            cycles.append(shortest_cycle(graph, component))
+    return cycles
 
 
 def shortest_cycle(graph, component):
@@ -164,10 +153,10 @@ def readme_folders(clause, folders, own):
     return named
 
 
-def check(root):
-    problems = []
-    sources = scan_sources(root)
-    declared, actual, witness = {}, {}, {}
+def check_declarations(root, sources, problems):
+    """Reads each folder's DEPS and checks it and the README against each other; returns
+    {folder: the other folders it declares}."""
+    declared = {}
     for folder in sorted(sources):
         for needed in ("DEPS", "README.md"):
             if not os.path.isfile(os.path.join(root, folder, needed)):
@@ -184,48 +173,58 @@ def check(root):
             elif entry != folder:
                 declared[folder].add(entry)
         readme_path = os.path.join(root, folder, "README.md")
-        if os.path.isfile(readme_path):
-            clause = may_import_clause(readme_path)
-            named = None if clause is None else readme_folders(clause, sources, folder)
-            if named is None:
-                problems.append(f"{folder}/README.md: no \"May import\" clause")
-            elif named != declared[folder]:
-                for extra in sorted(named - declared[folder]):
-                    problems.append(f"{folder}/README.md: May import names {extra}, DEPS does not")
-                for missing in sorted(declared[folder] - named):
-                    problems.append(f"{folder}/README.md: May import does not name {missing}, "
-                                    "DEPS does")
-    edges = 0
+        if not os.path.isfile(readme_path):
+            continue
+        clause = may_import_clause(readme_path)
+        if clause is None:
+            problems.append(f"{folder}/README.md: no \"May import\" clause")
+            continue
+        named = readme_folders(clause, sources, folder)
+        for extra in sorted(named - declared[folder]):
+            problems.append(f"{folder}/README.md: May import names {extra}, DEPS does not")
+        for missing in sorted(declared[folder] - named):
+            problems.append(f"{folder}/README.md: May import does not name {missing}, DEPS does")
+    return declared
+
+
+def check_includes(root, sources, declared, problems):
+    """Checks every include against DEPS; returns the folder graph of includes and, for each of
+    its edges, the first file:line that makes it."""
+    actual, witness = {folder: set() for folder in sources}, {}
     for folder, files in sorted(sources.items()):
-        actual[folder] = set()
         for source in files:
             with open(os.path.join(root, source), encoding="utf-8", errors="replace") as f:
-                for number, line in enumerate(f, 1):
-                    match = INCLUDE_RE.match(line)
-                    if not match:
-                        continue
-                    kind, name = match.groups()
-                    target = resolve(root, source, kind, name)
-                    if target is None:
-                        if kind == '"':
-                            problems.append(f"{source}:{number}: includes \"{name}\", "
-                                            "which is no file of the repository")
-                        continue
-                    target_folder = folder_of(target)
-                    if target_folder == folder:
-                        continue
-                    edges += 1
-                    actual[folder].add(target_folder)
-                    witness.setdefault((folder, target_folder), f"{source}:{number}")
-                    if target_folder not in declared[folder]:
-                        problems.append(f"{source}:{number}: includes {target}, folder {folder} "
-                                        f"does not declare {target_folder}")
+                lines = list(enumerate(f, 1))
+            for number, line in lines:
+                match = INCLUDE_RE.match(line)
+                target = match and resolve(root, source, *match.groups())
+                if match and not target and match.group(1) == '"':
+                    problems.append(f"{source}:{number}: includes \"{match.group(2)}\", which is "
+                                    "no file of the repository")
+                if not target or folder_of(target) == folder:
+                    continue
+                target_folder = folder_of(target)
+                actual[folder].add(target_folder)
+                witness.setdefault((folder, target_folder), []).append(f"{source}:{number}")
+                if target_folder not in declared[folder]:
+                    problems.append(f"{source}:{number}: includes {target}, folder {folder} "
+                                    f"does not declare {target_folder}")
+    return actual, witness
+
+
+def check(root):
+    """Returns (violations, folders, files, includes across folders, {folder: declared})."""
+    problems = []
+    sources = scan_sources(root)
+    declared = check_declarations(root, sources, problems)
+    actual, witness = check_includes(root, sources, declared, problems)
     for cycle in find_cycles(actual):
-        where = "; ".join(f"{a} -> {b} at {witness[(a, b)]}" for a, b in zip(cycle, cycle[1:]))
+        where = "; ".join(f"{a} -> {b} at {witness[(a, b)][0]}" for a, b in zip(cycle, cycle[1:]))
         problems.append(f"cycle in includes: {' -> '.join(cycle)} ({where})")
     for cycle in find_cycles(declared):
         problems.append(f"cycle in DEPS: {' -> '.join(cycle)}")
-    return problems, len(sources), sum(len(f) for f in sources.values()), edges, declared
+    return (problems, len(sources), sum(len(files) for files in sources.values()),
+            sum(len(sites) for sites in witness.values()), declared)
 
 
 def main():

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Builds hipacm and runs every test: a release build, the bindings, the ROCm 6.4/7.2 matrix,
-# libFuzzer targets for a bounded time, then ASan+UBSan, then TSan.
+# Checks the layering, then builds hipacm and runs every test: a release build, the bindings, the
+# ROCm 6.4/7.2 matrix, libFuzzer targets for a bounded time, then ASan+UBSan, then TSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -34,6 +34,11 @@ run_config() {
   echo "=== hipacm: $name tests === (${SECONDS} s into the run)"
   ctest --test-dir "build/$name" -j "$jobs" --timeout 600 $CTEST_ARGS
 }
+
+# First, as it takes a second: each source folder includes only what its DEPS file declares, and
+# no cycle runs through the folders (scripts/check-layering.py; docs/ARCHITECTURE.md has the layers).
+echo "=== hipacm: layering check === (${SECONDS} s into the run)"
+/usr/bin/python3 scripts/check-layering.py
 
 CTEST_ARGS="" run_config release -DCMAKE_BUILD_TYPE=Release -DHIPACM_WERROR=ON
 
