@@ -36,7 +36,7 @@ run_config() {
 }
 
 # First, as it takes a second: each source folder includes only what its DEPS file declares, and
-# no cycle runs through the folders (scripts/check-layering.py; docs/ARCHITECTURE.md has the layers).
+# no cycle runs through the folders (scripts/check-layering.py).
 echo "=== hipacm: layering check === (${SECONDS} s into the run)"
 /usr/bin/python3 scripts/check-layering.py
 
