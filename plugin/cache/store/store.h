@@ -126,6 +126,9 @@ class CacheStore {
   void open_locked();
   void open_once_locked();
   void recover_locked(const std::string& why);
+  // Finalizes the cached statements, which belong to the connection, before
+  // the connection itself is closed, reopened or abandoned.
+  void drop_statements_locked() noexcept;
   void flush_hits_locked();
   void note_pending_locked();
   std::int64_t recorded_counter_locked(const char* name);
