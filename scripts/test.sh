@@ -26,26 +26,43 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # refuses it because it cannot model it.
 export TSAN_OPTIONS="suppressions=$PWD/tests/tsan.supp:halt_on_error=1:second_deadlock_stack=1:die_after_fork=0"
 
+# Every stage's wall time, printed at the end whether the run passes or fails.
+stage_names=() stage_starts=()
+stage() {
+  stage_names+=("$1") stage_starts+=("$SECONDS")
+  echo "=== hipacm: $1 === (${SECONDS} s into the run)"
+}
+print_stage_times() {
+  local status=$? i end
+  echo "=== hipacm: stage times ($( ((status == 0)) && echo passed || echo "failed, exit $status")) ==="
+  for i in "${!stage_names[@]}"; do
+    end=${stage_starts[i + 1]:-$SECONDS}
+    printf '  %6d s  %s\n' "$((end - stage_starts[i]))" "${stage_names[i]}"
+  done
+  printf '  %6d s  in all\n' "$SECONDS"
+}
+trap print_stage_times EXIT
+
 run_config() {
   local name=$1; shift
-  echo "=== hipacm: $name build === (${SECONDS} s into the run)"
+  stage "$name build"
   cmake -S . -B "build/$name" -G Ninja "$@"
   cmake --build "build/$name" -j "$jobs" ${BUILD_TARGET:+--target "$BUILD_TARGET"}
-  echo "=== hipacm: $name tests === (${SECONDS} s into the run)"
+  stage "$name tests"
   ctest --test-dir "build/$name" -j "$jobs" --timeout 600 $CTEST_ARGS
 }
 
 # First, as it takes a second: each source folder includes only what its DEPS file declares, and
 # no cycle runs through the folders (scripts/check-layering.py).
-echo "=== hipacm: layering check === (${SECONDS} s into the run)"
+stage "layering check"
 /usr/bin/python3 scripts/check-layering.py
 
 CTEST_ARGS="" run_config release -DCMAKE_BUILD_TYPE=Release -DHIPACM_WERROR=ON
 
-echo "=== hipacm: Python binding tests === (${SECONDS} s into the run)"
+stage "Python binding tests"
 HIPACM_LIBRARY="$PWD/build/release/libhipacm.so.1" /usr/bin/python3 -m pytest bindings/python/tests -q
 
-echo "=== hipacm: Rust binding tests === (${SECONDS} s into the run)"
+stage "Rust binding tests"
 (
   cd bindings/rust
   export HIPACM_LIB_DIR="$PWD/../../build/release"
@@ -59,7 +76,7 @@ echo "=== hipacm: Rust binding tests === (${SECONDS} s into the run)"
     echo "cargo clippy is not installed here: lint step not run"
   fi
 )
-echo "=== hipacm: ROCm matrix (6.4, 7.2) === (${SECONDS} s into the run)"
+stage "ROCm matrix (6.4, 7.2)"
 # The release build against Debian sid's ROCm 6.4 and experimental's ROCm 7.2, in chroots made
 # with debootstrap (docs/ROCM.md). In CI a missing prerequisite fails the run.
 rocm_missing=""
@@ -84,7 +101,7 @@ else
     echo "sid build and ctest wall time: $((SECONDS - rocm_start)) s"
   fi
 fi
-echo "=== hipacm: fuzzing every decoder of untrusted bytes (60 s a target) === (${SECONDS} s into the run)"
+stage "fuzzing every decoder of untrusted bytes (60 s a target)"
 bash scripts/fuzz.sh "${HIPACM_FUZZ_SECONDS:-60}"
 
 # Not the mpi label: Open MPI's libraries and the daemons its launcher starts are not built with
