@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: MIT
 # Writes hipacm(1) and hipacm-<subcommand>(1) with help2man from the tool's --help, one page per
 # subcommand the tool lists; a page's subcommands (cache's) get their own --help in it too.
+# hipacm(1) gets an ENVIRONMENT section made from the users' table of docs/SETTINGS.md, which a test
+# keeps equal to the list of settings (support/setting_list.cpp).
 # cmake -DHIPACM_EXE=<tool> -DHELP2MAN=<help2man> -DVERSION=<x.y.z> -DOUTPUT_DIR=<dir>
-#       -P generate_manpages.cmake
+#       -DSETTINGS_DOC=<docs/SETTINGS.md> -P generate_manpages.cmake
 cmake_policy(VERSION 3.20)
 include(${CMAKE_CURRENT_LIST_DIR}/cli_help.cmake)
-foreach(var HIPACM_EXE HELP2MAN VERSION OUTPUT_DIR)
+foreach(var HIPACM_EXE HELP2MAN VERSION OUTPUT_DIR SETTINGS_DOC)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "generate_manpages.cmake needs -D${var}=...")
   endif()
@@ -27,6 +29,47 @@ endforeach()
 list(TRANSFORM pages APPEND "(1)" OUTPUT_VARIABLE see_also)
 list(JOIN see_also ", " see_also)
 
+# The [ENVIRONMENT] section of an h2m include: one tagged paragraph per row of the "For users"
+# table ("| `NAME` | takes | default | stands in for | meaning |"), backticks dropped. Semicolons
+# and brackets would split or join CMake list items, so they travel as placeholders.
+function(hipacm_environment_section out_var)
+  file(READ ${SETTINGS_DOC} text)
+  string(REPLACE ";" "@SEMI@" text "${text}")
+  string(REPLACE "[" "@OPEN@" text "${text}")
+  string(REPLACE "]" "@CLOSE@" text "${text}")
+  string(REPLACE "`" "" text "${text}")
+  string(REPLACE "\\" "\\e" text "${text}")
+  string(REPLACE "\n" ";" lines "${text}")
+  set(section "[ENVIRONMENT]\n")
+  set(in_users OFF)
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^## ")
+      if(line STREQUAL "## For users")
+        set(in_users ON)
+      else()
+        set(in_users OFF)
+      endif()
+    elseif(in_users AND line MATCHES "^\\| (HIPACM_[A-Z0-9_]+) \\| (.*) \\| (.*) \\| (.*) \\| (.*) \\|$")
+      set(name ${CMAKE_MATCH_1})
+      set(takes "${CMAKE_MATCH_2}")
+      set(default "${CMAKE_MATCH_3}")
+      set(field "${CMAKE_MATCH_4}")
+      set(meaning "${CMAKE_MATCH_5}")
+      string(APPEND section ".TP\n.B ${name}\n${meaning}. Takes ${takes}@SEMI@ default: ${default}")
+      if(NOT field STREQUAL "-")
+        string(APPEND section "@SEMI@ stands in for hipacm_mode_config.${field}")
+      endif()
+      string(APPEND section ".\n")
+    endif()
+  endforeach()
+  string(APPEND section "\nThe full list, with the variables for tests, is docs/SETTINGS.md.\n")
+  string(REPLACE "@SEMI@" ";" section "${section}")
+  string(REPLACE "@OPEN@" "[" section "${section}")
+  string(REPLACE "@CLOSE@" "]" section "${section}")
+  set(${out_var} "${section}" PARENT_SCOPE)
+endfunction()
+hipacm_environment_section(environment_section)
+
 # help2man runs a program by the page's name with --help: a small script that prints the
 # subcommand's help (and its own subcommands' helps, so that their options are documented too).
 function(hipacm_write_page page)
@@ -43,7 +86,11 @@ function(hipacm_write_page page)
   list(REMOVE_ITEM see_also "${page}(1)")
   string(REPLACE "${page}(1), " "" others "${see_also}, ")
   string(REGEX REPLACE ", $" "" others "${others}")
-  file(WRITE ${work_dir}/${page}.h2m "[SEE ALSO]\n${others}\n")
+  set(include_text "[SEE ALSO]\n${others}\n")
+  if(page STREQUAL "hipacm")
+    string(APPEND include_text "${environment_section}")
+  endif()
+  file(WRITE ${work_dir}/${page}.h2m "${include_text}")
   execute_process(COMMAND ${CMAKE_COMMAND} -E env LC_ALL=C
                           ${HELP2MAN} --no-info --no-discard-stderr --version-string=${VERSION}
                           --name=${summary} --section=1 --include=${work_dir}/${page}.h2m

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // log.cpp - hipacm's only path to the host's stderr: leveled, prefixed, and quiet on request.
 #include "support/log.h"
-#include "support/environment.h"
 #include "support/fork_epoch.h"
+#include "support/settings.h"
 
 #include <unistd.h>
 
@@ -22,17 +22,6 @@ namespace {
 // child whose other threads are gone, so the paths that write them take no lock: the host's
 // sink is reached through atomics alone, log_once() remembers topics in a lock-free list, and
 // stderr gets one write(2). Only set_log_sink() locks, and it is called with no other lock held.
-
-constexpr std::size_t kMaxQuotedValue = 64;
-
-std::optional<LogLevel> parse_level(const std::string& v) {
-  if (v == "off" || v == "none" || v == "quiet") return LogLevel::kOff;
-  if (v == "error") return LogLevel::kError;
-  if (v == "warning") return LogLevel::kWarning;
-  if (v == "info") return LogLevel::kInfo;
-  if (v == "debug") return LogLevel::kDebug;
-  return std::nullopt;
-}
 
 const char* level_name(LogLevel level) {
   switch (level) {
@@ -64,30 +53,15 @@ void write_to_stderr(LogLevel level, std::string_view message) {
   (void)ignored;
 }
 
-// The environment's value as a message may quote it: bounded, control bytes replaced.
-std::string quoted_value(const std::string& value) {
-  std::string out = value.substr(0, kMaxQuotedValue);
-  for (char& c : out) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) c = '?';
-  }
-  if (value.size() > kMaxQuotedValue) out += "...";
-  return out;
-}
-
 // $HIPACM_LOG, read on every line: hosts and tests change it while the process runs, and a
 // read costs far less than the compile around it. An unknown value warns once per process.
 LogLevel stderr_level() {
-  const auto env = environment_value("HIPACM_LOG");
-  if (!env) return LogLevel::kWarning;
-  if (const auto level = parse_level(*env)) return *level;
+  const settings::Parsed<LogLevel> level = settings::log_level();
+  if (level.problem.empty()) return level.value;
   static constinit std::atomic<bool> warned{false};
-  if (!warned.exchange(true, std::memory_order_relaxed)) {
-    write_to_stderr(LogLevel::kWarning,
-                    "HIPACM_LOG=" + quoted_value(*env) +
-                        " is not a level: off, error, warning, info, debug; using warning");
-  }
-  return LogLevel::kWarning;
+  if (!warned.exchange(true, std::memory_order_relaxed))
+    write_to_stderr(LogLevel::kWarning, level.problem);
+  return level.value;
 }
 
 // ---- The host's sink ----

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "support/nearest_name.h"
+#include "support/settings.h"
 #include "tools/common/commands.h"
 #include "tools/common/exit_codes.h"
 #include "tools/common/terminal_text.h"
@@ -102,13 +103,14 @@ int report_unknown_command(const UnknownCommand& unknown) {
 // them in AppContext; a command with flags of the same name (warmup) gets them set as well, and
 // sets the tool's when they are given to it.
 void add_output_flags(CLI::App& app, hipacm::cli::AppContext& context) {
+  const std::string log_variable = hipacm::settings::name(hipacm::settings::Id::kLog);
   CLI::Option* quiet = app.add_flag(
       "-q,--quiet", context.quiet,
       "Results, warnings and errors only: no progress, headings, totals lines or hints");
   CLI::Option* verbose = app.add_flag(
       "-v,--verbose", context.verbose,
-      "More detail (e.g. whole cache keys), and the library's info-level log (HIPACM_LOG=info) "
-      "unless HIPACM_LOG is set");
+      std::string("More detail (e.g. whole cache keys), and the library's info-level log (") +
+          log_variable + "=info) unless " + log_variable + " is set");
   quiet->excludes(verbose);
 }
 
@@ -137,7 +139,8 @@ void share_output_flags(CLI::App& app, hipacm::cli::AppContext& context) {
     share_output_flags(*command, context);
   }
   // Read on every log line, so it also reaches a library loaded later.
-  if (context.verbose) ::setenv("HIPACM_LOG", "info", /*overwrite=*/0);
+  if (context.verbose)
+    hipacm::settings::put(hipacm::settings::Id::kLog, "info", /*overwrite=*/false);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "support/lazy_library.h"
 #include "support/no_destructor.h"
+#include "support/settings.h"
 
 namespace hipacm::backend {
 
@@ -12,7 +13,7 @@ namespace {
 // Pinned (the default): the driver starts threads that run its code until exit.
 LibrarySearch cuda_driver_search() {
   return {.name = "CUDA driver",
-          .override_variable = "HIPACM_CUDA_DRIVER_LIBRARY",
+          .override_variable = settings::name(settings::Id::kCudaDriverLibrary),
           .defaults = {"libcuda.so.1"},
           .not_found = "no CUDA driver"};
 }

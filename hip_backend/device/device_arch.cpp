@@ -11,8 +11,8 @@
 #include "hip_backend/device/device_arch_internal.h"
 #include "hip_backend/device/hip_runtime.h"
 #include "hip_backend/hiprtc/backend_lock.h"
-#include "support/environment.h"
 #include "support/failure.h"
+#include "support/settings.h"
 
 #if __has_include(<hip/hip_runtime_api.h>)
 #ifndef __HIP_PLATFORM_AMD__
@@ -114,7 +114,7 @@ std::string current_device_arch(std::string* why) {
 }
 
 std::string default_arch(std::string* why) {
-  if (auto from_env = environment_value("HIPACM_ARCH")) return *from_env;
+  if (auto from_env = settings::arch()) return *from_env;
   std::string no_device;
   std::string arch;
   try {
@@ -123,10 +123,9 @@ std::string default_arch(std::string* why) {
     no_device = failure_from_current_exception().message;
   }
   if (!arch.empty()) return arch;
-  set_why(why,
-          "no target arch: set hipacm_mode_config.arch or HIPACM_ARCH (e.g. gfx90a); no GPU was "
-          "found (" +
-              no_device + ")");
+  set_why(why, std::string("no target arch: set hipacm_mode_config.arch or ") +
+                   settings::name(settings::Id::kArch) + " (e.g. gfx90a); no GPU was found (" +
+                   no_device + ")");
   return "";
 }
 

@@ -6,6 +6,7 @@
 #include "support/dynamic_library.h"
 #include "support/loaded_objects.h"
 #include "support/no_destructor.h"
+#include "support/settings.h"
 
 #if __has_include(<hip/hip_version.h>)
 #include <hip/hip_version.h>
@@ -40,7 +41,7 @@ LibrarySearch hip_runtime_search() {
            {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"}))
     defaults.push_back(std::move(candidate));
   return {.name = "HIP runtime",
-          .override_variable = "HIPACM_HIP_RUNTIME_LIBRARY",
+          .override_variable = settings::name(settings::Id::kHipRuntimeLibrary),
           .defaults = std::move(defaults),
           .not_found = "cannot open the HIP runtime",
           .prefer_loaded = true};

@@ -14,8 +14,8 @@
 #include "hip_backend/hiprtc/rocm_toolchain.h"
 #include "hip_backend/library_facts.h"
 #include "hip_backend/rocm_paths.h"
-#include "support/environment.h"
 #include "support/no_destructor.h"
+#include "support/settings.h"
 #include "support/status_error.h"
 
 namespace hipacm::backend {
@@ -28,7 +28,7 @@ constexpr std::string_view kIsaPrefix = "amdgcn-amd-amdhsa--";
 // Only used when hipRTC itself cannot be loaded: otherwise the comgr hipRTC loads is read.
 LibrarySearch comgr_search() {
   return {.name = "comgr",
-          .override_variable = "HIPACM_COMGR_LIBRARY",
+          .override_variable = settings::name(settings::Id::kComgrLibrary),
           .defaults = rocm_library_candidates(
               {"libamd_comgr.so.3", "libamd_comgr.so.2", "libamd_comgr.so"})};
 }
@@ -163,7 +163,7 @@ std::optional<AmdgpuIsaTable> recalled_table(LibraryFactMemo* memo,
 // path: a leftover comgr of an older ROCm would refuse archs that hipRTC compiles. The search
 // list is read only when hipRTC cannot be loaded, so that doctor can still list archs.
 std::vector<std::string> table_sources(std::vector<std::string>* toolchain_files) {
-  if (const auto named = environment_value("HIPACM_COMGR_LIBRARY")) {
+  if (const auto named = settings::comgr_library()) {
     toolchain_files->push_back(*named);
     // hipRTC loads its own comgr first, so that the named one is compared with what hipRTC
     // picks by itself: loaded first, the named one would be reused under its soname and hide a
@@ -176,11 +176,11 @@ std::vector<std::string> table_sources(std::vector<std::string>* toolchain_files
                                    : mapped_comgr_path();
     if (mapped.empty()) return comgr_library_candidates();
     if (same_library(mapped, *named)) return {mapped};
+    const std::string variable = settings::name(settings::Id::kComgrLibrary);
     throw StatusError(HIPACM_ERROR_BACKEND_UNAVAILABLE,
-                      "mixed ROCm libraries: hipRTC loads comgr " + mapped +
-                          ", but HIPACM_COMGR_LIBRARY names another comgr (" + *named +
-                          "); unset HIPACM_COMGR_LIBRARY, or point it at the comgr of hipRTC's "
-                          "own ROCm");
+                      "mixed ROCm libraries: hipRTC loads comgr " + mapped + ", but " + variable +
+                          " names another comgr (" + *named + "); unset " + variable +
+                          ", or point it at the comgr of hipRTC's own ROCm");
   }
   const RocmToolchain* toolchain = rocm_toolchain(nullptr);
   if (toolchain == nullptr || toolchain->comgr_path.empty()) return comgr_library_candidates();

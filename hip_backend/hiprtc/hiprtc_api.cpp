@@ -6,6 +6,7 @@
 #include "hip_backend/hiprtc/hiprtc_internal.h"
 #include "hip_backend/rocm_paths.h"
 #include "support/no_destructor.h"
+#include "support/settings.h"
 
 namespace hipacm::backend {
 
@@ -17,7 +18,7 @@ namespace {
 LibrarySearch hiprtc_search() {
   return {
       .name = "hipRTC",
-      .override_variable = "HIPACM_HIPRTC_LIBRARY",
+      .override_variable = settings::name(settings::Id::kHiprtcLibrary),
       .defaults = rocm_library_candidates({"libhiprtc.so.7", "libhiprtc.so.6", "libhiprtc.so.5",
                                            "libhiprtc.so", "libamdhip64.so.5", "libamdhip64.so"}),
       .prefer_loaded = true};

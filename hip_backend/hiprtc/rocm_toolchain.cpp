@@ -13,10 +13,10 @@
 #include "hip_backend/hiprtc/hiprtc_internal.h"
 #include "hip_backend/rocm_paths.h"
 #include "support/dynamic_library.h"
-#include "support/environment.h"
 #include "support/failure.h"
 #include "support/loaded_objects.h"
 #include "support/no_destructor.h"
+#include "support/settings.h"
 #include "support/sha256.h"
 
 namespace hipacm::backend {
@@ -193,15 +193,17 @@ std::string mixed_rocm_problem(const RocmToolchain& toolchain) {
   if (toolchain.comgr_path.empty()) return {};
   const std::string comgr_file = real_or_given(toolchain.comgr_path);
   const std::string hiprtc_file = real_or_given(toolchain.hiprtc_path);
-  if (const auto named = environment_value("HIPACM_COMGR_LIBRARY")) {
+  const std::string comgr_variable = settings::name(settings::Id::kComgrLibrary);
+  const std::string hiprtc_variable = settings::name(settings::Id::kHiprtcLibrary);
+  if (const auto named = settings::comgr_library()) {
     const std::string named_file = library_file(*named);
     const bool same = same_library(named_file, comgr_file);
     if (!same)
       return "mixed ROCm libraries: hipRTC " + hiprtc_file + " compiles with comgr " + comgr_file +
-             ", but HIPACM_COMGR_LIBRARY names another comgr (" + named_file +
+             ", but " + comgr_variable + " names another comgr (" + named_file +
              "), so archs would be checked against a target list that is not the compiler's; "
-             "unset HIPACM_COMGR_LIBRARY, or set HIPACM_HIPRTC_LIBRARY to the hipRTC of the "
-             "same ROCm";
+             "unset " +
+             comgr_variable + ", or set " + hiprtc_variable + " to the hipRTC of the same ROCm";
   }
   const std::string hiprtc_tree = rocm_tree_of(hiprtc_file);
   const std::string comgr_tree = rocm_tree_of(comgr_file);
@@ -209,8 +211,8 @@ std::string mixed_rocm_problem(const RocmToolchain& toolchain) {
     return "mixed ROCm libraries: hipRTC " + hiprtc_file + " loaded comgr " + comgr_file +
            " from another ROCm install (" + (hiprtc_tree.empty() ? "the system's" : hiprtc_tree) +
            " against " + (comgr_tree.empty() ? "the system's" : comgr_tree) +
-           "); put the hipRTC's own lib/ folder first on LD_LIBRARY_PATH, or set "
-           "HIPACM_HIPRTC_LIBRARY to a hipRTC whose ROCm has its comgr";
+           "); put the hipRTC's own lib/ folder first on LD_LIBRARY_PATH, or set " +
+           hiprtc_variable + " to a hipRTC whose ROCm has its comgr";
   return {};
 }
 
@@ -222,7 +224,7 @@ std::vector<std::string> toolchain_memo_candidates() {
 
 std::vector<std::string> toolchain_memo_files(const RocmToolchain& toolchain) {
   std::vector<std::string> files = toolchain.files;
-  if (const auto named = environment_value("HIPACM_COMGR_LIBRARY"))
+  if (const auto named = settings::comgr_library())
     if (std::find(files.begin(), files.end(), *named) == files.end()) files.push_back(*named);
   return files;
 }

@@ -6,6 +6,7 @@
 
 #include "support/environment.h"
 #include "support/no_destructor.h"
+#include "support/settings.h"
 
 namespace hipacm::backend {
 
@@ -31,7 +32,7 @@ std::vector<std::string> nvrtc_default_candidates() {
 // Pinned (the default): NVRTC keeps its builtins library and threads alive past a close.
 LibrarySearch nvrtc_search() {
   return {.name = "NVRTC",
-          .override_variable = "HIPACM_NVRTC_LIBRARY",
+          .override_variable = settings::name(settings::Id::kNvrtcLibrary),
           .defaults = nvrtc_default_candidates()};
 }
 

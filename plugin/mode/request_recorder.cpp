@@ -22,9 +22,9 @@
 
 #include "plugin/cache/key/key.h"
 #include "plugin/mode/record_format.h"
-#include "support/environment.h"
 #include "support/fork_epoch.h"
 #include "support/log.h"
+#include "support/settings.h"
 #include "support/unique_fd.h"
 
 namespace hipacm {
@@ -191,7 +191,7 @@ std::string record_line(const backend::CompileRequest& request) {
 
 void record_request(const backend::CompileRequest& request) noexcept {
   try {
-    const std::optional<std::string> path = backend::environment_value("HIPACM_RECORD");
+    const std::optional<std::string> path = settings::record_path();
     if (!path) return;
     const std::string digest = content_digest(request);
     RecorderState& state = recorder();

@@ -9,7 +9,7 @@
 #include "hip_backend/hiprtc/rocm_toolchain.h"
 #include "hip_backend/rocm_paths.h"
 #include "support/dynamic_library.h"
-#include "support/environment.h"
+#include "support/settings.h"
 
 namespace hipacm::cli {
 namespace {
@@ -64,7 +64,7 @@ ToolchainProbe probe_toolchain() {
 LibraryProbe probe_comgr(std::vector<std::string>* processors) {
   LibraryProbe probe;
   const ToolchainProbe toolchain = probe_toolchain();
-  const auto named = backend::environment_value("HIPACM_COMGR_LIBRARY");
+  const auto named = settings::comgr_library();
   if (named && !toolchain.comgr_path.empty() &&
       !backend::same_library(toolchain.comgr_path, *named)) {
     // Loading it next to hipRTC's comgr could abort the process (LLVM's options twice).

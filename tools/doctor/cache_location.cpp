@@ -4,6 +4,7 @@
 
 #include "plugin/cache/store/location.h"
 #include "support/environment.h"
+#include "support/settings.h"
 
 #include <unistd.h>
 
@@ -47,13 +48,14 @@ CacheLocation resolve_cache_location(const std::string& explicit_dir) {
   // what a mode opens; only the label saying which setting chose it is ours.
   location.path = cache::user_cache_dir(explicit_dir);
   if (location.path.empty()) {
-    location.problem = "no HIPACM_CACHE_DIR, XDG_CACHE_HOME or home directory";
+    location.problem = std::string("no ") + settings::name(settings::Id::kCacheDir) +
+                       ", XDG_CACHE_HOME or home directory";
     return location;
   }
-  location.source = !explicit_dir.empty()                            ? "--cache-dir"
-                    : backend::environment_value("HIPACM_CACHE_DIR") ? "HIPACM_CACHE_DIR"
-                    : backend::environment_value("XDG_CACHE_HOME")   ? "XDG_CACHE_HOME"
-                                                                     : "HOME";
+  location.source = !explicit_dir.empty()   ? "--cache-dir"
+                    : settings::cache_dir() ? settings::name(settings::Id::kCacheDir)
+                    : backend::environment_value("XDG_CACHE_HOME") ? "XDG_CACHE_HOME"
+                                                                   : "HOME";
   location.database = cache::database_in(location.path);
   std::string fs_name;
   if (cache::on_network_filesystem(location.path, &fs_name)) location.network_fs = fs_name;

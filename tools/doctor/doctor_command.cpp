@@ -3,7 +3,10 @@
 #include <fmt/core.h>
 
 #include <memory>
+#include <optional>
+#include <string>
 
+#include "support/settings.h"
 #include "tools/common/commands.h"
 #include "tools/common/exit_codes.h"
 #include "tools/common/json_output.h"
@@ -27,6 +30,26 @@ void print_checks(const std::vector<Check>& checks) {
                                     : "hipacm cannot compile here: fix the errors above.");
 }
 
+// Every variable of the settings list (support/settings.h), with what this process reads in it:
+// the same list as docs/SETTINGS.md and the man page's ENVIRONMENT section.
+nlohmann::ordered_json settings_report() {
+  auto or_null = [](const char* text) {
+    return *text == '\0' ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(text);
+  };
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const settings::Info& setting : settings::list()) {
+    const std::optional<std::string> value = settings::text(setting.id);
+    list.push_back({{"name", setting.name},
+                    {"value", value ? nlohmann::ordered_json(*value) : nullptr},
+                    {"takes", setting.takes},
+                    {"default", setting.default_value},
+                    {"overrides", or_null(setting.config_field)},
+                    {"for", setting.audience == settings::Audience::kUsers ? "users" : "tests"},
+                    {"replaced_by", or_null(setting.replaced_by)}});
+  }
+  return list;
+}
+
 int run(const DoctorOptions& options) {
   const std::vector<Check> checks = run_doctor_checks();
   if (options.json) {
@@ -39,7 +62,11 @@ int run(const DoctorOptions& options) {
                                                   : nlohmann::ordered_json(check.hint)},
                       {"details", check.details}});
     }
-    write_json({{"schema", "hipacm-doctor-1"}, {"usable", usable(checks)}, {"checks", list}}, "-");
+    write_json({{"schema", "hipacm-doctor-1"},
+                {"usable", usable(checks)},
+                {"checks", list},
+                {"settings", settings_report()}},
+               "-");
   } else {
     print_checks(checks);
   }

@@ -13,7 +13,7 @@
 
 #include "hip_backend/source_name_policy.h"
 #include "plugin/cache/store/location.h"
-#include "support/environment.h"
+#include "support/settings.h"
 #include "tools/common/code_object_summary.h"
 #include "tools/common/exit_codes.h"
 #include "tools/common/terminal_text.h"
@@ -82,7 +82,7 @@ std::optional<std::uint64_t> cached_failures_so_far() {
 void check_named_cache(const WarmupSettings& settings) {
   if (settings.no_cache) return;
   const bool given = !settings.cache_dir.empty();
-  if (!given && !backend::environment_value("HIPACM_CACHE_DIR")) return;
+  if (!given && !settings::cache_dir()) return;
   // Only a run that writes the cache needs it usable; a bad $HIPACM_CACHE is the mode's error.
   try {
     if (cache::resolve_policy(HIPACM_CACHE_DEFAULT) != cache::Policy::kReadWrite) return;
@@ -90,8 +90,9 @@ void check_named_cache(const WarmupSettings& settings) {
     return;
   }
   const std::string dir = cache::user_cache_dir(settings.cache_dir);
-  const std::string label = given ? fmt::format("--cache-dir {}", printable(dir))
-                                  : fmt::format("HIPACM_CACHE_DIR={}", printable(dir));
+  const std::string label =
+      given ? fmt::format("--cache-dir {}", printable(dir))
+            : fmt::format("{}={}", settings::name(settings::Id::kCacheDir), printable(dir));
   if (Expected<void> prepared = cache::prepare_writable_dir(dir); !prepared)
     throw InputError(fmt::format("{}: the cache cannot be used: {}", label,
                                  printable(prepared.failure().message)));

@@ -16,15 +16,12 @@
 #include <hipacm/hipacm.h>
 
 #include "plugin/cache/store/schema.h"
-#include "support/byte_size.h"
 #include "support/environment.h"
-#include "support/log.h"
+#include "support/settings.h"
 #include "support/status_error.h"
 
 namespace hipacm::cache {
 namespace {
-
-constexpr std::int64_t kDefaultMaxBytes = std::int64_t{2} << 30;
 
 std::string env(const char* name) {
   return backend::environment_value(name).value_or(std::string());
@@ -54,12 +51,17 @@ Policy resolve_policy(std::int32_t requested) {
           "cache_policy is " + std::to_string(requested) +
               "; expected HIPACM_CACHE_DEFAULT (0), _OFF (1), _READ (2) or _READWRITE (3)");
   }
-  const std::string value = env("HIPACM_CACHE");
-  if (value.empty() || value == "readwrite") return Policy::kReadWrite;
-  if (value == "off") return Policy::kOff;
-  if (value == "read") return Policy::kRead;
-  throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT,
-                    "HIPACM_CACHE is '" + value + "'; expected off, read or readwrite");
+  Expected<settings::CachePolicy> policy = settings::cache_policy();
+  if (!policy) throw StatusError(policy.failure().status, policy.failure().message);
+  switch (policy.value()) {
+    case settings::CachePolicy::kOff:
+      return Policy::kOff;
+    case settings::CachePolicy::kRead:
+      return Policy::kRead;
+    case settings::CachePolicy::kReadWrite:
+      break;
+  }
+  return Policy::kReadWrite;
 }
 
 CacheSettings resolve_cache_settings(std::int32_t requested_policy, const std::string& mode_dir) {
@@ -75,7 +77,7 @@ CacheSettings resolve_cache_settings(std::int32_t requested_policy, const std::s
 
 std::string user_cache_dir(const std::string& mode_dir) {
   if (!mode_dir.empty()) return mode_dir;
-  if (std::string dir = env("HIPACM_CACHE_DIR"); !dir.empty()) return dir;
+  if (std::optional<std::string> dir = settings::cache_dir()) return *dir;
   if (std::string xdg = env("XDG_CACHE_HOME"); !xdg.empty()) return xdg + "/hipacm";
   if (std::string home = env("HOME"); !home.empty()) return home + "/.cache/hipacm";
   return std::string();
@@ -84,23 +86,14 @@ std::string user_cache_dir(const std::string& mode_dir) {
 std::string database_in(const std::string& dir) { return dir + "/" + kDatabaseFileName; }
 
 std::string system_cache_path() {
-  const std::string value = env("HIPACM_SYSTEM_CACHE");
+  const std::string value = settings::system_cache().value_or(std::string());
   if (value.empty()) return value;
   std::error_code ec;
   if (std::filesystem::is_directory(value, ec)) return database_in(value);
   return value;
 }
 
-std::int64_t max_cache_bytes() {
-  const std::string value = env("HIPACM_CACHE_MAX_BYTES");
-  if (value.empty()) return kDefaultMaxBytes;
-  // The same spellings as `hipacm cache prune --max-bytes`: 2147483648, 512M, 1.5G, 100KiB.
-  if (const std::optional<std::int64_t> parsed = parse_byte_size(value)) return *parsed;
-  backend::log_once(
-      backend::LogLevel::kWarning, "cache-max-bytes",
-      "HIPACM_CACHE_MAX_BYTES: " + byte_size_problem(value) + "; using the default of 2 GiB");
-  return kDefaultMaxBytes;
-}
+std::int64_t max_cache_bytes() { return settings::cache_max_bytes(); }
 
 bool on_network_filesystem(const std::string& path, std::string* fs_name) {
   // statfs magic numbers from linux/magic.h and the CIFS/SMB2 sources.

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+// setting_list.cpp - the list of every HIPACM_* environment variable: name, values, default, the
+// config field it stands in for, who may set it, and what it means. The only place in the
+// library, the worker and the tool that names them (docs/SETTINGS.md is checked against it).
+#include <array>
+
+#include "support/settings.h"
+
+namespace hipacm::settings {
+namespace {
+
+constexpr Audience kUsers = Audience::kUsers;
+constexpr Audience kTests = Audience::kTests;
+
+constexpr std::array<Info, static_cast<std::size_t>(Id::kCount)> kList = {{
+    {Id::kArch, "HIPACM_ARCH", "an arch (`gfx90a`, `gfx90a:xnack-`, `sm_90`)", "the GPU's", "arch",
+     kUsers,
+     "the arch a mode compiles for when its config names none, and the tool's default arch; "
+     "`sm_` and `compute_` archs select NVRTC",
+     ""},
+    {Id::kIsolation, "HIPACM_ISOLATION", "`auto`, `in-process` or `process`", "`auto`", "isolation",
+     kUsers,
+     "where a mode whose config says AUTO compiles: in worker processes, in the host, or (`auto`) "
+     "in workers when `hipacm-worker` is found",
+     ""},
+    {Id::kCompileService, "HIPACM_COMPILE_SERVICE", "`auto`, `on` or `off`", "`auto`", "", kUsers,
+     "where workers come from: `auto` takes them from this user's compile service, which keeps "
+     "warm workers between processes, except in a host that is PID 1 or a child subreaper; `on` "
+     "in every host; `off`: each process spawns its own",
+     ""},
+    {Id::kWorker, "HIPACM_WORKER", "a path", "beside `libhipacm.so`, or `<prefix>/libexec/hipacm/`",
+     "", kUsers, "the `hipacm-worker` binary to run", ""},
+    {Id::kWorkerIdleMs, "HIPACM_WORKER_IDLE_MS", "milliseconds", "60000", "", kUsers,
+     "how long an idle warm worker waits before it retires", ""},
+    {Id::kServiceIdleMs, "HIPACM_SERVICE_IDLE_MS", "milliseconds", "300000", "", kUsers,
+     "how long a compile service with no worker in use waits before it exits", ""},
+    {Id::kServiceFork, "HIPACM_SERVICE_FORK", "`on` or `off`", "`on`", "", kUsers,
+     "`off`: the compile service spawns its workers instead of forking them from its warm state "
+     "(it spawns anyway once a compiler has started threads in it)",
+     ""},
+    {Id::kPrestartWorkers, "HIPACM_PRESTART_WORKERS", "`off`, `on` or a number of workers", "`off`",
+     "", kUsers,
+     "workers a mode starts and warms when it is entered, before its first submit (`on`: "
+     "`max_workers`)",
+     ""},
+    {Id::kMachineJobs, "HIPACM_MACHINE_JOBS", "a count, or `off`", "the online CPUs", "", kUsers,
+     "compiles of this user (in workers or in a host) that may run at once on this machine, "
+     "across all hipacm processes",
+     ""},
+    {Id::kRuntimeDir, "HIPACM_RUNTIME_DIR", "a path",
+     "`$XDG_RUNTIME_DIR/hipacm`, else `/tmp/hipacm-<uid>`", "", kUsers,
+     "the private directory of the machine budget's slots, the compile service's socket, the "
+     "runtime-header PCHs and, with the cache off, the remembered library facts",
+     ""},
+    {Id::kHiprtcPch, "HIPACM_HIPRTC_PCH", "`on`, `off` or `check`", "`on`", "", kUsers,
+     "whether workers use a PCH of hipRTC's runtime header that hipRTC emitted and a plain compile "
+     "confirmed; `check` uses it but compiles every kernel plainly too and returns the plain "
+     "result",
+     ""},
+    {Id::kHiprtcLibrary, "HIPACM_HIPRTC_LIBRARY", "a path or soname",
+     "`libhiprtc.so.7`, `.6`, `.5`, `libhiprtc.so`, then `libamdhip64.so.5`, in the ROCm trees", "",
+     kUsers, "the hipRTC library to load (the only one tried)", ""},
+    {Id::kComgrLibrary, "HIPACM_COMGR_LIBRARY", "a path or soname", "the comgr that hipRTC loads",
+     "", kUsers,
+     "the comgr that lists the supported archs; one that is not hipRTC's own is refused as a mixed "
+     "ROCm pair",
+     ""},
+    {Id::kHipRuntimeLibrary, "HIPACM_HIP_RUNTIME_LIBRARY", "a path or soname",
+     "the one beside hipRTC, then `libamdhip64.so.7`, `.6`, `.5`", "", kUsers,
+     "the HIP runtime that loads code objects onto a device", ""},
+    {Id::kNvrtcLibrary, "HIPACM_NVRTC_LIBRARY", "a path or soname",
+     "`libnvrtc.so.13`, `.12`, `.11`, then `$CUDA_HOME/lib64`, `/usr/local/cuda/lib64`", "", kUsers,
+     "the NVRTC library for `sm_` and `compute_` archs (the only one tried)", ""},
+    {Id::kCudaDriverLibrary, "HIPACM_CUDA_DRIVER_LIBRARY", "a path or soname", "`libcuda.so.1`", "",
+     kUsers, "the CUDA driver library that loads code objects onto an NVIDIA device", ""},
+    {Id::kCache, "HIPACM_CACHE", "`off`, `read` or `readwrite`", "`readwrite`", "cache_policy",
+     kUsers, "the cache policy of a mode whose config says DEFAULT", ""},
+    {Id::kCacheDir, "HIPACM_CACHE_DIR", "a path",
+     "`$XDG_CACHE_HOME/hipacm`, else `~/.cache/hipacm`", "cache_dir", kUsers,
+     "the read-write cache directory of a mode whose config names none; `%r` becomes the rank "
+     "under `warmup --mpi`",
+     ""},
+    {Id::kSystemCache, "HIPACM_SYSTEM_CACHE", "a path", "none", "", kUsers,
+     "a read-only cache database (or a directory holding `kernels.sqlite3`) consulted beneath the "
+     "user cache",
+     ""},
+    {Id::kCacheMaxBytes, "HIPACM_CACHE_MAX_BYTES", "bytes, or a number with K, M, G or T", "2 GiB",
+     "", kUsers, "the user cache's size bound, kept by evicting the least recently used entries",
+     ""},
+    {Id::kLog, "HIPACM_LOG", "`off`, `error`, `warning`, `info` or `debug`", "`warning`", "",
+     kUsers, "what hipacm writes to stderr (a host may take the lines instead)", ""},
+    {Id::kRecord, "HIPACM_RECORD", "a path", "none", "", kUsers,
+     "a file that every request the host compiles (cache hits included) is appended to, one JSON "
+     "line each, for `hipacm warmup FILE` to replay",
+     ""},
+    {Id::kMpiRoundBytes, "HIPACM_MPI_ROUND_BYTES", "bytes, from 4 KiB to 1 GiB", "256 MiB", "",
+     kUsers, "`warmup --mpi`: what a rank sends in one round of the exchange of code objects", ""},
+    {Id::kWorkerFault, "HIPACM_WORKER_FAULT", "a fault list (`crash-segv:when=MARK`, ...)", "none",
+     "", kTests, "faults a worker injects, with `HIPACM_WORKER_ENABLE_FAULTS=1`", ""},
+    {Id::kWorkerEnableFaults, "HIPACM_WORKER_ENABLE_FAULTS", "`1`", "unset", "", kTests,
+     "lets a worker honour `HIPACM_WORKER_FAULT`", ""},
+    {Id::kMpiTestEnableFaults, "HIPACM_MPI_TEST_ENABLE_FAULTS", "`1`", "unset", "", kTests,
+     "lets `warmup --mpi` honour `HIPACM_MPI_TEST_DIE_RANK`", ""},
+    {Id::kMpiTestDieRank, "HIPACM_MPI_TEST_DIE_RANK", "a rank", "none", "", kTests,
+     "the rank of `warmup --mpi` that exits after its first compile", ""},
+}};
+
+// The list is indexed by Id: each entry must sit at its own position.
+constexpr bool in_id_order() {
+  for (std::size_t i = 0; i < kList.size(); ++i)
+    if (static_cast<std::size_t>(kList[i].id) != i) return false;
+  return true;
+}
+static_assert(in_id_order(), "kList must hold one entry per Id, in Id order");
+
+}  // namespace
+
+std::span<const Info> list() { return kList; }
+
+const Info& info(Id id) { return kList[static_cast<std::size_t>(id)]; }
+
+}  // namespace hipacm::settings

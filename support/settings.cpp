@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+// settings.cpp - reads each HIPACM_* variable as a typed value, with the messages its malformed
+// values have always had.
+#include "support/settings.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+
+#include "support/byte_size.h"
+#include "support/environment.h"
+
+namespace hipacm::settings {
+namespace {
+
+constexpr std::int64_t kDefaultWorkerIdleMs = 60000;
+// A year already means "keep workers for the process's life"; more would overflow the clock
+// arithmetic (since + timeout) and retire them at once.
+constexpr std::int64_t kMaxWorkerIdleMs = 365LL * 24 * 3600 * 1000;
+constexpr unsigned long kDefaultServiceIdleMs = 5UL * 60 * 1000;
+constexpr unsigned long kMaxServiceIdleMs = 24UL * 3600 * 1000;
+constexpr std::int64_t kDefaultCacheMaxBytes = std::int64_t{2} << 30;
+constexpr std::size_t kMaxQuotedValue = 64;
+
+std::string named(Id id) { return name(id); }
+
+// A value a message quotes: bounded, control bytes replaced.
+std::string quoted(const std::string& value) {
+  std::string out = value.substr(0, kMaxQuotedValue);
+  for (char& c : out) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) c = '?';
+  }
+  if (value.size() > kMaxQuotedValue) out += "...";
+  return out;
+}
+
+// The whole of `text` as a number of type T, or nullopt.
+template <class T>
+std::optional<T> whole_number(const std::string& text) {
+  T value{};
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end) return std::nullopt;
+  return value;
+}
+
+// What a fault hook reads: its own variable, when `enable` is "1".
+std::optional<std::string> test_hook(Id enable, Id hook) {
+  if (text(enable) != "1") return std::nullopt;
+  return text(hook);
+}
+
+}  // namespace
+
+std::optional<std::string> text(Id id) { return backend::environment_value(name(id)); }
+
+void put(Id id, const std::string& value, bool overwrite) {
+  ::setenv(name(id), value.c_str(), overwrite ? 1 : 0);
+}
+
+std::optional<std::string> arch() { return text(Id::kArch); }
+
+Expected<Isolation> isolation() {
+  const std::optional<std::string> value = text(Id::kIsolation);
+  if (!value || *value == "auto") return Isolation::kAuto;
+  if (*value == "in-process") return Isolation::kInProcess;
+  if (*value == "process") return Isolation::kProcess;
+  return Failure{HIPACM_ERROR_INVALID_ARGUMENT, named(Id::kIsolation) + " is '" + *value +
+                                                    "'; expected auto, in-process or process"};
+}
+
+Parsed<CompileService> compile_service() {
+  const std::optional<std::string> value = text(Id::kCompileService);
+  if (!value || *value == "auto") return {CompileService::kAuto, ""};
+  if (*value == "on") return {CompileService::kOn, ""};
+  if (*value == "off") return {CompileService::kOff, ""};
+  return {CompileService::kOff,
+          named(Id::kCompileService) + "='" + *value + "' is not auto, on or off; read as off"};
+}
+
+std::optional<std::string> worker_path() { return text(Id::kWorker); }
+
+std::int64_t worker_idle_ms() {
+  const std::optional<std::string> value = text(Id::kWorkerIdleMs);
+  if (!value) return kDefaultWorkerIdleMs;
+  const std::optional<std::int64_t> ms = whole_number<std::int64_t>(*value);
+  if (!ms || *ms < 0) return kDefaultWorkerIdleMs;
+  return std::min(*ms, kMaxWorkerIdleMs);
+}
+
+unsigned long service_idle_ms() {
+  const std::optional<std::string> value = text(Id::kServiceIdleMs);
+  if (!value) return kDefaultServiceIdleMs;
+  const std::optional<unsigned long> ms = whole_number<unsigned long>(*value);
+  return ms ? std::min(*ms, kMaxServiceIdleMs) : kDefaultServiceIdleMs;
+}
+
+bool service_fork() { return text(Id::kServiceFork) != "off"; }
+
+Expected<unsigned> prestart_workers(unsigned max_workers) {
+  const std::optional<std::string> value = text(Id::kPrestartWorkers);
+  if (!value || *value == "off") return 0u;
+  if (*value == "on") return max_workers;
+  const std::optional<unsigned> count = whole_number<unsigned>(*value);
+  if (!count)
+    return Failure{HIPACM_ERROR_INVALID_ARGUMENT, named(Id::kPrestartWorkers) + " is '" + *value +
+                                                      "'; expected off, on or a number of workers"};
+  return std::min(*count, max_workers);
+}
+
+Parsed<std::optional<unsigned>> machine_jobs(unsigned online_cpus) {
+  const std::optional<std::string> value = text(Id::kMachineJobs);
+  if (!value) return {};
+  if (*value == "off" || *value == "0") return {0u, ""};
+  if (const std::optional<unsigned> count = whole_number<unsigned>(*value); count && *count > 0)
+    return {*count, ""};
+  return {std::nullopt, named(Id::kMachineJobs) + "='" + *value +
+                            "' is not a positive count or 'off'; using the machine's " +
+                            std::to_string(online_cpus) + " online CPUs"};
+}
+
+std::optional<std::string> runtime_dir() { return text(Id::kRuntimeDir); }
+
+Parsed<HiprtcPch> hiprtc_pch() {
+  const std::optional<std::string> value = text(Id::kHiprtcPch);
+  if (!value || *value == "on") return {HiprtcPch::kOn, ""};
+  if (*value == "off") return {HiprtcPch::kOff, ""};
+  if (*value == "check") return {HiprtcPch::kCheck, ""};
+  return {HiprtcPch::kOn, named(Id::kHiprtcPch) + "='" + *value + "' is not on, off or check"};
+}
+
+std::optional<std::string> comgr_library() { return text(Id::kComgrLibrary); }
+
+Expected<CachePolicy> cache_policy() {
+  const std::optional<std::string> value = text(Id::kCache);
+  if (!value || *value == "readwrite") return CachePolicy::kReadWrite;
+  if (*value == "off") return CachePolicy::kOff;
+  if (*value == "read") return CachePolicy::kRead;
+  return Failure{HIPACM_ERROR_INVALID_ARGUMENT,
+                 named(Id::kCache) + " is '" + *value + "'; expected off, read or readwrite"};
+}
+
+std::optional<std::string> cache_dir() { return text(Id::kCacheDir); }
+
+std::optional<std::string> system_cache() { return text(Id::kSystemCache); }
+
+std::int64_t cache_max_bytes() {
+  const std::optional<std::string> value = text(Id::kCacheMaxBytes);
+  if (!value) return kDefaultCacheMaxBytes;
+  // The same spellings as `hipacm cache prune --max-bytes`: 2147483648, 512M, 1.5G, 100KiB.
+  if (const std::optional<std::int64_t> parsed = parse_byte_size(*value)) return *parsed;
+  backend::log_once(backend::LogLevel::kWarning, "cache-max-bytes",
+                    named(Id::kCacheMaxBytes) + ": " + byte_size_problem(*value) +
+                        "; using the default of 2 GiB");
+  return kDefaultCacheMaxBytes;
+}
+
+Parsed<backend::LogLevel> log_level() {
+  using backend::LogLevel;
+  const std::optional<std::string> value = text(Id::kLog);
+  if (!value) return {LogLevel::kWarning, ""};
+  const std::string& v = *value;
+  if (v == "off" || v == "none" || v == "quiet") return {LogLevel::kOff, ""};
+  if (v == "error") return {LogLevel::kError, ""};
+  if (v == "warning") return {LogLevel::kWarning, ""};
+  if (v == "info") return {LogLevel::kInfo, ""};
+  if (v == "debug") return {LogLevel::kDebug, ""};
+  return {LogLevel::kWarning,
+          named(Id::kLog) + "=" + quoted(v) +
+              " is not a level: off, error, warning, info, debug; using warning"};
+}
+
+std::optional<std::string> record_path() { return text(Id::kRecord); }
+
+std::optional<std::string> mpi_round_bytes() { return text(Id::kMpiRoundBytes); }
+
+std::optional<std::string> worker_fault() {
+  return test_hook(Id::kWorkerEnableFaults, Id::kWorkerFault);
+}
+
+std::optional<std::string> mpi_test_die_rank() {
+  return test_hook(Id::kMpiTestEnableFaults, Id::kMpiTestDieRank);
+}
+
+}  // namespace hipacm::settings

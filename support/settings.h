@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: MIT
+// settings.h - every HIPACM_* environment variable: the one list of them, and each read as a typed
+// value, through environment_value(), where the code needs it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "support/failure.h"
+#include "support/log.h"
+
+namespace hipacm::settings {
+
+/// One variable of the list. The order is the documentation's (docs/SETTINGS.md).
+enum class Id : std::uint8_t {
+  kArch,
+  kIsolation,
+  kCompileService,
+  kWorker,
+  kWorkerIdleMs,
+  kServiceIdleMs,
+  kServiceFork,
+  kPrestartWorkers,
+  kMachineJobs,
+  kRuntimeDir,
+  kHiprtcPch,
+  kHiprtcLibrary,
+  kComgrLibrary,
+  kHipRuntimeLibrary,
+  kNvrtcLibrary,
+  kCudaDriverLibrary,
+  kCache,
+  kCacheDir,
+  kSystemCache,
+  kCacheMaxBytes,
+  kLog,
+  kRecord,
+  kMpiRoundBytes,
+  kWorkerFault,
+  kWorkerEnableFaults,
+  kMpiTestEnableFaults,
+  kMpiTestDieRank,
+  kCount
+};
+
+/// Who may set a variable: users, or only the test suite (fault hooks that real runs never take).
+enum class Audience : std::uint8_t { kUsers, kTests };
+
+/// What the documentation says of one variable; docs/SETTINGS.md's tables, the man page's
+/// ENVIRONMENT section and `hipacm doctor --json` are made from, or checked against, these.
+struct Info {
+  Id id;
+  const char* name;           ///< "HIPACM_CACHE"
+  const char* takes;          ///< the values it accepts: "off, read or readwrite"
+  const char* default_value;  ///< what applies while it is unset
+  const char* config_field;   ///< the hipacm_mode_config field it stands in for, or ""
+  Audience audience;
+  const char* meaning;      ///< one sentence
+  const char* replaced_by;  ///< for a deprecated name, the setting to use instead; else ""
+};
+
+/// Every variable hipacm reads, in Id order.
+std::span<const Info> list();
+const Info& info(Id id);
+inline const char* name(Id id) { return info(id).name; }
+
+/// The variable's value through environment_value() (secure_getenv; empty reads as unset, and
+/// everything does in a privileged process). Read again on every call: hosts and tests change
+/// variables while a process runs.
+std::optional<std::string> text(Id id);
+
+/// Sets the variable in this process's environment, which workers and later reads take on; an
+/// existing value stays unless `overwrite`.
+void put(Id id, const std::string& value, bool overwrite);
+
+/// A value that a malformed setting does not stop: `problem` says what was wrong and what was
+/// used instead (empty when nothing was).
+template <class T>
+struct Parsed {
+  T value{};
+  std::string problem;
+};
+
+// ---- Typed reads, each where the code needs the value (none is cached here) ----
+
+/// $HIPACM_ARCH: the default arch.
+std::optional<std::string> arch();
+
+enum class Isolation : std::uint8_t { kAuto, kInProcess, kProcess };
+/// $HIPACM_ISOLATION, unset reading as kAuto; an unknown word is an INVALID_ARGUMENT failure.
+Expected<Isolation> isolation();
+
+enum class CompileService : std::uint8_t { kAuto, kOn, kOff };
+/// $HIPACM_COMPILE_SERVICE; an unknown word reads as kOff, with the problem.
+Parsed<CompileService> compile_service();
+
+/// $HIPACM_WORKER: the hipacm-worker binary to run.
+std::optional<std::string> worker_path();
+
+/// $HIPACM_WORKER_IDLE_MS: how long an idle worker waits before it retires (ms); a malformed or
+/// negative value reads as the default, and a year caps it.
+std::int64_t worker_idle_ms();
+
+/// $HIPACM_SERVICE_IDLE_MS: how long an idle compile service waits before it exits (ms); a
+/// malformed value reads as the default, and a day caps it.
+unsigned long service_idle_ms();
+
+/// $HIPACM_SERVICE_FORK: false only for "off".
+bool service_fork();
+
+/// $HIPACM_PRESTART_WORKERS for a mode of `max_workers`: 0 (unset or off), `max_workers` (on) or
+/// a count, at most `max_workers`; anything else is an INVALID_ARGUMENT failure.
+Expected<unsigned> prestart_workers(unsigned max_workers);
+
+/// $HIPACM_MACHINE_JOBS: nullopt while unset (the machine's `online_cpus`), 0 for off, else the
+/// count; a malformed value reads as nullopt, with the problem.
+Parsed<std::optional<unsigned>> machine_jobs(unsigned online_cpus);
+
+/// $HIPACM_RUNTIME_DIR.
+std::optional<std::string> runtime_dir();
+
+enum class HiprtcPch : std::uint8_t { kOn, kOff, kCheck };
+/// $HIPACM_HIPRTC_PCH; an unknown word reads as kOn, with the problem.
+Parsed<HiprtcPch> hiprtc_pch();
+
+/// $HIPACM_COMGR_LIBRARY.
+std::optional<std::string> comgr_library();
+
+/// $HIPACM_CACHE ... the cache policy when the mode's is DEFAULT; unset reads as kReadWrite.
+enum class CachePolicy : std::uint8_t { kReadWrite, kRead, kOff };
+/// An unknown word is an INVALID_ARGUMENT failure.
+Expected<CachePolicy> cache_policy();
+
+/// $HIPACM_CACHE_DIR.
+std::optional<std::string> cache_dir();
+
+/// $HIPACM_SYSTEM_CACHE.
+std::optional<std::string> system_cache();
+
+/// $HIPACM_CACHE_MAX_BYTES; a malformed value logs one warning per process and reads as the
+/// default (2 GiB).
+std::int64_t cache_max_bytes();
+
+/// $HIPACM_LOG: the stderr level; an unknown word reads as kWarning, with the problem.
+Parsed<backend::LogLevel> log_level();
+
+/// $HIPACM_RECORD: the file that compiled requests are appended to.
+std::optional<std::string> record_path();
+
+/// $HIPACM_MPI_ROUND_BYTES, unparsed: `warmup --mpi` checks it against its message bounds.
+std::optional<std::string> mpi_round_bytes();
+
+// ---- Test hooks: honoured only with their enabling variable ----
+
+/// $HIPACM_WORKER_FAULT, when $HIPACM_WORKER_ENABLE_FAULTS=1.
+std::optional<std::string> worker_fault();
+
+/// $HIPACM_MPI_TEST_DIE_RANK, when $HIPACM_MPI_TEST_ENABLE_FAULTS=1.
+std::optional<std::string> mpi_test_die_rank();
+
+}  // namespace hipacm::settings
