@@ -93,10 +93,10 @@ void round_trip_entries(const std::vector<cli::EntryForItem>& entries, std::size
   std::vector<const cli::EntryForItem*> pointers;
   for (const cli::EntryForItem& one : entries) pointers.push_back(&one);
   const std::vector<std::uint8_t> bytes = cli::encode_entries(pointers);
-  std::vector<cli::EntryForItem> again;
-  std::string error;
-  if (!cli::decode_entries(bytes.data(), bytes.size(), item_count, &again, &error))
-    invariant_broken("accepted entries, encoded again, are refused: " + error);
+  const auto decoded = cli::decode_entries(bytes.data(), bytes.size(), item_count);
+  if (!decoded)
+    invariant_broken("accepted entries, encoded again, are refused: " + decoded.failure().message);
+  const std::vector<cli::EntryForItem>& again = decoded.value();
   if (again.size() != entries.size())
     invariant_broken("accepted entries, encoded again, decode to another number of entries");
   for (std::size_t i = 0; i < entries.size(); ++i)
@@ -134,11 +134,10 @@ void check_report(const cli::RankReport& report, std::size_t item_count) {
 
 void round_trip_report(const cli::RankReport& report, std::size_t item_count) {
   const std::vector<std::uint8_t> bytes = cli::encode_report(report);
-  cli::RankReport again;
-  std::string error;
-  if (!cli::decode_report(bytes.data(), bytes.size(), item_count, &again, &error))
-    invariant_broken("an accepted report, encoded again, is refused: " + error);
-  if (!same_report(again, report))
+  const auto again = cli::decode_report(bytes.data(), bytes.size(), item_count);
+  if (!again)
+    invariant_broken("an accepted report, encoded again, is refused: " + again.failure().message);
+  if (!same_report(again.value(), report))
     invariant_broken("an accepted report, encoded again, decodes to another report");
 }
 
@@ -150,23 +149,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::size_t item_count = selector >> 1;
   const std::uint8_t* message = data + 1;
   const std::size_t message_size = size - 1;
-  std::string error;
   if ((selector & kReport) == 0) {
-    std::vector<cli::EntryForItem> entries;
-    if (!cli::decode_entries(message, message_size, item_count, &entries, &error)) {
-      if (error.empty()) invariant_broken("an entries message was refused without a reason");
+    const auto entries = cli::decode_entries(message, message_size, item_count);
+    if (!entries) {
+      if (entries.failure().message.empty())
+        invariant_broken("an entries message was refused without a reason");
       return 0;
     }
-    check_entries(entries, item_count);
-    round_trip_entries(entries, item_count);
+    check_entries(entries.value(), item_count);
+    round_trip_entries(entries.value(), item_count);
   } else {
-    cli::RankReport report;
-    if (!cli::decode_report(message, message_size, item_count, &report, &error)) {
-      if (error.empty()) invariant_broken("a report was refused without a reason");
+    const auto report = cli::decode_report(message, message_size, item_count);
+    if (!report) {
+      if (report.failure().message.empty())
+        invariant_broken("a report was refused without a reason");
       return 0;
     }
-    check_report(report, item_count);
-    round_trip_report(report, item_count);
+    check_report(report.value(), item_count);
+    round_trip_report(report.value(), item_count);
   }
   return 0;
 }

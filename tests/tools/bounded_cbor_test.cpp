@@ -20,15 +20,14 @@ using Json = nlohmann::json;
 using Bytes = std::vector<std::uint8_t>;
 
 std::string refusal(const Bytes& bytes) {
-  std::string error;
-  if (check_cbor_shape(bytes.data(), bytes.size(), &error)) return {};
-  EXPECT_FALSE(error.empty());
-  return error;
+  const Expected<void> shape = check_cbor_shape(bytes.data(), bytes.size());
+  if (shape) return {};
+  EXPECT_FALSE(shape.failure().message.empty());
+  return shape.failure().message;
 }
 
 bool accepted(const Bytes& bytes) {
-  std::string error;
-  return check_cbor_shape(bytes.data(), bytes.size(), &error);
+  return check_cbor_shape(bytes.data(), bytes.size()).has_value();
 }
 
 /// A value of every kind the encoder writes, nested `depth` levels (0: a scalar).
@@ -84,10 +83,9 @@ TEST(BoundedCbor, AcceptsEverythingTheEncoderWritesWithinTheDepthBound) {
     const Json value = random_value(rng, 1 + i % static_cast<int>(kMaxCborDepth));
     const Bytes bytes = Json::to_cbor(value);
     EXPECT_EQ(refusal(bytes), "") << value.dump().substr(0, 200);
-    Json decoded;
-    std::string error;
-    ASSERT_TRUE(parse_bounded_cbor(bytes.data(), bytes.size(), &decoded, &error)) << error;
-    EXPECT_EQ(decoded, value);
+    const Expected<Json> decoded = parse_bounded_cbor(bytes.data(), bytes.size());
+    ASSERT_TRUE(decoded) << decoded.failure().message;
+    EXPECT_EQ(decoded.value(), value);
   }
 }
 
@@ -118,9 +116,7 @@ TEST(BoundedCbor, NestedIndefiniteStringsAreRefusedAtTheirFirstByte) {
     Bytes bytes(100000, initial);
     const std::string why = refusal(bytes);
     EXPECT_NE(why.find("indefinite length or break at byte 0"), std::string::npos) << why;
-    Json out;
-    std::string error;
-    EXPECT_FALSE(parse_bounded_cbor(bytes.data(), bytes.size(), &out, &error));
+    EXPECT_FALSE(parse_bounded_cbor(bytes.data(), bytes.size()));
   }
   // Inside a map, one level down, and as a lone break.
   EXPECT_NE(refusal({0xa1, 0x61, 'v', 0x7f, 0x61, 'a', 0xff}).find("at byte 3"), std::string::npos);
@@ -157,12 +153,11 @@ TEST(BoundedCbor, RandomBytesNeverCrashTheCheckOrTheDecoderBehindIt) {
     Bytes bytes = seed;
     for (int m = 0; m < 1 + i % 4; ++m)
       bytes[rng() % bytes.size()] = static_cast<std::uint8_t>(rng());
-    Json out;
-    std::string error;
-    if (parse_bounded_cbor(bytes.data(), bytes.size(), &out, &error))
+    const Expected<Json> out = parse_bounded_cbor(bytes.data(), bytes.size());
+    if (out)
       ++accepted_count;
     else
-      EXPECT_FALSE(error.empty());
+      EXPECT_FALSE(out.failure().message.empty());
   }
   EXPECT_GT(accepted_count, 0);
 }

@@ -43,15 +43,16 @@ std::vector<std::uint8_t> edited(void (*edit)(Json&)) {
 }
 
 bool decodes(const std::vector<std::uint8_t>& bytes, std::string* error) {
-  RankReport out;
-  return decode_report(bytes.data(), bytes.size(), 8, &out, error);
+  const Expected<RankReport> out = decode_report(bytes.data(), bytes.size(), 8);
+  if (!out) *error = out.failure().message;
+  return out.has_value();
 }
 
 TEST(ClusterMessages, AReportSurvivesItsRoundTrip) {
   const std::vector<std::uint8_t> bytes = encode_report(sample_report());
-  RankReport out;
-  std::string error;
-  ASSERT_TRUE(decode_report(bytes.data(), bytes.size(), 8, &out, &error)) << error;
+  const Expected<RankReport> decoded = decode_report(bytes.data(), bytes.size(), 8);
+  ASSERT_TRUE(decoded) << decoded.failure().message;
+  const RankReport& out = decoded.value();
   EXPECT_EQ(out.rank, 2);
   EXPECT_EQ(out.cache_dir, "/scratch/cache-2");
   ASSERT_EQ(out.outcomes.size(), 1u);
@@ -61,7 +62,7 @@ TEST(ClusterMessages, AReportSurvivesItsRoundTrip) {
   ASSERT_EQ(out.arch_wall_seconds.size(), 1u);
   EXPECT_EQ(out.arch_wall_seconds[0].first, "gfx90a");
   // An item past the job's count is refused.
-  EXPECT_FALSE(decode_report(bytes.data(), bytes.size(), 3, &out, &error));
+  EXPECT_FALSE(decode_report(bytes.data(), bytes.size(), 3));
 }
 
 TEST(ClusterMessages, AnUnsignedValueBeyondInt64IsRefusedNotWrapped) {
@@ -94,8 +95,7 @@ TEST(ClusterMessages, DeepNestingIsRefusedBeforeItCanExhaustTheStack) {
   std::string error;
   EXPECT_FALSE(decodes(bytes, &error));
   EXPECT_NE(error.find("nested deeper than"), std::string::npos) << error;
-  std::vector<EntryForItem> entries;
-  EXPECT_FALSE(decode_entries(bytes.data(), bytes.size(), 8, &entries, &error));
+  EXPECT_FALSE(decode_entries(bytes.data(), bytes.size(), 8));
   // The real messages stay well inside the bound.
   EXPECT_TRUE(decodes(encode_report(sample_report()), &error)) << error;
 }

@@ -6,7 +6,6 @@
 #include <fmt/core.h>
 
 #include <array>
-#include <stdexcept>
 #include <utility>
 
 namespace hipacm::cli {
@@ -109,12 +108,8 @@ class ShapeChecker {
 };
 
 /// The DOM builder, refusing to nest deeper than kMaxCborDepth: a second bound behind the shape
-/// check, since nlohmann's CBOR reader recurses once per level.
-class Malformed : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
+/// check, since nlohmann's CBOR reader recurses once per level. A refusal ends the parse (the
+/// reader stops at a handler that returns false) and too_deep() then says why.
 class DepthBoundedSax : public nlohmann::detail::json_sax_dom_parser<Json> {
  public:
   using Base = nlohmann::detail::json_sax_dom_parser<Json>;
@@ -123,51 +118,48 @@ class DepthBoundedSax : public nlohmann::detail::json_sax_dom_parser<Json> {
   bool end_object() { return shallower() && Base::end_object(); }
   bool start_array(std::size_t elements) { return deeper() && Base::start_array(elements); }
   bool end_array() { return shallower() && Base::end_array(); }
+  bool too_deep() const { return too_deep_; }
 
  private:
   bool deeper() {
-    if (++depth_ > kMaxCborDepth)
-      throw Malformed(fmt::format("nested deeper than {} levels", kMaxCborDepth));
-    return true;
+    too_deep_ = ++depth_ > kMaxCborDepth;
+    return !too_deep_;
   }
   bool shallower() {
     --depth_;
     return true;
   }
   std::size_t depth_ = 0;
+  bool too_deep_ = false;
 };
+
+Failure malformed(std::string message) {
+  return Failure{HIPACM_ERROR_INVALID_ARGUMENT, std::move(message)};
+}
 
 }  // namespace
 
-bool check_cbor_shape(const std::uint8_t* bytes, std::size_t size, std::string* error) {
+Expected<void> check_cbor_shape(const std::uint8_t* bytes, std::size_t size) {
   std::string why = ShapeChecker(bytes, size).check();
-  if (why.empty()) return true;
-  *error = std::move(why);
-  return false;
+  if (why.empty()) return {};
+  return malformed(std::move(why));
 }
 
-bool parse_bounded_cbor(const std::uint8_t* bytes, std::size_t size, nlohmann::json* out,
-                        std::string* error) {
-  std::string why;
-  if (!check_cbor_shape(bytes, size, &why)) {
-    *error = "not a message: " + why;
-    return false;
-  }
+Expected<Json> parse_bounded_cbor(const std::uint8_t* bytes, std::size_t size) {
+  if (const Expected<void> shape = check_cbor_shape(bytes, size); !shape)
+    return malformed("not a message: " + shape.failure().message);
   try {
     Json root;
     DepthBoundedSax sax(root);
     if (!Json::sax_parse(bytes, bytes + size, &sax, nlohmann::detail::input_format_t::cbor)) {
-      *error = "not CBOR";
-      return false;
+      if (sax.too_deep())
+        return malformed(fmt::format("not a message: nested deeper than {} levels", kMaxCborDepth));
+      return malformed("not CBOR");
     }
-    *out = std::move(root);
-    return true;
-  } catch (const Malformed& e) {
-    *error = std::string("not a message: ") + e.what();
+    return root;
   } catch (const Json::exception& e) {
-    *error = std::string("not CBOR: ") + e.what();
+    return malformed(std::string("not CBOR: ") + e.what());
   }
-  return false;
 }
 
 }  // namespace hipacm::cli

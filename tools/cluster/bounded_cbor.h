@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/failure.h"
+
 namespace hipacm::cli {
 
 /// Messages nest a few levels; a decoder that recursed as deep as the bytes ask would overflow.
@@ -17,12 +19,11 @@ inline constexpr std::size_t kMaxCborDepth = 16;
 /// definite lengths only (no indefinite-length strings, arrays or maps, no break), no tags, no
 /// reserved additional information, containers nested at most kMaxCborDepth levels, and every
 /// length within the bytes that follow. Walks the bytes with an explicit, bounded stack, so no
-/// input can make it recurse. False with *error naming the first byte it refuses.
-bool check_cbor_shape(const std::uint8_t* bytes, std::size_t size, std::string* error);
+/// input can make it recurse. An INVALID_ARGUMENT failure names the first byte it refuses.
+Expected<void> check_cbor_shape(const std::uint8_t* bytes, std::size_t size);
 
-/// Decodes CBOR from another rank into *out once check_cbor_shape accepts it. False with *error
-/// on anything else. Every message between ranks is read through it.
-bool parse_bounded_cbor(const std::uint8_t* bytes, std::size_t size, nlohmann::json* out,
-                        std::string* error);
+/// Decodes CBOR from another rank once check_cbor_shape accepts it; anything else is an
+/// INVALID_ARGUMENT failure. Every message between ranks is read through it.
+Expected<nlohmann::json> parse_bounded_cbor(const std::uint8_t* bytes, std::size_t size);
 
 }  // namespace hipacm::cli

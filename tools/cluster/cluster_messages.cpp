@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/status_error.h"
+
 namespace hipacm::cli {
 namespace {
 
@@ -19,35 +21,35 @@ using Json = nlohmann::json;
 constexpr int kEntriesVersion = 1;
 constexpr int kReportVersion = 1;
 
-// A malformed message throws this; decode_* turn it into false.
-class Malformed : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// A malformed message throws this (the checks sit deep in the walk over the message); decode_*
+// turn it into their failure.
+[[noreturn]] void malformed(std::string message) {
+  throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT, message);
+}
 
 const Json& field(const Json& object, const char* name) {
   const auto found = object.find(name);
-  if (found == object.end()) throw Malformed(fmt::format("no field '{}'", name));
+  if (found == object.end()) malformed(fmt::format("no field '{}'", name));
   return *found;
 }
 
 std::string text(const Json& object, const char* name, std::size_t max_bytes) {
   const Json& value = field(object, name);
-  if (!value.is_string()) throw Malformed(fmt::format("'{}' is not a string", name));
+  if (!value.is_string()) malformed(fmt::format("'{}' is not a string", name));
   const std::string& out = value.get_ref<const std::string&>();
   if (out.size() > max_bytes)
-    throw Malformed(fmt::format("'{}' is longer than {} bytes", name, max_bytes));
+    malformed(fmt::format("'{}' is longer than {} bytes", name, max_bytes));
   return out;
 }
 
 std::vector<std::string> names(const Json& object, const char* name) {
   const Json& value = field(object, name);
   if (!value.is_array() || value.size() > kMaxNames)
-    throw Malformed(fmt::format("'{}' is not a list of at most {} names", name, kMaxNames));
+    malformed(fmt::format("'{}' is not a list of at most {} names", name, kMaxNames));
   std::vector<std::string> out;
   for (const Json& one : value) {
     if (!one.is_string() || one.get_ref<const std::string&>().size() > cache::kMaxLabelBytes)
-      throw Malformed(fmt::format("'{}' holds something other than a name", name));
+      malformed(fmt::format("'{}' holds something other than a name", name));
     out.push_back(one.get<std::string>());
   }
   return out;
@@ -55,25 +57,25 @@ std::vector<std::string> names(const Json& object, const char* name) {
 
 std::uint64_t count(const Json& object, const char* name) {
   const Json& value = field(object, name);
-  if (!value.is_number_unsigned()) throw Malformed(fmt::format("'{}' is not a count", name));
+  if (!value.is_number_unsigned()) malformed(fmt::format("'{}' is not a count", name));
   return value.get<std::uint64_t>();
 }
 
 std::int64_t integer(const Json& object, const char* name) {
   const Json& value = field(object, name);
-  if (!value.is_number_integer()) throw Malformed(fmt::format("'{}' is not an integer", name));
+  if (!value.is_number_integer()) malformed(fmt::format("'{}' is not an integer", name));
   // CBOR carries unsigned values up to 2^64 - 1; read as int64 they would wrap to negatives.
   if (value.is_number_unsigned() &&
       value.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
-    throw Malformed(fmt::format("'{}' is out of range", name));
+    malformed(fmt::format("'{}' is out of range", name));
   return value.get<std::int64_t>();
 }
 
 // A time: a number of seconds from 0 up to 1e9 (NaN, infinities and negatives are refused).
 double seconds_of(const Json& value, const char* name) {
-  if (!value.is_number()) throw Malformed(fmt::format("'{}' is not a number", name));
+  if (!value.is_number()) malformed(fmt::format("'{}' is not a number", name));
   const double out = value.get<double>();
-  if (!(out >= 0.0 && out < 1e9)) throw Malformed(fmt::format("'{}' is out of range", name));
+  if (!(out >= 0.0 && out < 1e9)) malformed(fmt::format("'{}' is out of range", name));
   return out;
 }
 
@@ -83,41 +85,39 @@ double seconds(const Json& object, const char* name) {
 
 bool flag(const Json& object, const char* name) {
   const Json& value = field(object, name);
-  if (!value.is_boolean()) throw Malformed(fmt::format("'{}' is not a boolean", name));
+  if (!value.is_boolean()) malformed(fmt::format("'{}' is not a boolean", name));
   return value.get<bool>();
 }
 
 std::size_t item_of(const Json& object, std::size_t item_count) {
   const std::uint64_t item = count(object, "item");
   if (item >= item_count)
-    throw Malformed(fmt::format("item {} is past the job's {} items", item, item_count));
+    malformed(fmt::format("item {} is past the job's {} items", item, item_count));
   return static_cast<std::size_t>(item);
 }
 
 Json parse(const std::uint8_t* bytes, std::size_t size, int version) {
   if (size > kMaxMessageBytes)
-    throw Malformed(fmt::format("{} bytes, over the bound of {}", size, kMaxMessageBytes));
-  Json message;
-  std::string why;
-  if (!parse_bounded_cbor(bytes, size, &message, &why)) throw Malformed(why);
-  if (!message.is_object()) throw Malformed("not a CBOR map");
+    malformed(fmt::format("{} bytes, over the bound of {}", size, kMaxMessageBytes));
+  Expected<Json> parsed = parse_bounded_cbor(bytes, size);
+  if (!parsed) malformed(std::move(parsed).failure().message);
+  Json message = std::move(parsed).value();
+  if (!message.is_object()) malformed("not a CBOR map");
   if (integer(message, "v") != version)
-    throw Malformed(
-        fmt::format("version {} where {} was expected", field(message, "v").dump(), version));
+    malformed(fmt::format("version {} where {} was expected", field(message, "v").dump(), version));
   return message;
 }
 
+// `fn` builds the decoded value; a malformed message becomes an INVALID_ARGUMENT failure.
 template <class Fn>
-bool decoding(std::string* error, Fn&& fn) {
+auto decoding(Fn&& fn) -> Expected<decltype(fn())> {
   try {
-    fn();
-    return true;
-  } catch (const Malformed& e) {
-    *error = e.what();
+    return fn();
+  } catch (const StatusError& e) {
+    return Failure{e.status(), e.what()};
   } catch (const Json::exception& e) {
-    *error = e.what();
+    return Failure{HIPACM_ERROR_INVALID_ARGUMENT, e.what()};
   }
-  return false;
 }
 
 std::vector<std::uint8_t> to_cbor(const Json& message) {
@@ -152,16 +152,16 @@ std::vector<std::uint8_t> encode_entries(const std::vector<const EntryForItem*>&
   return to_cbor({{"v", kEntriesVersion}, {"entries", std::move(list)}});
 }
 
-bool decode_entries(const std::uint8_t* bytes, std::size_t size, std::size_t item_count,
-                    std::vector<EntryForItem>* out, std::string* error) {
-  out->clear();
-  return decoding(error, [&] {
+Expected<std::vector<EntryForItem>> decode_entries(const std::uint8_t* bytes, std::size_t size,
+                                                   std::size_t item_count) {
+  return decoding([&] {
+    std::vector<EntryForItem> out;
     const Json message = parse(bytes, size, kEntriesVersion);
     const Json& list = field(message, "entries");
     if (!list.is_array() || list.size() > item_count)
-      throw Malformed(fmt::format("'entries' is not a list of at most {} entries", item_count));
+      malformed(fmt::format("'entries' is not a list of at most {} entries", item_count));
     for (const Json& one : list) {
-      if (!one.is_object()) throw Malformed("an entry is not a map");
+      if (!one.is_object()) malformed("an entry is not a map");
       EntryForItem got;
       got.item = item_of(one, item_count);
       cache::CacheEntry& e = got.entry;
@@ -177,12 +177,13 @@ bool decode_entries(const std::uint8_t* bytes, std::size_t size, std::size_t ite
       e.log = text(one, "log", kMaxLogBytes);
       const Json& code = field(one, "code");
       if (!code.is_binary() || code.get_binary().size() > kMaxCodeBytes)
-        throw Malformed(fmt::format("'code' is not bytes, at most {}", kMaxCodeBytes));
+        malformed(fmt::format("'code' is not bytes, at most {}", kMaxCodeBytes));
       e.code.assign(code.get_binary().begin(), code.get_binary().end());
       e.checksum = text(one, "checksum", cache::kMaxLabelBytes);
       e.info.size = cache::payload_size(e);
-      out->push_back(std::move(got));
+      out.push_back(std::move(got));
     }
+    return out;
   });
 }
 
@@ -220,25 +221,26 @@ std::vector<std::uint8_t> encode_report(const RankReport& report) {
                   {"rejections", report.rejections}});
 }
 
-bool decode_report(const std::uint8_t* bytes, std::size_t size, std::size_t item_count,
-                   RankReport* out, std::string* error) {
-  *out = RankReport{};
-  return decoding(error, [&] {
+Expected<RankReport> decode_report(const std::uint8_t* bytes, std::size_t size,
+                                   std::size_t item_count) {
+  return decoding([&] {
+    RankReport report;
+    RankReport* out = &report;
     const Json message = parse(bytes, size, kReportVersion);
     const std::int64_t rank = integer(message, "rank");
     if (rank < 0 || rank > std::numeric_limits<std::int32_t>::max())
-      throw Malformed("'rank' is out of range");
+      malformed("'rank' is out of range");
     out->rank = static_cast<std::int32_t>(rank);
     out->cache_dir = text(message, "cache_dir", cache::kMaxLabelBytes);
     const Json& outcomes = field(message, "outcomes");
     if (!outcomes.is_array() || outcomes.size() > item_count)
-      throw Malformed(fmt::format("'outcomes' is not a list of at most {}", item_count));
+      malformed(fmt::format("'outcomes' is not a list of at most {}", item_count));
     for (const Json& one : outcomes) {
-      if (!one.is_object()) throw Malformed("an outcome is not a map");
+      if (!one.is_object()) malformed("an outcome is not a map");
       ItemOutcome o;
       o.item = item_of(one, item_count);
       const std::int64_t status = integer(one, "status");
-      if (status < -1000 || status > 1000) throw Malformed("'status' is out of range");
+      if (status < -1000 || status > 1000) malformed("'status' is out of range");
       o.status = static_cast<std::int32_t>(status);
       o.from_cache = flag(one, "from_cache");
       o.code_size = count(one, "code_size");
@@ -251,11 +253,11 @@ bool decode_report(const std::uint8_t* bytes, std::size_t size, std::size_t item
     }
     const Json& walls = field(message, "arch_wall_seconds");
     if (!walls.is_array() || walls.size() > kMaxNames)
-      throw Malformed("'arch_wall_seconds' is not a list");
+      malformed("'arch_wall_seconds' is not a list");
     for (const Json& wall : walls) {
       if (!wall.is_array() || wall.size() != 2 || !wall[0].is_string() || !wall[1].is_number() ||
           wall[0].get_ref<const std::string&>().size() > cache::kMaxLabelBytes)
-        throw Malformed("an arch wall time is not [arch, seconds]");
+        malformed("an arch wall time is not [arch, seconds]");
       out->arch_wall_seconds.emplace_back(wall[0].get<std::string>(),
                                           seconds_of(wall[1], "arch_wall_seconds"));
     }
@@ -273,6 +275,7 @@ bool decode_report(const std::uint8_t* bytes, std::size_t size, std::size_t item
     out->missing_after = count(message, "missing_after");
     const std::vector<std::string> rejections = names(message, "rejections");
     out->rejections = rejections;
+    return report;
   });
 }
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "plugin/cache/store/entry.h"
+#include "support/failure.h"
 #include "tools/cluster/bounded_cbor.h"
 
 namespace hipacm::cli {
@@ -29,10 +30,10 @@ struct EntryForItem {
 
 std::vector<std::uint8_t> encode_entries(const std::vector<const EntryForItem*>& entries);
 
-/// False with *error when `bytes` is not a well-formed entries message within the bounds, or
-/// names an item at or past `item_count`.
-bool decode_entries(const std::uint8_t* bytes, std::size_t size, std::size_t item_count,
-                    std::vector<EntryForItem>* out, std::string* error);
+/// The entries, or an INVALID_ARGUMENT failure when `bytes` is not a well-formed entries message
+/// within the bounds, or names an item at or past `item_count`.
+Expected<std::vector<EntryForItem>> decode_entries(const std::uint8_t* bytes, std::size_t size,
+                                                   std::size_t item_count);
 
 /// How one item that a rank ran ended (warmup_run's KernelOutcome, without the code).
 struct ItemOutcome {
@@ -70,9 +71,9 @@ struct RankReport {
 
 std::vector<std::uint8_t> encode_report(const RankReport& report);
 
-/// False with *error when `bytes` is not a well-formed report within the bounds, or names an
-/// item at or past `item_count`.
-bool decode_report(const std::uint8_t* bytes, std::size_t size, std::size_t item_count,
-                   RankReport* out, std::string* error);
+/// The report, or an INVALID_ARGUMENT failure when `bytes` is not a well-formed report within the
+/// bounds, or names an item at or past `item_count`.
+Expected<RankReport> decode_report(const std::uint8_t* bytes, std::size_t size,
+                                   std::size_t item_count);
 
 }  // namespace hipacm::cli

@@ -46,14 +46,15 @@ void store_message(const Bytes& message, std::size_t from, const WarmupJob& job,
                    const std::vector<JobItem>& items, const ShardPlan& plan, const CacheMap& map,
                    int rank, Destination& destination, RankReport* report) {
   const bool to_root = !job.gather_to_root.empty();
-  std::vector<EntryForItem> got;
-  std::string error;
-  if (!decode_entries(message.data(), message.size(), items.size(), &got, &error)) {
+  Expected<std::vector<EntryForItem>> got =
+      decode_entries(message.data(), message.size(), items.size());
+  if (!got) {
     ++report->rejected_received;
-    report->rejections.push_back(fmt::format("from rank {}: a malformed message: {}", from, error));
+    report->rejections.push_back(
+        fmt::format("from rank {}: a malformed message: {}", from, got.failure().message));
     return;
   }
-  for (EntryForItem& entry : got) {
+  for (EntryForItem& entry : got.value()) {
     const JobItem& item = items[entry.item];
     const std::vector<int> expected = receivers(plan, map.held, entry.item, to_root);
     const bool wanted = plan.provider[entry.item] == static_cast<int>(from) &&

@@ -55,13 +55,12 @@ void count_traffic(const Traffic& traffic, RankReport* report) {
 int finish_on_root(Cluster& cluster, const WarmupJob& job, JobFacts facts,
                    const std::vector<Bytes>& reports) {
   for (std::size_t r = 0; r < reports.size(); ++r) {
-    RankReport report;
-    std::string error;
-    if (!decode_report(reports[r].data(), reports[r].size(), facts.items->size(), &report,
-                       &error) ||
-        report.rank != static_cast<std::int32_t>(r))
-      throw std::runtime_error(fmt::format("rank {} sent a malformed report: {}", r, error));
-    facts.ranks.push_back(std::move(report));
+    Expected<RankReport> report =
+        decode_report(reports[r].data(), reports[r].size(), facts.items->size());
+    if (!report || report->rank != static_cast<std::int32_t>(r))
+      throw std::runtime_error(fmt::format("rank {} sent a malformed report: {}", r,
+                                           report ? std::string() : report.failure().message));
+    facts.ranks.push_back(std::move(report).value());
   }
   (void)cluster;
   const WarmupResult merged = merge_outcomes(facts);
