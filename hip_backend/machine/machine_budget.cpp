@@ -18,8 +18,8 @@
 
 #include "hip_backend/machine/runtime_dir.h"
 #include "hip_backend/process/worker_fd_registry.h"
-#include "support/byte_lock.h"
 #include "support/environment.h"
+#include "support/file_lock.h"
 #include "support/fork_epoch.h"
 #include "support/log.h"
 #include "support/no_destructor.h"
@@ -102,6 +102,7 @@ MachineBudgetConfig MachineBudgetConfig::from_environment(std::string* warning) 
 
 MachineSlot::MachineSlot(MachineSlot&& other) noexcept
     : fd_(std::move(other.fd_)),
+      lock_(std::move(other.lock_)),
       index_(other.index_),
       wake_fifo_(other.wake_fifo_),
       epoch_(other.epoch_),
@@ -114,6 +115,7 @@ MachineSlot& MachineSlot::operator=(MachineSlot&& other) noexcept {
   if (this != &other) {
     release();
     fd_ = std::move(other.fd_);
+    lock_ = std::move(other.lock_);
     index_ = other.index_;
     wake_fifo_ = other.wake_fifo_;
     epoch_ = other.epoch_;
@@ -132,6 +134,7 @@ void MachineSlot::release() noexcept {
   if (epoch_ != fork_epoch()) {
     // Taken in a parent: the worker descriptor registry closed our copy in this child, and the
     // number may name another file by now. The parent still holds the slot.
+    lock_.abandon();
     fd_.release();
     return;
   }
@@ -140,7 +143,7 @@ void MachineSlot::release() noexcept {
   const std::int32_t nobody = 0;
   [[maybe_unused]] const ssize_t cleared =
       ::pwrite(fd_.get(), &nobody, sizeof nobody, kPidRecords + index_ * 4);
-  lock_one_byte(fd_.get(), index_, F_UNLCK);
+  lock_.unlock();
   WorkerFdRegistry::close(fd_);
   if (wake_fifo_ != nullptr && !wake_fifo_->empty()) {
     // Read and write: a write-only end could outlive the last waiter's read end between the open
@@ -175,7 +178,7 @@ MachineBudget::MachineBudget(MachineBudgetConfig config)
     disable("cannot open " + file + " as this user's own regular file");
     return;
   }
-  if (!byte_locked_elsewhere(probe.get(), 0)) {
+  if (!locked_elsewhere(probe.get(), LockRange::byte(0))) {
     disable("the file system of " + file + " has no open-file-description locks");
     return;
   }
@@ -238,7 +241,10 @@ MachineSlot MachineBudget::acquire(std::optional<Clock::time_point> deadline) {
   for (;;) {
     for (unsigned i = 0; i < limit_; ++i) {
       const std::int64_t index = (start + i) % limit_;
-      if (lock_one_byte(slot.fd_.get(), index, F_WRLCK)) {
+      FileLock lock = FileLock::acquire_borrowed(slot.fd_.get(), LockKind::kOpenFileDescription,
+                                                 LockRange::byte(index), LockWait::once());
+      if (lock.held()) {
+        slot.lock_ = std::move(lock);
         slot.index_ = index;
         slot.waited_ = millis(Clock::now() - began);
         const std::int32_t me = static_cast<std::int32_t>(::getpid());
@@ -250,9 +256,10 @@ MachineSlot MachineBudget::acquire(std::optional<Clock::time_point> deadline) {
                                    std::to_string(slot.waited_.count()) + " ms");
         return slot;
       }
-      if (errno != EAGAIN && errno != EACCES) {
+      if (!lock.busy()) {
         log_once(LogLevel::kWarning, "machine-budget-lock",
-                 std::string("cannot lock a slot of ") + slot_file_ + ": " + std::strerror(errno) +
+                 std::string("cannot lock a slot of ") + slot_file_ + ": " +
+                     std::strerror(lock.error()) +
                      "; compiling without the machine-wide worker budget");
         WorkerFdRegistry::close(wake);
         WorkerFdRegistry::close(slot.fd_);
@@ -317,7 +324,7 @@ MachineSlot MachineBudget::acquire(std::optional<Clock::time_point> deadline) {
 MachineBudget::SlotCensus MachineBudget::census(int fd) const {
   SlotCensus seen;
   for (unsigned i = 0; i < limit_; ++i) {
-    const std::optional<bool> locked = byte_locked_elsewhere(fd, i);
+    const std::optional<bool> locked = locked_elsewhere(fd, LockRange::byte(i));
     if (!locked) continue;  // cannot tell: count it as busy
     if (!*locked) {
       ++seen.free;
@@ -339,7 +346,7 @@ std::string MachineBudget::describe_holders(int fd) const {
   std::string pids;
   int named = 0;
   for (unsigned i = 0; i < limit_; ++i) {
-    const std::optional<bool> locked = byte_locked_elsewhere(fd, i);
+    const std::optional<bool> locked = locked_elsewhere(fd, LockRange::byte(i));
     if (!locked || !*locked) continue;
     ++held;
     std::int32_t pid = 0;
@@ -385,7 +392,7 @@ std::optional<unsigned> MachineBudget::slots_in_use() const {
   if (!fd.valid()) return std::nullopt;
   unsigned held = 0;
   for (unsigned i = 0; i < limit_; ++i) {
-    const std::optional<bool> locked = byte_locked_elsewhere(fd.get(), i);
+    const std::optional<bool> locked = locked_elsewhere(fd.get(), LockRange::byte(i));
     if (!locked) return std::nullopt;
     held += *locked ? 1 : 0;
   }

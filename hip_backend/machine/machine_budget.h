@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "support/file_lock.h"
 #include "support/unique_fd.h"
 
 namespace hipacm::backend {
@@ -65,7 +66,8 @@ class MachineSlot {
   friend class MachineBudget;
   void release() noexcept;
 
-  UniqueFd fd_;  ///< its own open file description: OFD locks belong to descriptions
+  UniqueFd fd_;    ///< its own open file description: OFD locks belong to descriptions
+  FileLock lock_;  ///< the slot's byte, locked on fd_ (borrowed; the registry closes fd_)
   std::int64_t index_ = -1;
   const std::string* wake_fifo_ = nullptr;  ///< the budget's FIFO, written when the slot frees
   std::uint64_t epoch_ = 0;                 ///< fork epoch of the process that took it

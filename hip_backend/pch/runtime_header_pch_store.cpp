@@ -5,7 +5,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,6 +24,7 @@
 #include "hip_backend/protocol/worker_protocol.h"
 #include "hip_backend/runtime_header_pch_file.h"
 #include "support/environment.h"
+#include "support/file_lock.h"
 #include "support/no_destructor.h"
 #include "support/private_file.h"
 #include "support/sha256.h"
@@ -178,9 +178,12 @@ std::optional<RuntimeHeaderPchStore::Claim> RuntimeHeaderPchStore::claim(const s
   }
   if (!usable(why)) return std::nullopt;
   const std::string lock_path = root_ + "/" + key + ".lock";
-  UniqueFd lock = open_private_file(lock_path, O_RDWR | O_CREAT);
-  // The kernel drops a flock when its holder dies, so a builder that crashed blocks no one.
-  if (!lock.valid() || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
+  // The kernel drops a flock when its holder dies, so a builder that crashed blocks no one. The
+  // claim keeps the descriptor, and with it the lock, until it goes.
+  UniqueFd lock = FileLock::acquire(open_private_file(lock_path, O_RDWR | O_CREAT),
+                                    LockKind::kFlock, LockRange::whole_file(), LockWait::once())
+                      .take_fd();
+  if (!lock.valid()) {
     if (why != nullptr) *why = "another process is building this PCH";
     return std::nullopt;
   }

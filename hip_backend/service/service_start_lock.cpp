@@ -4,18 +4,25 @@
 #include "hip_backend/service/service_start_lock.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <thread>
+#include <utility>
 
+#include "support/file_lock.h"
 #include "support/private_file.h"
 
 namespace hipacm::backend {
+namespace {
+
+// How often a starter looks again while another process holds the lock.
+constexpr std::chrono::milliseconds kPause{5};
+
+}  // namespace
 
 UniqueFd lock_service_start(const std::string& lock_path, int wait_ms, std::string* why) {
   using Clock = std::chrono::steady_clock;
@@ -28,17 +35,20 @@ UniqueFd lock_service_start(const std::string& lock_path, int wait_ms, std::stri
           "cannot open " + lock_path + " as this user's own regular file: " + std::strerror(errno);
       return UniqueFd();
     }
-    while (::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
-      if (errno != EWOULDBLOCK && errno != EINTR) {
-        *why = "cannot lock " + lock_path + ": " + std::strerror(errno);
-        return UniqueFd();
-      }
-      if (Clock::now() >= deadline) {
-        *why = "another process holds " + lock_path;
-        return UniqueFd();
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const auto left =
+        std::max(std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()),
+                 std::chrono::milliseconds(0));
+    FileLock held_lock =
+        FileLock::acquire(std::move(lock), LockKind::kFlock, LockRange::whole_file(),
+                          LockWait::up_to(left, kPause, kPause));
+    if (!held_lock.held()) {
+      *why = held_lock.busy()
+                 ? "another process holds " + lock_path
+                 : "cannot lock " + lock_path + ": " + std::strerror(held_lock.error());
+      return UniqueFd();
     }
+    // The lock lives as long as the descriptor the caller keeps (a service's exit hands it on).
+    lock = std::move(held_lock).take_fd();
     // The holder before us may have removed the file: a lock on an unlinked inode (or on one
     // that a newer file has replaced) excludes no one who opens the path now.
     struct stat held {

@@ -7,15 +7,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <thread>
+#include <utility>
 
-#include "support/byte_lock.h"
+#include "support/file_lock.h"
 
 namespace hipacm::cache {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // One byte of the claim file per key, at an offset below 2^44 taken from the key's first hex
 // digits. Two keys share a byte only when those digits collide; they then take turns, which
@@ -50,46 +47,17 @@ CompileClaim CompileClaim::acquire(const std::string& database, const std::strin
   struct stat st {};
   if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return claim;
   const std::int64_t offset = offset_of(key);
-  const Clock::time_point start = Clock::now();
-  const Clock::time_point deadline = start + max_wait;
   // A short poll: the waiter's whole wait is added to its own warm-up, kernel after kernel, and a
   // compile takes tens of milliseconds at least, so a few milliseconds of checking costs little.
-  // (A blocking F_OFD_SETLKW could not honour max_wait.)
-  auto pause = std::chrono::milliseconds(1);
-  for (;;) {
-    if (backend::lock_one_byte(fd.get(), offset, F_WRLCK)) break;
-    // Anything but "held by another description" means this file system cannot do it.
-    if (errno != EAGAIN && errno != EACCES) return claim;
-    const Clock::time_point now = Clock::now();
-    if (now >= deadline) {
-      claim.waited_ = std::chrono::duration_cast<std::chrono::milliseconds>(now - start);
-      return claim;
-    }
-    std::this_thread::sleep_for(std::min<Clock::duration>(pause, deadline - now));
-    pause = std::min(pause * 2, kLongestPause);
-  }
-  claim.waited_ = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
-  claim.fd_ = std::move(fd);
-  claim.offset_ = offset;
+  backend::FileLock lock = backend::FileLock::acquire(
+      std::move(fd), backend::LockKind::kOpenFileDescription, backend::LockRange::byte(offset),
+      backend::LockWait::up_to(std::max(max_wait, std::chrono::milliseconds(0)),
+                               std::chrono::milliseconds(1), kLongestPause));
+  // Anything but "held by another description" means this file system cannot do it.
+  if (!lock.held() && !lock.busy()) return claim;
+  claim.waited_ = lock.waited();
+  if (lock.held()) claim.lock_ = std::move(lock);
   return claim;
-}
-
-CompileClaim& CompileClaim::operator=(CompileClaim&& other) noexcept {
-  if (this != &other) {
-    release();
-    fd_ = std::move(other.fd_);
-    offset_ = other.offset_;
-    waited_ = other.waited_;
-  }
-  return *this;
-}
-
-CompileClaim::~CompileClaim() { release(); }
-
-void CompileClaim::release() noexcept {
-  if (!fd_.valid()) return;
-  backend::lock_one_byte(fd_.get(), offset_, F_UNLCK);
-  fd_.reset();
 }
 
 }  // namespace hipacm::cache

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "support/unique_fd.h"
+#include "support/file_lock.h"
 
 namespace hipacm::cache {
 
@@ -33,15 +33,16 @@ class CompileClaim {
 
   CompileClaim() = default;
   CompileClaim(CompileClaim&&) noexcept = default;
-  CompileClaim& operator=(CompileClaim&& other) noexcept;
+  /// Moving over a held claim releases that one first.
+  CompileClaim& operator=(CompileClaim&&) noexcept = default;
   CompileClaim(const CompileClaim&) = delete;
   CompileClaim& operator=(const CompileClaim&) = delete;
   /// Releases the claim: explicitly, so a fork()ed child that inherited the descriptor does not
-  /// keep it.
-  ~CompileClaim();
+  /// keep it (FileLock's unlock).
+  ~CompileClaim() = default;
 
   /// True while this object holds the claim.
-  bool held() const noexcept { return fd_.valid(); }
+  bool held() const noexcept { return lock_.held(); }
   /// How long acquire() waited for another holder (zero when the key was free).
   std::chrono::milliseconds waited() const noexcept { return waited_; }
 
@@ -51,10 +52,7 @@ class CompileClaim {
   static std::int64_t offset_of(const std::string& key) noexcept;
 
  private:
-  void release() noexcept;
-
-  backend::UniqueFd fd_;
-  std::int64_t offset_ = 0;
+  backend::FileLock lock_;  ///< owns its own descriptor: OFD locks belong to descriptions
   std::chrono::milliseconds waited_{0};
 };
 

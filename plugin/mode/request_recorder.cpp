@@ -4,7 +4,6 @@
 #include "plugin/mode/request_recorder.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,11 +16,11 @@
 #include <chrono>
 #include <cstring>
 #include <optional>
-#include <thread>
 #include <unordered_set>
 
 #include "plugin/cache/key/key.h"
 #include "plugin/mode/record_format.h"
+#include "support/file_lock.h"
 #include "support/fork_epoch.h"
 #include "support/log.h"
 #include "support/settings.h"
@@ -56,43 +55,6 @@ std::string errno_text() { return std::strerror(errno); }
 /// compiles: once a wait has run out, later records try the lock once and do not wait again
 /// until a lock is taken.
 constexpr std::chrono::milliseconds kLockWait{1500};
-
-/// Holds an exclusive flock on a descriptor while it lives; taken without blocking, polled for at
-/// most `wait`.
-class FileLock {
- public:
-  FileLock(int fd, std::chrono::milliseconds wait) : fd_(fd) {
-    const auto deadline = std::chrono::steady_clock::now() + wait;
-    auto pause = std::chrono::milliseconds(1);
-    for (;;) {
-      if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) {
-        locked_ = true;
-        return;
-      }
-      if (errno == EINTR) continue;
-      if (errno != EWOULDBLOCK) return;
-      busy_ = true;
-      const auto now = std::chrono::steady_clock::now();
-      if (now >= deadline) return;
-      std::this_thread::sleep_for(
-          std::min<std::chrono::steady_clock::duration>(pause, deadline - now));
-      pause = std::min(pause * 2, std::chrono::milliseconds(50));
-    }
-  }
-  FileLock(const FileLock&) = delete;
-  FileLock& operator=(const FileLock&) = delete;
-  ~FileLock() {
-    if (locked_) ::flock(fd_, LOCK_UN);
-  }
-  bool locked() const noexcept { return locked_; }
-  /// Another holder kept the lock for the whole wait (else locking failed for another reason).
-  bool busy() const noexcept { return busy_ && !locked_; }
-
- private:
-  int fd_;
-  bool locked_ = false;
-  bool busy_ = false;
-};
 
 /// Opens `path` for appending: never through a symbolic link, only a regular file (a FIFO would
 /// block or lose lines), and only one this user owns that no one else may write. A file another
@@ -135,7 +97,12 @@ std::optional<AppendError> append_line(RecorderState& state, const std::string& 
   const int fd = state.fd.get();
   // O_APPEND alone keeps whole writes apart; the lock also covers a short write (a full disk),
   // which is cut off again below before another writer can append after it.
-  const FileLock lock(fd, state.lock_stuck ? std::chrono::milliseconds(0) : kLockWait);
+  // An exclusive flock on the shared descriptor, polled for (1 ms, doubling up to 50 ms) and
+  // unlocked explicitly when the line is in.
+  const backend::FileLock lock = backend::FileLock::acquire_borrowed(
+      fd, backend::LockKind::kFlock, backend::LockRange::whole_file(),
+      backend::LockWait::up_to(state.lock_stuck ? std::chrono::milliseconds(0) : kLockWait,
+                               std::chrono::milliseconds(1), std::chrono::milliseconds(50)));
   if (lock.busy()) {
     state.lock_stuck = true;
     return AppendError{"another process has held its lock for more than " +
@@ -144,7 +111,8 @@ std::optional<AppendError> append_line(RecorderState& state, const std::string& 
                            "meanwhile are not recorded",
                        true};
   }
-  if (!lock.locked()) return AppendError{"cannot lock it: " + errno_text()};
+  if (!lock.held())
+    return AppendError{"cannot lock it: " + std::string(std::strerror(lock.error()))};
   state.lock_stuck = false;
   struct stat st {};
   if (::fstat(fd, &st) != 0) return AppendError{"cannot stat it: " + errno_text()};
