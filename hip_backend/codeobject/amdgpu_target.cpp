@@ -6,6 +6,7 @@
 #include <array>
 #include <cstring>
 #include <string_view>
+#include <utility>
 
 #include "hip_backend/codeobject/elf_reader.h"
 
@@ -59,10 +60,7 @@ constexpr std::uint32_t kXnackOnV3 = 0x100;
 constexpr std::uint32_t kSrameccOnV3 = 0x200;
 constexpr unsigned kGenericVersionShift = 24;
 
-bool fail(std::string* error, std::string message) {
-  if (error != nullptr) *error = std::move(message);
-  return false;
-}
+Failure fail(std::string message) { return Failure{HIPACM_ERROR_COMPILATION, std::move(message)}; }
 
 FeatureSetting selection(std::uint32_t bits, std::uint32_t any, std::uint32_t off) {
   if (bits == 0) return FeatureSetting::kUnsupported;
@@ -87,18 +85,18 @@ const char* setting_name(FeatureSetting setting) {
 // The requested "+", "-" or open setting of one feature against the object's. Code built for
 // "any" runs with the feature on or off, so it answers every request; code built with it on or
 // off answers only that request, never an open one.
-bool feature_answers(const char* name, char requested, FeatureSetting found, int version,
-                     std::string* error) {
-  if (found == FeatureSetting::kAny) return true;
-  if (requested == '+' && found == FeatureSetting::kOn) return true;
-  if (requested == '-' && found == FeatureSetting::kOff) return true;
+Expected<void> feature_answers(const char* name, char requested, FeatureSetting found,
+                               int version) {
+  if (found == FeatureSetting::kAny) return {};
+  if (requested == '+' && found == FeatureSetting::kOn) return {};
+  if (requested == '-' && found == FeatureSetting::kOff) return {};
   // Code object v3 can only say on or off, so an open request takes either.
-  if (requested == 0 && (found == FeatureSetting::kUnsupported || version == 3)) return true;
+  if (requested == 0 && (found == FeatureSetting::kUnsupported || version == 3)) return {};
   const std::string wanted = requested == 0
                                  ? std::string("any or unsupported")
                                  : std::string(requested == '+' ? "on or any" : "off or any");
-  return fail(error, std::string("code object has ") + name + " " + setting_name(found) +
-                         ", the requested arch needs " + wanted);
+  return fail(std::string("code object has ") + name + " " + setting_name(found) +
+              ", the requested arch needs " + wanted);
 }
 
 }  // namespace
@@ -143,47 +141,47 @@ std::string code_object_runtime_note(int version) {
   return "";
 }
 
-bool decode_amdgpu_target(const CodeObjectInfo& info, AmdgpuTarget* out, std::string* error) {
-  *out = AmdgpuTarget{};
+Expected<AmdgpuTarget> decode_amdgpu_target(const CodeObjectInfo& info) {
+  AmdgpuTarget target;
   if (info.osabi != kElfOsabiAmdgpuHsa) {
-    return fail(error, "code object has EI_OSABI " + std::to_string(info.osabi) +
-                           ", expected ELFOSABI_AMDGPU_HSA (64)");
+    return fail("code object has EI_OSABI " + std::to_string(info.osabi) +
+                ", expected ELFOSABI_AMDGPU_HSA (64)");
   }
   const int version = info.abi_version + 2;
   if (version < kMinCodeObjectVersion || version > kMaxCodeObjectVersion) {
-    return fail(error, "code object v" + std::to_string(version) + " (EI_ABIVERSION " +
-                           std::to_string(info.abi_version) + ") is not accepted: hipacm reads v" +
-                           std::to_string(kMinCodeObjectVersion) + " to v" +
-                           std::to_string(kMaxCodeObjectVersion));
+    return fail("code object v" + std::to_string(version) + " (EI_ABIVERSION " +
+                std::to_string(info.abi_version) + ") is not accepted: hipacm reads v" +
+                std::to_string(kMinCodeObjectVersion) + " to v" +
+                std::to_string(kMaxCodeObjectVersion));
   }
-  out->code_object_version = version;
-  out->processor = amdgpu_processor_from_flags(info.flags);
-  out->generic = is_generic_amdgpu_processor(out->processor);
+  target.code_object_version = version;
+  target.processor = amdgpu_processor_from_flags(info.flags);
+  target.generic = is_generic_amdgpu_processor(target.processor);
   if (version == 3) {
-    out->xnack = (info.flags & kXnackOnV3) != 0 ? FeatureSetting::kOn : FeatureSetting::kOff;
-    out->sramecc = (info.flags & kSrameccOnV3) != 0 ? FeatureSetting::kOn : FeatureSetting::kOff;
+    target.xnack = (info.flags & kXnackOnV3) != 0 ? FeatureSetting::kOn : FeatureSetting::kOff;
+    target.sramecc = (info.flags & kSrameccOnV3) != 0 ? FeatureSetting::kOn : FeatureSetting::kOff;
   } else {
-    out->xnack = selection(info.flags & kXnackMask, kXnackAny, kXnackOff);
-    out->sramecc = selection(info.flags & kSrameccMask, kSrameccAny, kSrameccOff);
+    target.xnack = selection(info.flags & kXnackMask, kXnackAny, kXnackOff);
+    target.sramecc = selection(info.flags & kSrameccMask, kSrameccAny, kSrameccOff);
   }
-  if (version >= 6) out->generic_version = info.flags >> kGenericVersionShift;
-  if (out->generic && version < 6) {
-    return fail(error, "code object v" + std::to_string(version) + " names the generic processor " +
-                           out->processor + ", which only code object v6 and later can hold");
+  if (version >= 6) target.generic_version = info.flags >> kGenericVersionShift;
+  if (target.generic && version < 6) {
+    return fail("code object v" + std::to_string(version) + " names the generic processor " +
+                target.processor + ", which only code object v6 and later can hold");
   }
-  if (out->generic && out->generic_version == 0) {
-    return fail(error, "code object for the generic processor " + out->processor +
-                           " has generic version 0 (EF_AMDGPU_GENERIC_VERSION must be 1 or more)");
+  if (target.generic && target.generic_version == 0) {
+    return fail("code object for the generic processor " + target.processor +
+                " has generic version 0 (EF_AMDGPU_GENERIC_VERSION must be 1 or more)");
   }
-  return true;
+  return target;
 }
 
-bool target_answers_arch(const AmdgpuTarget& target, const std::string& arch, std::string* error) {
+Expected<void> target_answers_arch(const AmdgpuTarget& target, const std::string& arch) {
   const std::string wanted = arch.substr(0, arch.find(':'));
   if (target.processor != wanted) {
-    return fail(error, "code object is for processor '" +
-                           (target.processor.empty() ? std::string("unknown") : target.processor) +
-                           "', expected '" + wanted + "'");
+    return fail("code object is for processor '" +
+                (target.processor.empty() ? std::string("unknown") : target.processor) +
+                "', expected '" + wanted + "'");
   }
   char xnack = 0;
   char sramecc = 0;
@@ -198,8 +196,11 @@ bool target_answers_arch(const AmdgpuTarget& target, const std::string& arch, st
     if (name == "xnack") xnack = sign;
     if (name == "sramecc") sramecc = sign;
   }
-  return feature_answers("xnack", xnack, target.xnack, target.code_object_version, error) &&
-         feature_answers("sramecc", sramecc, target.sramecc, target.code_object_version, error);
+  if (Expected<void> xnack_answers =
+          feature_answers("xnack", xnack, target.xnack, target.code_object_version);
+      !xnack_answers)
+    return xnack_answers;
+  return feature_answers("sramecc", sramecc, target.sramecc, target.code_object_version);
 }
 
 std::string target_id(const AmdgpuTarget& target) {

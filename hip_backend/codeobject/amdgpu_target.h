@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hip_backend/codeobject/elf_reader.h"
+#include "support/failure.h"
 
 namespace hipacm::backend {
 
@@ -47,18 +48,19 @@ std::optional<int> code_object_version(const std::vector<std::uint8_t>& code);
 /// v5 and v6.
 std::string code_object_runtime_note(int version);
 
-/// Decodes the target of an EM_AMDGPU object already read by read_code_object. False with
-/// *error when the header is not one hipacm accepts: another OS ABI, a code-object version
-/// outside kMinCodeObjectVersion..kMaxCodeObjectVersion, a generic processor before v6 or
-/// with generic version 0. An unknown processor is not an error here (processor stays "").
-bool decode_amdgpu_target(const CodeObjectInfo& info, AmdgpuTarget* out, std::string* error);
+/// Decodes the target of an EM_AMDGPU object already read by read_code_object. A failure
+/// (HIPACM_ERROR_COMPILATION) when the header is not one hipacm accepts: another OS ABI, a
+/// code-object version outside kMinCodeObjectVersion..kMaxCodeObjectVersion, a generic processor
+/// before v6 or with generic version 0. An unknown processor is not an error here (processor
+/// stays "").
+Expected<AmdgpuTarget> decode_amdgpu_target(const CodeObjectInfo& info);
 
 /// Whether `target` answers the requested arch, a target id such as "gfx90a" or
 /// "gfx90a:sramecc+:xnack-": the same processor, and no feature setting that the arch excludes.
 /// An object built for "any" runs with a feature on or off, so it answers "+", "-" and an open
 /// request; one built with a feature on (off) answers "+" ("-") only, not an open request, whose
-/// process may run either way. False with *error saying what differs.
-bool target_answers_arch(const AmdgpuTarget& target, const std::string& arch, std::string* error);
+/// process may run either way. Otherwise a failure (HIPACM_ERROR_COMPILATION) says what differs.
+Expected<void> target_answers_arch(const AmdgpuTarget& target, const std::string& arch);
 
 /// The target id the object was built for: the processor, then ":sramecc±" and ":xnack±" for
 /// features set on or off ("gfx942:sramecc-:xnack+"); "" when the processor is unknown.

@@ -3,6 +3,8 @@
 // accepted code-object version, the requested processor and features, all kernels.
 #include "hip_backend/codeobject/code_object_check.h"
 
+#include <utility>
+
 #include "hip_backend/codeobject/amdgpu_target.h"
 #include "hip_backend/codeobject/cuda_code_object.h"
 #include "hip_backend/codeobject/elf_reader.h"
@@ -12,51 +14,49 @@
 
 namespace hipacm::backend {
 
-bool check_amdgpu_code_object(const std::vector<std::uint8_t>& code, const std::string& arch,
-                              const std::vector<std::string>& expected_kernels,
-                              std::string* error) {
-  CodeObjectInfo info;
-  if (!read_object_for_machine(code, kElfMachineAmdgpu, "EM_AMDGPU (224)", &info, error)) {
-    return false;
+Expected<void> check_amdgpu_code_object(const std::vector<std::uint8_t>& code,
+                                        const std::string& arch,
+                                        const std::vector<std::string>& expected_kernels) {
+  Expected<CodeObjectInfo> read =
+      read_object_for_machine(code, kElfMachineAmdgpu, "EM_AMDGPU (224)");
+  if (!read) return std::move(read).failure();
+  const CodeObjectInfo& info = read.value();
+  Expected<AmdgpuTarget> target = decode_amdgpu_target(info);
+  if (!target) return std::move(target).failure();
+  if (target->processor.empty()) {
+    return check_failure("code object is for processor 'unknown (e_flags " +
+                         std::to_string(info.flags) + ")', expected '" +
+                         arch.substr(0, arch.find(':')) + "'");
   }
-  AmdgpuTarget target;
-  if (!decode_amdgpu_target(info, &target, error)) return false;
-  if (target.processor.empty()) {
-    return fail_check(error, "code object is for processor 'unknown (e_flags " +
-                                 std::to_string(info.flags) + ")', expected '" +
-                                 arch.substr(0, arch.find(':')) + "'");
-  }
-  if (!target_answers_arch(target, arch, error)) return false;
+  if (Expected<void> answers = target_answers_arch(target.value(), arch); !answers) return answers;
   const std::vector<std::string> missing =
       missing_symbols(info, info.amdgpu_kernels, expected_kernels);
   if (!missing.empty()) {
     std::vector<std::string> descriptors;
     for (const std::string& name : missing) descriptors.push_back(name + ".kd");
-    return fail_check(error, "code object lacks kernel descriptor(s) " + join_names(descriptors) +
-                                 "; kernels present: " + join_names(info.amdgpu_kernels));
+    return check_failure("code object lacks kernel descriptor(s) " + join_names(descriptors) +
+                         "; kernels present: " + join_names(info.amdgpu_kernels));
   }
-  return true;
+  return {};
 }
 
-bool check_code_object(const std::vector<std::uint8_t>& code, const std::string& arch,
-                       const std::vector<std::string>& expected_kernels, std::string* error) {
-  if (is_nvidia_arch(arch)) return check_cuda_code_object(code, arch, expected_kernels, error);
-  if (is_spirv_arch(arch)) return check_spirv_code_object(code, expected_kernels, error);
-  return check_amdgpu_code_object(code, arch, expected_kernels, error);
+Expected<void> check_code_object(const std::vector<std::uint8_t>& code, const std::string& arch,
+                                 const std::vector<std::string>& expected_kernels) {
+  if (is_nvidia_arch(arch)) return check_cuda_code_object(code, arch, expected_kernels);
+  if (is_spirv_arch(arch)) return check_spirv_code_object(code, expected_kernels);
+  return check_amdgpu_code_object(code, arch, expected_kernels);
 }
 
 std::vector<std::string> code_object_kernels(const std::vector<std::uint8_t>& code,
                                              const std::string& arch) {
   if (is_ptx_arch(arch)) return ptx_entry_names(code);
   if (is_spirv_arch(arch)) {
-    SpirvCodeObject spirv;
-    return read_spirv_code_object(code, &spirv, nullptr) ? spirv.module.kernels
-                                                         : std::vector<std::string>{};
+    Expected<SpirvCodeObject> spirv = read_spirv_code_object(code);
+    return spirv ? std::move(spirv->module.kernels) : std::vector<std::string>{};
   }
-  CodeObjectInfo info;
-  std::string ignored;
-  if (!read_code_object(code.data(), code.size(), &info, &ignored)) return {};
-  return is_nvidia_arch(arch) ? info.cuda_kernels : info.amdgpu_kernels;
+  Expected<CodeObjectInfo> info = read_code_object(code.data(), code.size());
+  if (!info) return {};
+  return is_nvidia_arch(arch) ? std::move(info->cuda_kernels) : std::move(info->amdgpu_kernels);
 }
 
 }  // namespace hipacm::backend

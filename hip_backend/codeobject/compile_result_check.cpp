@@ -3,6 +3,7 @@
 #include "hip_backend/codeobject/compile_result_check.h"
 
 #include "hip_backend/codeobject/code_object_check.h"
+#include "hip_backend/codeobject/symbol_check.h"
 
 namespace hipacm::backend {
 
@@ -12,31 +13,27 @@ namespace {
 // a name the compiler gave but garbage from a forged cache row or frame.
 constexpr std::size_t kMaxLoweredNameBytes = 64 * 1024;
 
-bool fail(std::string* error, std::string message) {
-  if (error != nullptr) *error = std::move(message);
-  return false;
-}
-
 }  // namespace
 
-bool check_compile_result(const CompileRequest& request, const std::vector<std::uint8_t>& code,
-                          const std::vector<std::string>& lowered_names, std::string* error) {
+Expected<void> check_compile_result(const CompileRequest& request,
+                                    const std::vector<std::uint8_t>& code,
+                                    const std::vector<std::string>& lowered_names) {
   if (lowered_names.size() != request.name_expressions.size()) {
-    return fail(error, std::to_string(lowered_names.size()) + " lowered name(s) for " +
-                           std::to_string(request.name_expressions.size()) +
-                           " name expression(s) in the request");
+    return check_failure(std::to_string(lowered_names.size()) + " lowered name(s) for " +
+                         std::to_string(request.name_expressions.size()) +
+                         " name expression(s) in the request");
   }
   for (std::size_t i = 0; i < lowered_names.size(); ++i) {
     const std::string& name = lowered_names[i];
     if (name.empty() || name.size() > kMaxLoweredNameBytes ||
         name.find('\0') != std::string::npos) {
-      return fail(error, "the lowered name of name expression '" + request.name_expressions[i] +
-                             "' is empty, oversized or holds a NUL byte");
+      return check_failure("the lowered name of name expression '" + request.name_expressions[i] +
+                           "' is empty, oversized or holds a NUL byte");
     }
   }
   // Lowered names are required symbols: a kernel (descriptor or entry) or,
   // for "&var" expressions, a data symbol; the checks accept either.
-  return check_code_object(code, request.arch, lowered_names, error);
+  return check_code_object(code, request.arch, lowered_names);
 }
 
 }  // namespace hipacm::backend

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "hip_backend/compiler.h"
+#include "support/failure.h"
 
 namespace hipacm::backend {
 
@@ -17,8 +18,10 @@ namespace hipacm::backend {
 /// holds exactly one lowered name per request.name_expressions entry; and each
 /// lowered name is a kernel (a descriptor / entry) or a data symbol in it.
 /// Kernels that a source scan finds are not required: a valid program may
-/// compile them out (#if, macros). On false, *error says what is wrong.
-bool check_compile_result(const CompileRequest& request, const std::vector<std::uint8_t>& code,
-                          const std::vector<std::string>& lowered_names, std::string* error);
+/// compile them out (#if, macros). Otherwise the failure (HIPACM_ERROR_COMPILATION) says what is
+/// wrong.
+Expected<void> check_compile_result(const CompileRequest& request,
+                                    const std::vector<std::uint8_t>& code,
+                                    const std::vector<std::string>& lowered_names);
 
 }  // namespace hipacm::backend

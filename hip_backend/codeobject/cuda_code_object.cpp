@@ -6,6 +6,7 @@
 #include <cctype>
 #include <set>
 #include <string_view>
+#include <utility>
 
 #include "hip_backend/codeobject/elf_reader.h"
 #include "hip_backend/codeobject/symbol_check.h"
@@ -45,12 +46,12 @@ bool ptx_declares_variable(std::string_view text, const std::string& name) {
   return false;
 }
 
-bool check_ptx(const std::vector<std::uint8_t>& code,
-               const std::vector<std::string>& expected_kernels, std::string* error) {
+Expected<void> check_ptx(const std::vector<std::uint8_t>& code,
+                         const std::vector<std::string>& expected_kernels) {
   const std::string_view text(reinterpret_cast<const char*>(code.data()), code.size());
   if (text.find(".target") == std::string_view::npos ||
       text.find(".version") == std::string_view::npos) {
-    return fail_check(error, "code object is not PTX text (no .version/.target directive)");
+    return check_failure("code object is not PTX text (no .version/.target directive)");
   }
   const std::vector<std::string> entries = ptx_entry_names(code);
   const std::vector<std::string> missing =
@@ -59,10 +60,10 @@ bool check_ptx(const std::vector<std::uint8_t>& code,
                ptx_declares_variable(text, name);
       });
   if (!missing.empty()) {
-    return fail_check(error, "PTX lacks .entry " + join_names(missing) +
-                                 "; entries present: " + join_names(entries));
+    return check_failure("PTX lacks .entry " + join_names(missing) +
+                         "; entries present: " + join_names(entries));
   }
-  return true;
+  return {};
 }
 
 }  // namespace
@@ -85,21 +86,21 @@ std::vector<std::string> ptx_entry_names(const std::vector<std::uint8_t>& ptx) {
   return {names.begin(), names.end()};
 }
 
-bool check_cuda_code_object(const std::vector<std::uint8_t>& code, const std::string& arch,
-                            const std::vector<std::string>& expected_kernels, std::string* error) {
-  if (is_ptx_arch(arch)) return check_ptx(code, expected_kernels, error);
-  CodeObjectInfo info;
-  if (!read_object_for_machine(code, kElfMachineCuda, "EM_CUDA (190) for '" + arch + "'", &info,
-                               error)) {
-    return false;
-  }
+Expected<void> check_cuda_code_object(const std::vector<std::uint8_t>& code,
+                                      const std::string& arch,
+                                      const std::vector<std::string>& expected_kernels) {
+  if (is_ptx_arch(arch)) return check_ptx(code, expected_kernels);
+  Expected<CodeObjectInfo> read =
+      read_object_for_machine(code, kElfMachineCuda, "EM_CUDA (190) for '" + arch + "'");
+  if (!read) return std::move(read).failure();
+  const CodeObjectInfo& info = read.value();
   const std::vector<std::string> missing =
       missing_symbols(info, info.cuda_kernels, expected_kernels);
   if (!missing.empty()) {
-    return fail_check(error, "CUBIN lacks kernel(s) " + join_names(missing) +
-                                 "; kernels present: " + join_names(info.cuda_kernels));
+    return check_failure("CUBIN lacks kernel(s) " + join_names(missing) +
+                         "; kernels present: " + join_names(info.cuda_kernels));
   }
-  return true;
+  return {};
 }
 
 }  // namespace hipacm::backend

@@ -58,14 +58,16 @@ std::string hex(std::uint64_t value) {
 
 class Parser {
  public:
-  Parser(const ByteView& bytes, CodeObjectInfo* out, std::string* error)
-      : bytes_(bytes), out_(out), error_(error) {}
+  Parser(const ByteView& bytes, CodeObjectInfo* out) : bytes_(bytes), out_(out) {}
 
   bool run() { return header() && section_table() && section_names() && symbols() && kernels(); }
 
+  /// Why run() returned false.
+  std::string& error() { return error_; }
+
  private:
   bool fail(std::string message) {
-    if (error_ != nullptr) *error_ = "invalid ELF: " + std::move(message);
+    error_ = "invalid ELF: " + std::move(message);
     return false;
   }
 
@@ -233,7 +235,7 @@ class Parser {
 
   const ByteView& bytes_;
   CodeObjectInfo* out_;
-  std::string* error_;
+  std::string error_;
   std::uint64_t shoff_ = 0;
   std::uint16_t shentsize_ = 0;
   std::uint16_t shnum_ = 0;
@@ -248,22 +250,15 @@ class Parser {
 
 }  // namespace
 
-bool read_code_object(const void* data, std::size_t size, CodeObjectInfo* out, std::string* error) {
-  if (out == nullptr) {
-    if (error != nullptr) *error = "read_code_object: no output";
-    return false;
-  }
-  *out = CodeObjectInfo{};
-  if (data == nullptr && size != 0) {
-    if (error != nullptr) *error = "invalid ELF: NULL data";
-    return false;
-  }
+Expected<CodeObjectInfo> read_code_object(const void* data, std::size_t size) {
+  if (data == nullptr && size != 0)
+    return Failure{HIPACM_ERROR_COMPILATION, "invalid ELF: NULL data"};
   static constexpr std::uint8_t kEmpty = 0;
   const ByteView bytes(data != nullptr ? static_cast<const std::uint8_t*>(data) : &kEmpty, size);
-  Parser parser(bytes, out, error);
-  if (parser.run()) return true;
-  *out = CodeObjectInfo{};
-  return false;
+  CodeObjectInfo info;
+  Parser parser(bytes, &info);
+  if (!parser.run()) return Failure{HIPACM_ERROR_COMPILATION, std::move(parser.error())};
+  return info;
 }
 
 }  // namespace hipacm::backend

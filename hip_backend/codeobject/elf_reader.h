@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "support/failure.h"
+
 namespace hipacm::backend {
 
 inline constexpr std::uint16_t kElfMachineAmdgpu = 224;  // EM_AMDGPU
@@ -37,8 +39,9 @@ struct CodeObjectInfo {
 };
 
 /// Parses an ELF64 little-endian image. Never reads out of bounds: any
-/// truncated or inconsistent header/section/string table is an error.
-bool read_code_object(const void* data, std::size_t size, CodeObjectInfo* out, std::string* error);
+/// truncated or inconsistent header/section/string table is an error ("invalid ELF: ...",
+/// HIPACM_ERROR_COMPILATION).
+Expected<CodeObjectInfo> read_code_object(const void* data, std::size_t size);
 
 /// The AMDGPU processor name ("gfx90a") that EF_AMDGPU_MACH (e_flags' low byte) selects, or ""
 /// if unknown; amdgpu_target.h decodes the rest of an AMDGPU header.

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "support/failure.h"
+
 namespace hipacm::backend {
 
 inline constexpr std::string_view kOffloadBundleMagic = "__CLANG_OFFLOAD_BUNDLE__";
@@ -26,8 +28,9 @@ bool looks_like_offload_bundle(const std::uint8_t* data, std::size_t size);
 
 /// Lists the entries of an uncompressed offload bundle. Every count, length and offset is
 /// checked against the image before use; a compressed bundle, a truncated entry table, an empty
-/// or oversized or non-printable id, or an entry whose bytes leave the image is an error.
-bool read_offload_bundle(const std::uint8_t* data, std::size_t size,
-                         std::vector<OffloadBundleEntry>* out, std::string* error);
+/// or oversized or non-printable id, or an entry whose bytes leave the image is an error
+/// ("invalid offload bundle: ...", HIPACM_ERROR_COMPILATION).
+Expected<std::vector<OffloadBundleEntry>> read_offload_bundle(const std::uint8_t* data,
+                                                              std::size_t size);
 
 }  // namespace hipacm::backend

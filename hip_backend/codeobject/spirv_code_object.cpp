@@ -4,6 +4,7 @@
 #include "hip_backend/codeobject/spirv_code_object.h"
 
 #include <set>
+#include <utility>
 
 #include "hip_backend/codeobject/offload_bundle.h"
 #include "hip_backend/codeobject/symbol_check.h"
@@ -23,58 +24,61 @@ bool is_spirv_bundle_id(const std::string& id) {
   return false;
 }
 
-bool read_bundled(const std::vector<std::uint8_t>& code, SpirvCodeObject* out, std::string* error) {
-  std::vector<OffloadBundleEntry> entries;
-  if (!read_offload_bundle(code.data(), code.size(), &entries, error)) return false;
+Expected<SpirvCodeObject> read_bundled(const std::vector<std::uint8_t>& code) {
+  Expected<std::vector<OffloadBundleEntry>> entries = read_offload_bundle(code.data(), code.size());
+  if (!entries) return std::move(entries).failure();
   const OffloadBundleEntry* spirv = nullptr;
   std::string ids;
-  for (const OffloadBundleEntry& entry : entries) {
+  for (const OffloadBundleEntry& entry : entries.value()) {
     ids += (ids.empty() ? "" : ", ") + entry.id;
     if (!is_spirv_bundle_id(entry.id)) continue;
-    if (spirv != nullptr) return fail_check(error, "offload bundle has two SPIR-V entries");
+    if (spirv != nullptr) return check_failure("offload bundle has two SPIR-V entries");
     spirv = &entry;
   }
   if (spirv == nullptr) {
-    return fail_check(error, "offload bundle has no amdgcnspirv entry; entries: " + ids);
+    return check_failure("offload bundle has no amdgcnspirv entry; entries: " + ids);
   }
-  std::string why;
-  if (!read_spirv_module(code.data() + spirv->offset, static_cast<std::size_t>(spirv->size),
-                         &out->module, &why)) {
-    return fail_check(error, "offload bundle entry " + spirv->id + ": " + why);
+  Expected<SpirvModule> module =
+      read_spirv_module(code.data() + spirv->offset, static_cast<std::size_t>(spirv->size));
+  if (!module) {
+    return check_failure("offload bundle entry " + spirv->id + ": " + module.failure().message);
   }
-  out->bundled = true;
-  out->bundle_entry = spirv->id;
-  return true;
+  SpirvCodeObject object;
+  object.module = std::move(module).value();
+  object.bundled = true;
+  object.bundle_entry = spirv->id;
+  return object;
 }
 
 }  // namespace
 
 bool is_spirv_arch(const std::string& arch) { return arch == kSpirvArch; }
 
-bool read_spirv_code_object(const std::vector<std::uint8_t>& code, SpirvCodeObject* out,
-                            std::string* error) {
-  *out = SpirvCodeObject{};
-  if (looks_like_offload_bundle(code.data(), code.size())) return read_bundled(code, out, error);
-  std::string why;
-  if (!read_spirv_module(code.data(), code.size(), &out->module, &why)) {
-    return fail_check(error, "code object is not SPIR-V for amdgcnspirv: " + why);
+Expected<SpirvCodeObject> read_spirv_code_object(const std::vector<std::uint8_t>& code) {
+  if (looks_like_offload_bundle(code.data(), code.size())) return read_bundled(code);
+  Expected<SpirvModule> module = read_spirv_module(code.data(), code.size());
+  if (!module) {
+    return check_failure("code object is not SPIR-V for amdgcnspirv: " + module.failure().message);
   }
-  return true;
+  SpirvCodeObject object;
+  object.module = std::move(module).value();
+  return object;
 }
 
-bool check_spirv_code_object(const std::vector<std::uint8_t>& code,
-                             const std::vector<std::string>& expected_kernels, std::string* error) {
-  SpirvCodeObject object;
-  if (!read_spirv_code_object(code, &object, error)) return false;
+Expected<void> check_spirv_code_object(const std::vector<std::uint8_t>& code,
+                                       const std::vector<std::string>& expected_kernels) {
+  Expected<SpirvCodeObject> read = read_spirv_code_object(code);
+  if (!read) return std::move(read).failure();
+  const SpirvCodeObject& object = read.value();
   std::set<std::string> present(object.module.kernels.begin(), object.module.kernels.end());
   present.insert(object.module.exported.begin(), object.module.exported.end());
   const std::vector<std::string> missing = missing_names(
       expected_kernels, [&](const std::string& name) { return present.count(name) != 0; });
   if (!missing.empty()) {
-    return fail_check(error, "SPIR-V module lacks entry point(s) " + join_names(missing) +
-                                 "; kernels present: " + join_names(object.module.kernels));
+    return check_failure("SPIR-V module lacks entry point(s) " + join_names(missing) +
+                         "; kernels present: " + join_names(object.module.kernels));
   }
-  return true;
+  return {};
 }
 
 }  // namespace hipacm::backend

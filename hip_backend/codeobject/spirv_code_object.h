@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hip_backend/codeobject/spirv_module.h"
+#include "support/failure.h"
 
 namespace hipacm::backend {
 
@@ -26,14 +27,13 @@ struct SpirvCodeObject {
 };
 
 /// Reads `code` as a bare SPIR-V module, or as an uncompressed offload bundle with exactly one
-/// SPIR-V entry for amdgcnspirv (other entries, such as an empty host one, are allowed). False
-/// with *error otherwise.
-bool read_spirv_code_object(const std::vector<std::uint8_t>& code, SpirvCodeObject* out,
-                            std::string* error);
+/// SPIR-V entry for amdgcnspirv (other entries, such as an empty host one, are allowed); a
+/// failure (HIPACM_ERROR_COMPILATION) otherwise.
+Expected<SpirvCodeObject> read_spirv_code_object(const std::vector<std::uint8_t>& code);
 
 /// An amdgcnspirv answer counts as compiled if read_spirv_code_object accepts it and every name
 /// in `expected_kernels` is a Kernel entry point or an exported name in the module.
-bool check_spirv_code_object(const std::vector<std::uint8_t>& code,
-                             const std::vector<std::string>& expected_kernels, std::string* error);
+Expected<void> check_spirv_code_object(const std::vector<std::uint8_t>& code,
+                                       const std::vector<std::string>& expected_kernels);
 
 }  // namespace hipacm::backend

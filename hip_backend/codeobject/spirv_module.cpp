@@ -29,14 +29,17 @@ std::uint32_t swap_word(std::uint32_t w) {
 
 class Parser {
  public:
-  Parser(const std::uint8_t* data, std::size_t size, SpirvModule* out, std::string* error)
-      : bytes_(data, size), out_(out), error_(error) {}
+  Parser(const std::uint8_t* data, std::size_t size, SpirvModule* out)
+      : bytes_(data, size), out_(out) {}
 
   bool run() { return header() && instructions() && finish(); }
 
+  /// Why run() returned false.
+  std::string& error() { return error_; }
+
  private:
   bool fail(std::string message) {
-    if (error_ != nullptr) *error_ = "invalid SPIR-V: " + std::move(message);
+    error_ = "invalid SPIR-V: " + std::move(message);
     return false;
   }
 
@@ -158,7 +161,7 @@ class Parser {
 
   ByteView bytes_;
   SpirvModule* out_;
-  std::string* error_;
+  std::string error_;
   std::size_t words_ = 0;
   std::size_t memory_models_ = 0;
   std::set<std::string> kernels_;
@@ -173,18 +176,12 @@ bool looks_like_spirv(const std::uint8_t* data, std::size_t size) {
   return magic == kSpirvMagic || magic == kSwappedMagic;
 }
 
-bool read_spirv_module(const std::uint8_t* data, std::size_t size, SpirvModule* out,
-                       std::string* error) {
-  if (out == nullptr) {
-    if (error != nullptr) *error = "read_spirv_module: no output";
-    return false;
-  }
-  *out = SpirvModule{};
+Expected<SpirvModule> read_spirv_module(const std::uint8_t* data, std::size_t size) {
   static constexpr std::uint8_t kEmpty = 0;
-  Parser parser(data != nullptr ? data : &kEmpty, data != nullptr ? size : 0, out, error);
-  if (parser.run()) return true;
-  *out = SpirvModule{};
-  return false;
+  SpirvModule module;
+  Parser parser(data != nullptr ? data : &kEmpty, data != nullptr ? size : 0, &module);
+  if (!parser.run()) return Failure{HIPACM_ERROR_COMPILATION, std::move(parser.error())};
+  return module;
 }
 
 }  // namespace hipacm::backend

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "support/failure.h"
+
 namespace hipacm::backend {
 
 inline constexpr std::uint32_t kSpirvMagic = 0x07230203;
@@ -36,8 +38,7 @@ bool looks_like_spirv(const std::uint8_t* data, std::size_t size);
 /// Parses a SPIR-V binary module. Never reads out of bounds and trusts no count in it: a size
 /// that is not whole words, a bad header, an instruction with word count 0 or past the end, a
 /// string literal without its NUL inside its instruction, or a module without exactly one
-/// OpMemoryModel is an error, with *error saying which.
-bool read_spirv_module(const std::uint8_t* data, std::size_t size, SpirvModule* out,
-                       std::string* error);
+/// OpMemoryModel is an error ("invalid SPIR-V: ...", HIPACM_ERROR_COMPILATION) saying which.
+Expected<SpirvModule> read_spirv_module(const std::uint8_t* data, std::size_t size);
 
 }  // namespace hipacm::backend

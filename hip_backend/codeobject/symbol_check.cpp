@@ -3,6 +3,7 @@
 #include "hip_backend/codeobject/symbol_check.h"
 
 #include <set>
+#include <utility>
 
 namespace hipacm::backend {
 
@@ -13,23 +14,20 @@ constexpr std::size_t kListedNames = 8;
 
 }  // namespace
 
-bool fail_check(std::string* error, std::string message) {
-  if (error != nullptr) *error = std::move(message);
-  return false;
+Failure check_failure(std::string message) {
+  return Failure{HIPACM_ERROR_COMPILATION, std::move(message)};
 }
 
-bool read_object_for_machine(const std::vector<std::uint8_t>& code, std::uint16_t machine,
-                             const std::string& expected, CodeObjectInfo* info,
-                             std::string* error) {
-  std::string elf_error;
-  if (!read_code_object(code.data(), code.size(), info, &elf_error)) {
-    return fail_check(error, "code object is unreadable: " + elf_error);
-  }
+Expected<CodeObjectInfo> read_object_for_machine(const std::vector<std::uint8_t>& code,
+                                                 std::uint16_t machine,
+                                                 const std::string& expected) {
+  Expected<CodeObjectInfo> info = read_code_object(code.data(), code.size());
+  if (!info) return check_failure("code object is unreadable: " + info.failure().message);
   if (info->machine != machine) {
-    return fail_check(error, "code object has e_machine " + std::to_string(info->machine) +
-                                 ", expected " + expected);
+    return check_failure("code object has e_machine " + std::to_string(info->machine) +
+                         ", expected " + expected);
   }
-  return true;
+  return info;
 }
 
 std::vector<std::string> missing_names(const std::vector<std::string>& expected,

@@ -9,16 +9,19 @@
 #include <vector>
 
 #include "hip_backend/codeobject/elf_reader.h"
+#include "support/failure.h"
 
 namespace hipacm::backend {
 
-/// Sets *error (may be null) to `message` and returns false.
-bool fail_check(std::string* error, std::string message);
+/// A refused code object: HIPACM_ERROR_COMPILATION, the status every caller gives an answer
+/// that fails the check, with `message`.
+Failure check_failure(std::string message);
 
-/// Reads `code` into *info and requires e_machine `machine`. False with *error ("code object is
-/// unreadable: ...", "code object has e_machine N, expected <expected>") otherwise.
-bool read_object_for_machine(const std::vector<std::uint8_t>& code, std::uint16_t machine,
-                             const std::string& expected, CodeObjectInfo* info, std::string* error);
+/// Reads `code` and requires e_machine `machine`; otherwise the failure says why ("code object is
+/// unreadable: ...", "code object has e_machine N, expected <expected>").
+Expected<CodeObjectInfo> read_object_for_machine(const std::vector<std::uint8_t>& code,
+                                                 std::uint16_t machine,
+                                                 const std::string& expected);
 
 /// The names in `expected` for which `present` is false, each once, in `expected` order.
 std::vector<std::string> missing_names(const std::vector<std::string>& expected,

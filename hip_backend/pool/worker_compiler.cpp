@@ -20,11 +20,11 @@ namespace {
 /// whose answer failed it is retired (the caller marks it unusable).
 bool recheck_worker_success(const CompileRequest& request, CompileResult* result) {
   if (result->status != HIPACM_SUCCESS) return true;
-  std::string why;
-  if (check_compile_result(request, result->code, result->lowered_names, &why)) return true;
+  const Expected<void> checked = check_compile_result(request, result->code, result->lowered_names);
+  if (checked) return true;
   result->status = HIPACM_ERROR_COMPILATION;
   result->error_message = "the worker's result for " + request.source_name +
-                          " failed hipacm's code-object check: " + why;
+                          " failed hipacm's code-object check: " + checked.failure().message;
   result->code.clear();
   result->lowered_names.clear();
   return false;

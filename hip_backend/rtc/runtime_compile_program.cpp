@@ -85,12 +85,13 @@ ProgramHeaders::ProgramHeaders(const CompileRequest& request) {
 
 void accept_compiled(std::string_view library, const CompileRequest& request,
                      CompiledProgram* program, CompileResult* result) {
-  std::string check_error;
-  if (!check_compile_result(request, program->code, program->lowered_names, &check_error)) {
+  if (const Expected<void> checked =
+          check_compile_result(request, program->code, program->lowered_names);
+      !checked) {
     fail_compile(HIPACM_ERROR_COMPILATION,
                  std::string(library) +
                      " reported success, but hipacm's code-object check rejected its output: " +
-                     check_error);
+                     checked.failure().message);
   }
   result->status = HIPACM_SUCCESS;
   result->log = std::move(program->log);

@@ -31,9 +31,8 @@ void import_into_fresh_cache(const std::string& file, const std::string& target)
     for (const cache::EntryInfo& info : cache.list()) {
       const std::optional<CacheEntry> entry = cache.lookup(info.key);
       if (!entry) invariant_broken("a listed entry cannot be looked up");
-      std::string why;
-      if (!cache::validate_entry(*entry, "", &why))
-        invariant_broken("an imported entry fails validation: " + why);
+      if (const auto valid = cache::validate_entry(*entry, ""); !valid)
+        invariant_broken("an imported entry fails validation: " + valid.failure().message);
       if (entry->info.size != cache::payload_size(*entry))
         invariant_broken("an imported entry keeps a size of " + std::to_string(entry->info.size) +
                          " for a payload of " + std::to_string(cache::payload_size(*entry)));

@@ -31,42 +31,42 @@ constexpr const char* kArchs[] = {"gfx90a",        "gfx1030",     "gfx90a:sramec
 // The whole input is the code object, so real ELFs seed the corpus as they are.
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::vector<std::uint8_t> code(data, data + size);
-  be::CodeObjectInfo info;
-  std::string error;
-  if (be::read_code_object(data, size, &info, &error)) {
-    (void)be::amdgpu_processor_from_flags(info.flags);
-  } else if (error.empty()) {
+  if (const auto info = be::read_code_object(data, size)) {
+    (void)be::amdgpu_processor_from_flags(info->flags);
+  } else if (info.failure().message.empty()) {
     invariant_broken("an unreadable code object was refused without a reason");
   }
   (void)be::ptx_entry_names(code);
   (void)be::code_object_version(code);
-  be::SpirvModule spirv;
-  if (!be::read_spirv_module(data, size, &spirv, &error) && error.empty())
+  if (const auto spirv = be::read_spirv_module(data, size);
+      !spirv && spirv.failure().message.empty())
     invariant_broken("a SPIR-V module was refused without a reason");
-  std::vector<be::OffloadBundleEntry> entries;
-  error.clear();
-  if (be::read_offload_bundle(data, size, &entries, &error)) {
-    for (const be::OffloadBundleEntry& entry : entries)
+  if (const auto entries = be::read_offload_bundle(data, size)) {
+    for (const be::OffloadBundleEntry& entry : entries.value())
       if (entry.offset > size || entry.size > size - entry.offset)
         invariant_broken("an offload bundle entry leaves the image");
-  } else if (error.empty()) {
+  } else if (entries.failure().message.empty()) {
     invariant_broken("an offload bundle was refused without a reason");
   }
   for (const char* arch : kArchs) {
     const std::vector<std::string> kernels = be::code_object_kernels(code, arch);
-    std::string why;
-    const bool usable = be::check_code_object(code, arch, {}, &why);
-    if (!usable && why.empty()) invariant_broken(std::string("refused for ") + arch + " silently");
+    const auto usable = be::check_code_object(code, arch, {});
+    if (!usable && usable.failure().message.empty())
+      invariant_broken(std::string("refused for ") + arch + " silently");
     // What the code object lists as its kernels, the check must find in it.
-    if (usable && !be::check_code_object(code, arch, kernels, &why))
-      invariant_broken(std::string("the kernels listed for ") + arch + " fail the check: " + why);
-    (void)be::check_code_object(code, arch, {"add_one", "_Z5scaleIfEvPT_S0_", ""}, &why);
+    if (usable) {
+      if (const auto listed = be::check_code_object(code, arch, kernels); !listed)
+        invariant_broken(std::string("the kernels listed for ") + arch +
+                         " fail the check: " + listed.failure().message);
+    }
+    (void)be::check_code_object(code, arch, {"add_one", "_Z5scaleIfEvPT_S0_", ""});
     // The acceptance test of every compile, cache hit and worker reply.
     be::CompileRequest request;
     request.source = "template <typename T> __global__ void scale(T* x) {}\n";
     request.arch = arch;
     request.name_expressions = {"scale<float>"};
-    if (!be::check_compile_result(request, code, {"_Z5scaleIfEvPT_S0_"}, &why) && why.empty())
+    if (const auto answers = be::check_compile_result(request, code, {"_Z5scaleIfEvPT_S0_"});
+        !answers && answers.failure().message.empty())
       invariant_broken(std::string("a result for ") + arch + " was refused without a reason");
   }
   return 0;

@@ -48,10 +48,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       request.arch = arch;
       for (std::size_t count : {result.lowered_names.size(), std::size_t{1}}) {
         request.name_expressions.assign(count, "scale<float>");
-        std::string why;
-        if (!hipacm::backend::check_compile_result(request, result.code, result.lowered_names,
-                                                   &why) &&
-            why.empty())
+        if (const auto answers =
+                hipacm::backend::check_compile_result(request, result.code, result.lowered_names);
+            !answers && answers.failure().message.empty())
           invariant_broken("a worker's result was refused without a reason");
       }
     }

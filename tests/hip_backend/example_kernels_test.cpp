@@ -68,14 +68,15 @@ TEST_P(ExampleKernels, AllSixteenCompileWithEveryKernelPresent) {
     request.arch = arch;
     const CompileResult result = compile_for_target(request);
     ASSERT_EQ(result.status, HIPACM_SUCCESS) << result.error_message << "\n" << result.log;
-    CodeObjectInfo info;
-    std::string error;
-    ASSERT_TRUE(read_code_object(result.code.data(), result.code.size(), &info, &error)) << error;
+    const Expected<CodeObjectInfo> read = read_code_object(result.code.data(), result.code.size());
+    ASSERT_TRUE(read) << read.failure().message;
+    const CodeObjectInfo& info = read.value();
     EXPECT_EQ(info.machine, is_nvidia_arch(arch) ? kElfMachineCuda : kElfMachineAmdgpu);
     std::vector<std::string> expected = example.functions;
     expected.insert(expected.end(), result.lowered_names.begin(), result.lowered_names.end());
     EXPECT_EQ(result.lowered_names.size(), request.name_expressions.size());
-    EXPECT_TRUE(check_code_object(result.code, arch, expected, &error)) << error;
+    const Expected<void> checked = check_code_object(result.code, arch, expected);
+    EXPECT_TRUE(checked) << checked.failure().message;
     const std::vector<std::string> present = code_object_kernels(result.code, arch);
     for (const std::string& name : expected) {
       EXPECT_NE(std::find(present.begin(), present.end(), name), present.end()) << name;
@@ -89,6 +90,7 @@ INSTANTIATE_TEST_SUITE_P(Targets, ExampleKernels, ::testing::Values("gfx90a", "g
 // The check is chosen by arch, and each rejects the other platform's ELF.
 TEST(CrossPlatformCheck, RejectsAnElfForTheOtherPlatform) {
   std::string error;
+  Expected<void> checked;
   if (load_nvrtc(&error) == nullptr) GTEST_SKIP() << "NVRTC is not available here: " << error;
   const std::vector<Example> examples = load_examples();
   CompileRequest request = examples.at(0).request;
@@ -100,15 +102,27 @@ TEST(CrossPlatformCheck, RejectsAnElfForTheOtherPlatform) {
   ASSERT_EQ(amd.status, HIPACM_SUCCESS) << amd.error_message << "\n" << amd.log;
   const std::vector<std::string> kernels = examples.at(0).functions;
 
-  EXPECT_TRUE(check_code_object(cuda.code, "sm_90", kernels, &error)) << error;
-  EXPECT_TRUE(check_code_object(amd.code, "gfx90a", kernels, &error)) << error;
-  EXPECT_FALSE(check_code_object(amd.code, "sm_90", kernels, &error));
+  checked = check_code_object(cuda.code, "sm_90", kernels);
+  error = checked.failure().message;
+  EXPECT_TRUE(checked) << error;
+  checked = check_code_object(amd.code, "gfx90a", kernels);
+  error = checked.failure().message;
+  EXPECT_TRUE(checked) << error;
+  checked = check_code_object(amd.code, "sm_90", kernels);
+  error = checked.failure().message;
+  EXPECT_FALSE(checked);
   EXPECT_NE(error.find("EM_CUDA (190)"), std::string::npos) << error;
-  EXPECT_FALSE(check_code_object(cuda.code, "gfx90a", kernels, &error));
+  checked = check_code_object(cuda.code, "gfx90a", kernels);
+  error = checked.failure().message;
+  EXPECT_FALSE(checked);
   EXPECT_NE(error.find("EM_AMDGPU (224)"), std::string::npos) << error;
-  EXPECT_FALSE(check_code_object(cuda.code, "sm_90", {"not_a_kernel"}, &error));
+  checked = check_code_object(cuda.code, "sm_90", {"not_a_kernel"});
+  error = checked.failure().message;
+  EXPECT_FALSE(checked);
   EXPECT_NE(error.find("not_a_kernel"), std::string::npos) << error;
-  EXPECT_FALSE(check_code_object(cuda.code, "compute_90", kernels, &error)) << "a CUBIN is not PTX";
+  checked = check_code_object(cuda.code, "compute_90", kernels);
+  error = checked.failure().message;
+  EXPECT_FALSE(checked) << "a CUBIN is not PTX";
 }
 
 }  // namespace

@@ -73,10 +73,9 @@ inline backend::CompileRequest echo_request() { return make_request(real_code_ob
 /// Checks that `result` is a successful gfx90a code object with a descriptor for `kernel`.
 inline void expect_gfx90a_kernel(const backend::CompileResult& result, const std::string& kernel) {
   ASSERT_EQ(result.status, HIPACM_SUCCESS) << result.error_message;
-  backend::CodeObjectInfo info;
-  std::string why;
-  ASSERT_TRUE(backend::read_code_object(result.code.data(), result.code.size(), &info, &why))
-      << why;
+  const auto read = backend::read_code_object(result.code.data(), result.code.size());
+  ASSERT_TRUE(read) << read.failure().message;
+  const backend::CodeObjectInfo& info = read.value();
   EXPECT_EQ(info.machine, 224) << "EM_AMDGPU";
   EXPECT_EQ(backend::amdgpu_processor_from_flags(info.flags), kArch);
   EXPECT_NE(std::find(info.amdgpu_kernels.begin(), info.amdgpu_kernels.end(), kernel),

@@ -58,8 +58,12 @@ std::vector<std::string> global_functions(const backend::CodeObjectInfo& info) {
 
 bool summarize_spirv(const std::vector<std::uint8_t>& bytes, CodeObjectSummary* out,
                      std::string* error) {
-  backend::SpirvCodeObject spirv;
-  if (!backend::read_spirv_code_object(bytes, &spirv, error)) return false;
+  auto read = backend::read_spirv_code_object(bytes);
+  if (!read) {
+    if (error != nullptr) *error = read.failure().message;
+    return false;
+  }
+  const backend::SpirvCodeObject& spirv = read.value();
   out->format = spirv.bundled ? "offload bundle (SPIR-V)" : "SPIR-V";
   out->size = bytes.size();
   out->machine_name =
@@ -76,14 +80,13 @@ void summarize_amdgpu(const backend::CodeObjectInfo& info, const std::vector<std
   out->arch = backend::amdgpu_processor_from_flags(info.flags);
   out->kernels = info.amdgpu_kernels;
   out->code_object_version = backend::code_object_version(bytes).value_or(0);
-  backend::AmdgpuTarget target;
-  std::string refused;
-  if (!backend::decode_amdgpu_target(info, &target, &refused)) {
-    out->note = "hipacm's check refuses this header: " + refused;
+  const auto target = backend::decode_amdgpu_target(info);
+  if (!target) {
+    out->note = "hipacm's check refuses this header: " + target.failure().message;
     return;
   }
-  out->generic_version = target.generic_version;
-  out->target_id = backend::target_id(target);
+  out->generic_version = target->generic_version;
+  out->target_id = backend::target_id(target.value());
 }
 
 }  // namespace
@@ -93,8 +96,12 @@ bool summarize_code_object(const std::vector<std::uint8_t>& bytes, CodeObjectSum
   if (backend::looks_like_spirv(bytes.data(), bytes.size()) ||
       backend::looks_like_offload_bundle(bytes.data(), bytes.size()))
     return summarize_spirv(bytes, out, error);
-  backend::CodeObjectInfo info;
-  if (!backend::read_code_object(bytes.data(), bytes.size(), &info, error)) return false;
+  auto read = backend::read_code_object(bytes.data(), bytes.size());
+  if (!read) {
+    if (error != nullptr) *error = read.failure().message;
+    return false;
+  }
+  const backend::CodeObjectInfo& info = read.value();
   out->size = bytes.size();
   out->machine = info.machine;
   out->machine_name = machine_name(info.machine);

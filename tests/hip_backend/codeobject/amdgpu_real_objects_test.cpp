@@ -59,12 +59,12 @@ CompileRequest request_for(const std::string& arch) {
 }
 
 AmdgpuTarget target_of(const CompileResult& result) {
-  CodeObjectInfo info;
-  AmdgpuTarget target;
-  std::string error;
-  EXPECT_TRUE(read_code_object(result.code.data(), result.code.size(), &info, &error)) << error;
-  EXPECT_TRUE(decode_amdgpu_target(info, &target, &error)) << error;
-  return target;
+  const auto info = read_code_object(result.code.data(), result.code.size());
+  EXPECT_TRUE(info) << info.failure().message;
+  if (!info) return AmdgpuTarget{};
+  auto target = decode_amdgpu_target(info.value());
+  EXPECT_TRUE(target) << target.failure().message;
+  return target ? std::move(target).value() : AmdgpuTarget{};
 }
 
 class AmdgpuRealObjects : public ::testing::TestWithParam<Expected> {};
@@ -78,9 +78,9 @@ TEST_P(AmdgpuRealObjects, HeaderMatchesTheTable) {
   if (result.status == HIPACM_ERROR_INVALID_ARGUMENT && is_generic_amdgpu_processor(arch))
     GTEST_SKIP() << arch << " is refused here: " << result.error_message;
   ASSERT_EQ(result.status, HIPACM_SUCCESS) << arch << ": " << result.error_message << result.log;
-  CodeObjectInfo info;
-  std::string error;
-  ASSERT_TRUE(read_code_object(result.code.data(), result.code.size(), &info, &error)) << error;
+  const auto read = read_code_object(result.code.data(), result.code.size());
+  ASSERT_TRUE(read) << read.failure().message;
+  const CodeObjectInfo& info = read.value();
   EXPECT_EQ(info.flags & 0xfff, GetParam().flags) << std::hex << "e_flags 0x" << info.flags;
   const AmdgpuTarget target = target_of(result);
   EXPECT_EQ(target.processor, arch.substr(0, arch.find(':')));
@@ -95,14 +95,17 @@ TEST_P(AmdgpuRealObjects, HeaderMatchesTheTable) {
   }
   // The object answers its own arch; built with xnack on, it answers neither xnack off nor an
   // open request, while the bare processor's "any" object answers both settings.
-  EXPECT_TRUE(check_code_object(result.code, arch, {}, &error)) << error;
+  const auto own = check_code_object(result.code, arch, {});
+  EXPECT_TRUE(own) << own.failure().message;
   if (arch == "gfx90a:xnack+") {
-    EXPECT_FALSE(check_code_object(result.code, "gfx90a", {}, &error));
-    EXPECT_FALSE(check_code_object(result.code, "gfx90a:xnack-", {}, &error));
+    EXPECT_FALSE(check_code_object(result.code, "gfx90a", {}));
+    EXPECT_FALSE(check_code_object(result.code, "gfx90a:xnack-", {}));
   }
   if (arch == "gfx90a") {
-    EXPECT_TRUE(check_code_object(result.code, "gfx90a:xnack-", {}, &error)) << error;
-    EXPECT_TRUE(check_code_object(result.code, "gfx90a:xnack+", {}, &error)) << error;
+    const auto xnack_off = check_code_object(result.code, "gfx90a:xnack-", {});
+    EXPECT_TRUE(xnack_off) << xnack_off.failure().message;
+    const auto xnack_on = check_code_object(result.code, "gfx90a:xnack+", {});
+    EXPECT_TRUE(xnack_on) << xnack_on.failure().message;
   }
   RecordProperty("code_object_version", target.code_object_version);
 }
@@ -124,8 +127,8 @@ TEST(AmdgpuRealObjectVersions, AnOlderCodeObjectVersionOnRequestIsAccepted) {
   const CompileResult result = compile_for_target(request);
   ASSERT_EQ(result.status, HIPACM_SUCCESS) << result.error_message << result.log;
   const int version = code_object_version(result.code).value_or(0);
-  std::string error;
-  EXPECT_TRUE(check_code_object(result.code, "gfx90a", result.lowered_names, &error)) << error;
+  const auto checked = check_code_object(result.code, "gfx90a", result.lowered_names);
+  EXPECT_TRUE(checked) << checked.failure().message;
   if (version != 5)
     GTEST_SKIP() << "the loaded hipRTC ignores -mcode-object-version=5 (it wrote v" << version
                  << ")";

@@ -42,25 +42,22 @@ constexpr Processor kComgr72Processors[] = {
 };
 
 CodeObjectInfo info_of(const Bytes& image) {
-  CodeObjectInfo info;
-  std::string error;
-  EXPECT_TRUE(read_code_object(image.data(), image.size(), &info, &error)) << error;
-  return info;
+  Expected<CodeObjectInfo> info = read_code_object(image.data(), image.size());
+  EXPECT_TRUE(info) << info.failure().message;
+  return info ? std::move(info).value() : CodeObjectInfo{};
 }
 
 AmdgpuTarget decoded(int version, std::uint32_t flags) {
-  AmdgpuTarget target;
-  std::string error;
-  EXPECT_TRUE(decode_amdgpu_target(info_of(make_amdgpu_elf(version, flags)), &target, &error))
-      << error;
-  return target;
+  Expected<AmdgpuTarget> target = decode_amdgpu_target(info_of(make_amdgpu_elf(version, flags)));
+  EXPECT_TRUE(target) << target.failure().message;
+  return target ? std::move(target).value() : AmdgpuTarget{};
 }
 
 std::string refusal(int version, std::uint32_t flags, const std::string& arch) {
-  std::string error;
-  EXPECT_FALSE(check_amdgpu_code_object(make_amdgpu_elf(version, flags), arch, {"k"}, &error))
-      << arch << " accepted";
-  return error;
+  const Expected<void> checked =
+      check_amdgpu_code_object(make_amdgpu_elf(version, flags), arch, {"k"});
+  EXPECT_FALSE(checked) << arch << " accepted";
+  return checked.failure().message;
 }
 
 TEST(AmdgpuTarget, KnowsTheMachOfEveryProcessorComgr72Lists) {
@@ -71,9 +68,9 @@ TEST(AmdgpuTarget, KnowsTheMachOfEveryProcessorComgr72Lists) {
     // Generic processors exist only from code object v6 on, with a generic version.
     const int version = is_generic_amdgpu_processor(name) ? 6 : 5;
     const std::uint32_t flags = p.mach | (version == 6 ? 1u << 24 : 0u);
-    std::string error;
-    EXPECT_TRUE(check_amdgpu_code_object(make_amdgpu_elf(version, flags), name, {"k"}, &error))
-        << name << ": " << error;
+    const Expected<void> checked =
+        check_amdgpu_code_object(make_amdgpu_elf(version, flags), name, {"k"});
+    EXPECT_TRUE(checked) << name << ": " << checked.failure().message;
   }
 }
 
@@ -99,9 +96,9 @@ TEST(AmdgpuTarget, ReadsTheCodeObjectVersionFromTheHeaderAlone) {
 
 TEST(AmdgpuTarget, AcceptsCodeObjectsV3ToV6AndRefusesTheRest) {
   for (int version = 3; version <= 6; ++version) {
-    std::string error;
-    EXPECT_TRUE(check_amdgpu_code_object(make_amdgpu_elf(version, 0x53f), "gfx90a", {"k"}, &error))
-        << "v" << version << ": " << error;
+    const Expected<void> checked =
+        check_amdgpu_code_object(make_amdgpu_elf(version, 0x53f), "gfx90a", {"k"});
+    EXPECT_TRUE(checked) << "v" << version << ": " << checked.failure().message;
   }
   EXPECT_NE(refusal(2, 0x3f, "gfx90a").find("code object v2 (EI_ABIVERSION 0) is not accepted"),
             std::string::npos);
@@ -112,8 +109,9 @@ TEST(AmdgpuTarget, AcceptsCodeObjectsV3ToV6AndRefusesTheRest) {
   EXPECT_NE(refusal(257, 0x3f, "gfx90a").find("EI_ABIVERSION 255"), std::string::npos);
   Bytes no_hsa = make_amdgpu_elf(5, 0x53f);
   no_hsa[7] = 65;  // ELFOSABI_AMDGPU_PAL
-  std::string error;
-  EXPECT_FALSE(check_amdgpu_code_object(no_hsa, "gfx90a", {"k"}, &error));
+  const Expected<void> checked = check_amdgpu_code_object(no_hsa, "gfx90a", {"k"});
+  EXPECT_FALSE(checked);
+  const std::string& error = checked.failure().message;
   EXPECT_NE(error.find("EI_OSABI 65, expected ELFOSABI_AMDGPU_HSA (64)"), std::string::npos)
       << error;
 }
@@ -144,11 +142,12 @@ TEST(AmdgpuTarget, CodeObjectV3RecordsOnlyFeaturesThatAreOn) {
   EXPECT_EQ(v3.xnack, FeatureSetting::kOn);
   EXPECT_EQ(v3.sramecc, FeatureSetting::kOff);
   EXPECT_EQ(target_id(v3), "gfx90a:xnack+");
-  std::string error;
   const Bytes image = make_amdgpu_elf(3, 0x13f);
-  EXPECT_TRUE(check_amdgpu_code_object(image, "gfx90a", {"k"}, &error)) << error;
-  EXPECT_TRUE(check_amdgpu_code_object(image, "gfx90a:xnack+", {"k"}, &error)) << error;
-  EXPECT_FALSE(check_amdgpu_code_object(image, "gfx90a:xnack-", {"k"}, &error));
+  const Expected<void> bare = check_amdgpu_code_object(image, "gfx90a", {"k"});
+  EXPECT_TRUE(bare) << bare.failure().message;
+  const Expected<void> xnack_on = check_amdgpu_code_object(image, "gfx90a:xnack+", {"k"});
+  EXPECT_TRUE(xnack_on) << xnack_on.failure().message;
+  EXPECT_FALSE(check_amdgpu_code_object(image, "gfx90a:xnack-", {"k"}));
 }
 
 TEST(AmdgpuTarget, RequestedFeaturesMustBeTheObjects) {
@@ -175,10 +174,10 @@ TEST(AmdgpuTarget, RequestedFeaturesMustBeTheObjects) {
       {0x41, "gfx1101", false},
   };
   for (const Case& c : cases) {
-    std::string error;
-    EXPECT_EQ(check_amdgpu_code_object(make_amdgpu_elf(5, c.flags), c.arch, {"k"}, &error),
-              c.accepted)
-        << c.arch << " flags " << std::hex << c.flags << ": " << error;
+    const Expected<void> checked =
+        check_amdgpu_code_object(make_amdgpu_elf(5, c.flags), c.arch, {"k"});
+    EXPECT_EQ(checked.has_value(), c.accepted)
+        << c.arch << " flags " << std::hex << c.flags << ": " << checked.failure().message;
   }
   const std::string error = refusal(5, 0x73f, "gfx90a:xnack-");
   EXPECT_NE(error.find("code object has xnack on, the requested arch needs off or any"),
@@ -201,10 +200,9 @@ TEST(AmdgpuTarget, GenericProcessorsNeedV6AndAGenericVersion) {
   EXPECT_EQ(gfx94.sramecc, FeatureSetting::kAny);
   EXPECT_EQ(gfx94.xnack, FeatureSetting::kAny);
   EXPECT_EQ(decoded(6, 0xfe000054).generic_version, 0xfeu);
-  std::string error;
-  EXPECT_TRUE(
-      check_amdgpu_code_object(make_amdgpu_elf(6, 0x1000054), "gfx11-generic", {"k"}, &error))
-      << error;
+  const Expected<void> checked =
+      check_amdgpu_code_object(make_amdgpu_elf(6, 0x1000054), "gfx11-generic", {"k"});
+  EXPECT_TRUE(checked) << checked.failure().message;
   // A generic object answers only a request for the generic target itself.
   EXPECT_NE(refusal(6, 0x1000054, "gfx1100").find("'gfx11-generic', expected 'gfx1100'"),
             std::string::npos);

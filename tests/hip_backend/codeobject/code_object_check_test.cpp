@@ -23,24 +23,34 @@ std::string lowered() {
 
 TEST(CodeObjectCheck, AcceptsTheRealCodeObject) {
   std::string error;
-  EXPECT_TRUE(check_amdgpu_code_object(code(), "gfx90a", {"vadd", lowered()}, &error)) << error;
-  EXPECT_TRUE(check_amdgpu_code_object(code(), "gfx90a", {}, &error)) << error;
+  Expected<void> checked;
+  checked = check_amdgpu_code_object(code(), "gfx90a", {"vadd", lowered()});
+  error = checked.failure().message;
+  EXPECT_TRUE(checked) << error;
+  checked = check_amdgpu_code_object(code(), "gfx90a", {});
+  error = checked.failure().message;
+  EXPECT_TRUE(checked) << error;
   // Only the processor part of the arch has to match.
-  EXPECT_TRUE(check_amdgpu_code_object(code(), "gfx90a:sramecc+:xnack-", {"vadd"}, &error))
-      << error;
+  checked = check_amdgpu_code_object(code(), "gfx90a:sramecc+:xnack-", {"vadd"});
+  error = checked.failure().message;
+  EXPECT_TRUE(checked) << error;
 }
 
 TEST(CodeObjectCheck, RejectsAnotherProcessor) {
   std::string error;
-  EXPECT_FALSE(check_amdgpu_code_object(code(), "gfx1030", {"vadd"}, &error));
+  Expected<void> checked;
+  checked = check_amdgpu_code_object(code(), "gfx1030", {"vadd"});
+  error = checked.failure().message;
+  EXPECT_FALSE(checked);
   EXPECT_NE(error.find("'gfx90a'"), std::string::npos) << error;
   EXPECT_NE(error.find("'gfx1030'"), std::string::npos) << error;
 }
 
 TEST(CodeObjectCheck, NamesMissingKernels) {
-  std::string error;
-  EXPECT_FALSE(
-      check_amdgpu_code_object(code(), "gfx90a", {"vadd", "ghost", "ghost", "other"}, &error));
+  const Expected<void> checked =
+      check_amdgpu_code_object(code(), "gfx90a", {"vadd", "ghost", "ghost", "other"});
+  const std::string error = checked.failure().message;
+  EXPECT_FALSE(checked);
   EXPECT_NE(error.find("ghost.kd, other.kd"), std::string::npos) << error;
   EXPECT_EQ(error.find("ghost.kd, ghost.kd"), std::string::npos) << error;
   EXPECT_NE(error.find("kernels present: "), std::string::npos) << error;
@@ -49,9 +59,14 @@ TEST(CodeObjectCheck, NamesMissingKernels) {
 
 TEST(CodeObjectCheck, RejectsGarbageAndEmptyInput) {
   std::string error;
-  EXPECT_FALSE(check_amdgpu_code_object({}, "gfx90a", {}, &error));
+  Expected<void> checked;
+  checked = check_amdgpu_code_object({}, "gfx90a", {});
+  error = checked.failure().message;
+  EXPECT_FALSE(checked);
   EXPECT_NE(error.find("unreadable"), std::string::npos) << error;
-  EXPECT_FALSE(check_amdgpu_code_object({1, 2, 3, 4, 5}, "gfx90a", {}, &error));
+  checked = check_amdgpu_code_object({1, 2, 3, 4, 5}, "gfx90a", {});
+  error = checked.failure().message;
+  EXPECT_FALSE(checked);
   EXPECT_NE(error.find("unreadable"), std::string::npos) << error;
 }
 
@@ -61,7 +76,10 @@ TEST(CodeObjectCheck, RejectsAHostElf) {
                                        std::istreambuf_iterator<char>());
   ASSERT_GT(host.size(), 64u);
   std::string error;
-  EXPECT_FALSE(check_amdgpu_code_object(host, "gfx90a", {}, &error));
+  Expected<void> checked;
+  checked = check_amdgpu_code_object(host, "gfx90a", {});
+  error = checked.failure().message;
+  EXPECT_FALSE(checked);
   EXPECT_NE(error.find("e_machine"), std::string::npos) << error;
 }
 
@@ -69,7 +87,10 @@ TEST(CodeObjectCheck, RejectsAnUnknownProcessorInFlags) {
   std::vector<std::uint8_t> patched = code();
   patched[48] = 0x27;  // a reserved EF_AMDGPU_MACH value
   std::string error;
-  EXPECT_FALSE(check_amdgpu_code_object(patched, "gfx90a", {}, &error));
+  Expected<void> checked;
+  checked = check_amdgpu_code_object(patched, "gfx90a", {});
+  error = checked.failure().message;
+  EXPECT_FALSE(checked);
   EXPECT_NE(error.find("unknown"), std::string::npos) << error;
 }
 
@@ -77,23 +98,42 @@ TEST(CodeObjectCheck, RejectsAnUnknownProcessorInFlags) {
 TEST(Trust09_CompileResultCheck, RequiresExactlyTheRequestsLoweredNamesAndNothingFromTheSource) {
   CompileRequest request = testing::sample_request("gfx90a");
   std::string error;
-  EXPECT_TRUE(check_compile_result(request, code(), {lowered()}, &error)) << error;
+  Expected<void> checked;
+  checked = check_compile_result(request, code(), {lowered()});
+  error = checked.failure().message;
+  EXPECT_TRUE(checked) << error;
   // A kernel the source scan would find but that the program compiled out is
   // no reason to reject: only the request's lowered names are required.
   request.source += "\n#if 0\nextern \"C\" __global__ void gone(int*) {}\n#endif\n";
-  EXPECT_TRUE(check_compile_result(request, code(), {lowered()}, &error)) << error;
+  checked = check_compile_result(request, code(), {lowered()});
+  error = checked.failure().message;
+  EXPECT_TRUE(checked) << error;
 
-  EXPECT_FALSE(check_compile_result(request, code(), {}, &error));
+  checked = check_compile_result(request, code(), {});
+  error = checked.failure().message;
+  EXPECT_FALSE(checked);
   EXPECT_NE(error.find("0 lowered name(s) for 1 name expression(s)"), std::string::npos) << error;
-  EXPECT_FALSE(check_compile_result(request, code(), {lowered(), lowered()}, &error));
-  EXPECT_FALSE(check_compile_result(request, code(), {"_Z5ghostPf"}, &error));
+  checked = check_compile_result(request, code(), {lowered(), lowered()});
+  error = checked.failure().message;
+  EXPECT_FALSE(checked);
+  checked = check_compile_result(request, code(), {"_Z5ghostPf"});
+  error = checked.failure().message;
+  EXPECT_FALSE(checked);
   EXPECT_NE(error.find("_Z5ghostPf"), std::string::npos) << error;
-  EXPECT_FALSE(check_compile_result(request, code(), {""}, &error));
-  EXPECT_FALSE(check_compile_result(request, code(), {std::string(70000, 'a')}, &error));
+  checked = check_compile_result(request, code(), {""});
+  error = checked.failure().message;
+  EXPECT_FALSE(checked);
+  checked = check_compile_result(request, code(), {std::string(70000, 'a')});
+  error = checked.failure().message;
+  EXPECT_FALSE(checked);
   request.arch = "gfx1030";
-  EXPECT_FALSE(check_compile_result(request, code(), {lowered()}, &error));
+  checked = check_compile_result(request, code(), {lowered()});
+  error = checked.failure().message;
+  EXPECT_FALSE(checked);
   request.arch = "gfx90a";
-  EXPECT_FALSE(check_compile_result(request, {0x7f, 'E', 'L', 'F'}, {lowered()}, &error));
+  checked = check_compile_result(request, {0x7f, 'E', 'L', 'F'}, {lowered()});
+  error = checked.failure().message;
+  EXPECT_FALSE(checked);
 }
 
 TEST(Trust09_CompileResultCheck, AcceptsADataSymbolForAVariableNameExpression) {
@@ -106,7 +146,10 @@ TEST(Trust09_CompileResultCheck, AcceptsADataSymbolForAVariableNameExpression) {
   const CompileResult result = compile_for_target(request);
   ASSERT_EQ(result.status, HIPACM_SUCCESS) << result.error_message << result.log;
   std::string error;
-  EXPECT_TRUE(check_compile_result(request, result.code, result.lowered_names, &error)) << error;
+  Expected<void> checked;
+  checked = check_compile_result(request, result.code, result.lowered_names);
+  error = checked.failure().message;
+  EXPECT_TRUE(checked) << error;
 }
 
 }  // namespace

@@ -35,22 +35,22 @@ std::size_t section_header(const Bytes& image, int index) {
 }
 
 bool parses(const Bytes& image, CodeObjectInfo* info = nullptr, std::string* error = nullptr) {
-  CodeObjectInfo local;
-  std::string local_error;
-  const bool ok = read_code_object(image.data(), image.size(), info ? info : &local,
-                                   error ? error : &local_error);
-  if (!ok) {
-    EXPECT_FALSE((error ? *error : local_error).empty());
+  Expected<CodeObjectInfo> read = read_code_object(image.data(), image.size());
+  if (!read) {
+    EXPECT_FALSE(read.failure().message.empty());
+    if (error != nullptr) *error = read.failure().message;
+  } else if (info != nullptr) {
+    *info = std::move(read).value();
   }
-  return ok;
+  return read.has_value();
 }
 
 TEST(ElfReader, ReadsARealCodeObject) {
   const auto& sample = testing::sample_gfx90a();
   ASSERT_EQ(sample.status, HIPACM_SUCCESS);
-  CodeObjectInfo info;
-  std::string error;
-  ASSERT_TRUE(read_code_object(sample.code.data(), sample.code.size(), &info, &error)) << error;
+  Expected<CodeObjectInfo> read = read_code_object(sample.code.data(), sample.code.size());
+  ASSERT_TRUE(read) << read.failure().message;
+  const CodeObjectInfo& info = read.value();
   EXPECT_EQ(info.machine, kElfMachineAmdgpu);
   EXPECT_EQ(info.type, 3);
   EXPECT_EQ(amdgpu_processor_from_flags(info.flags), "gfx90a");
@@ -80,22 +80,22 @@ TEST(ElfReader, PairsFunctionsWithDescriptors) {
                                 {"a", 2},
                                 {"a.kd", 1},
                                 {".kd", 1}});
-  CodeObjectInfo info;
-  std::string error;
-  ASSERT_TRUE(read_code_object(image.data(), image.size(), &info, &error)) << error;
+  Expected<CodeObjectInfo> read = read_code_object(image.data(), image.size());
+  ASSERT_TRUE(read) << read.failure().message;
+  const CodeObjectInfo& info = read.value();
   EXPECT_EQ(info.amdgpu_kernels, (std::vector<std::string>{"a", "k1"}));
   EXPECT_EQ(info.symbols.size(), 8u);
 }
 
 TEST(ElfReader, RejectsEmptyAndTinyInputs) {
-  CodeObjectInfo info;
-  std::string error;
-  EXPECT_FALSE(read_code_object(nullptr, 0, &info, &error));
+  const Expected<CodeObjectInfo> empty = read_code_object(nullptr, 0);
+  EXPECT_FALSE(empty);
+  const std::string error = empty ? std::string() : empty.failure().message;
   EXPECT_NE(error.find("truncated"), std::string::npos) << error;
-  EXPECT_FALSE(read_code_object(nullptr, 100, &info, &error));
+  EXPECT_FALSE(read_code_object(nullptr, 100));
   const Bytes image = make_elf({});
   for (std::size_t n : {1, 4, 16, 63}) {
-    EXPECT_FALSE(read_code_object(image.data(), n, &info, &error)) << n;
+    EXPECT_FALSE(read_code_object(image.data(), n)) << n;
   }
 }
 
@@ -123,10 +123,10 @@ TEST(ElfReader, RejectsEveryTruncationOfARealCodeObject) {
   const std::size_t table_end = static_cast<std::size_t>(get64(code, 40)) + get16(code, 60) * 64;
   ASSERT_LE(table_end, code.size());
   for (std::size_t n = 0; n < table_end; ++n) {
-    CodeObjectInfo info;
-    std::string error;
-    EXPECT_FALSE(read_code_object(code.data(), n, &info, &error)) << "accepted " << n << " bytes";
-    EXPECT_TRUE(info.symbols.empty());
+    const Expected<CodeObjectInfo> read = read_code_object(code.data(), n);
+    EXPECT_FALSE(read) << "accepted " << n << " bytes";
+    // A refused object hands out no symbols.
+    EXPECT_TRUE(!read || read->symbols.empty());
   }
 }
 
@@ -170,9 +170,9 @@ TEST(ElfReader, RejectsCorruptSectionTables) {
   for (const Case& c : cases) {
     Bytes bad = good;
     c.damage(bad);
-    CodeObjectInfo info;
-    std::string error;
-    EXPECT_FALSE(read_code_object(bad.data(), bad.size(), &info, &error)) << c.what;
+    const Expected<CodeObjectInfo> read = read_code_object(bad.data(), bad.size());
+    EXPECT_FALSE(read) << c.what;
+    const std::string error = read ? std::string() : read.failure().message;
     EXPECT_NE(error.find(c.message), std::string::npos) << c.what << ": " << error;
   }
 }
@@ -182,9 +182,9 @@ TEST(ElfReader, NoSectionsIsAnEmptyButValidImage) {
   put64(image, 40, 0);
   put16(image, 60, 0);
   put16(image, 62, 0);
-  CodeObjectInfo info;
-  std::string error;
-  ASSERT_TRUE(read_code_object(image.data(), image.size(), &info, &error)) << error;
+  Expected<CodeObjectInfo> read = read_code_object(image.data(), image.size());
+  ASSERT_TRUE(read) << read.failure().message;
+  const CodeObjectInfo& info = read.value();
   EXPECT_TRUE(info.symbols.empty());
   EXPECT_EQ(info.machine, kElfMachineAmdgpu);
 }

@@ -23,23 +23,23 @@ constexpr const char* kSpirvId = "hip-spirv64-amd-amdhsa--amdgcnspirv";
 constexpr const char* kHostId = "host-x86_64-unknown-linux-gnu-";
 
 SpirvModule read_ok(const Bytes& bytes) {
-  SpirvModule module;
-  std::string error;
-  EXPECT_TRUE(read_spirv_module(bytes.data(), bytes.size(), &module, &error)) << error;
-  return module;
+  Expected<SpirvModule> module = read_spirv_module(bytes.data(), bytes.size());
+  EXPECT_TRUE(module) << module.failure().message;
+  return module ? std::move(module).value() : SpirvModule{};
 }
 
 std::string read_error(const Bytes& bytes) {
-  SpirvModule module;
-  std::string error;
-  EXPECT_FALSE(read_spirv_module(bytes.data(), bytes.size(), &module, &error));
-  EXPECT_TRUE(module.kernels.empty());
-  return error;
+  const Expected<SpirvModule> module = read_spirv_module(bytes.data(), bytes.size());
+  EXPECT_FALSE(module);
+  // A refused module hands out no kernels.
+  EXPECT_TRUE(!module || module->kernels.empty());
+  return module ? std::string() : module.failure().message;
 }
 
 std::string check_error(const Bytes& code, const std::vector<std::string>& expected = {}) {
-  std::string error;
-  EXPECT_FALSE(check_code_object(code, "amdgcnspirv", expected, &error));
+  const Expected<void> checked = check_code_object(code, "amdgcnspirv", expected);
+  EXPECT_FALSE(checked);
+  const std::string error = checked.failure().message;
   EXPECT_FALSE(error.empty());
   return error;
 }
@@ -136,26 +136,24 @@ TEST(SpirvModule, TrustsNoWordCountOrString) {
 TEST(SpirvModule, RefusesEveryTruncation) {
   const Bytes good = kernel_module({"vadd", "other"}).bytes();
   for (std::size_t n = 0; n < good.size(); ++n) {
-    SpirvModule module;
-    std::string error;
     // A cut at an instruction boundary can still be a whole module, as long as the memory model
     // is in: only cuts inside the header or an instruction must fail.
-    if (read_spirv_module(good.data(), n, &module, &error)) {
+    if (const Expected<SpirvModule> module = read_spirv_module(good.data(), n)) {
       EXPECT_EQ(n % 4, 0u);
       EXPECT_GE(n, 64u);  // the header, four capabilities and the memory model
     } else {
-      EXPECT_FALSE(error.empty()) << n;
+      EXPECT_FALSE(module.failure().message.empty()) << n;
     }
   }
 }
 
 TEST(SpirvCodeObject, TheCheckConfirmsKernelsAndExportedNames) {
   const Bytes code = kernel_module({"vadd", "_Z5scaleIfEvPT_S0_"}, "table").bytes();
-  std::string error;
-  EXPECT_TRUE(check_code_object(code, "amdgcnspirv", {}, &error)) << error;
-  EXPECT_TRUE(
-      check_code_object(code, "amdgcnspirv", {"vadd", "_Z5scaleIfEvPT_S0_", "table"}, &error))
-      << error;
+  const Expected<void> bare = check_code_object(code, "amdgcnspirv", {});
+  EXPECT_TRUE(bare) << bare.failure().message;
+  const Expected<void> named =
+      check_code_object(code, "amdgcnspirv", {"vadd", "_Z5scaleIfEvPT_S0_", "table"});
+  EXPECT_TRUE(named) << named.failure().message;
   const std::string missing = check_error(code, {"vadd", "ghost", "ghost"});
   EXPECT_NE(missing.find("lacks entry point(s) ghost;"), std::string::npos) << missing;
   EXPECT_NE(missing.find("kernels present: _Z5scaleIfEvPT_S0_, vadd"), std::string::npos);
@@ -168,8 +166,9 @@ TEST(SpirvCodeObject, AnAmdgpuElfIsNoAnswerForSpirvAndSpirvNoneForAProcessor) {
   const Bytes elf = testing::make_amdgpu_elf(6, 0x1000054);
   EXPECT_NE(check_error(elf).find("not SPIR-V for amdgcnspirv: invalid SPIR-V: bad magic"),
             std::string::npos);
-  std::string error;
-  EXPECT_FALSE(check_code_object(kernel_module({"k"}).bytes(), "gfx90a", {"k"}, &error));
+  const Expected<void> checked = check_code_object(kernel_module({"k"}).bytes(), "gfx90a", {"k"});
+  EXPECT_FALSE(checked);
+  const std::string& error = checked.failure().message;
   EXPECT_NE(error.find("invalid ELF"), std::string::npos) << error;
   EXPECT_FALSE(is_spirv_arch("amdgcnspirv:xnack+"));
   EXPECT_FALSE(is_spirv_arch("gfx90a"));
@@ -180,13 +179,14 @@ TEST(SpirvCodeObject, ReadsTheSpirvEntryOfAnOffloadBundle) {
   const Bytes module = kernel_module({"vadd"}).bytes();
   for (const char* id : {kSpirvId, "hip-spirv64-amd-amdhsa-unknown-amdgcnspirv"}) {
     const Bytes bundle = make_offload_bundle({{kHostId, {}}, {id, module}});
-    SpirvCodeObject object;
-    std::string error;
-    ASSERT_TRUE(read_spirv_code_object(bundle, &object, &error)) << error;
+    const Expected<SpirvCodeObject> read = read_spirv_code_object(bundle);
+    ASSERT_TRUE(read) << read.failure().message;
+    const SpirvCodeObject& object = read.value();
     EXPECT_TRUE(object.bundled);
     EXPECT_EQ(object.bundle_entry, id);
     EXPECT_EQ(object.module.kernels, std::vector<std::string>{"vadd"});
-    EXPECT_TRUE(check_code_object(bundle, "amdgcnspirv", {"vadd"}, &error)) << error;
+    const Expected<void> checked = check_code_object(bundle, "amdgcnspirv", {"vadd"});
+    EXPECT_TRUE(checked) << checked.failure().message;
   }
 }
 
@@ -213,19 +213,22 @@ TEST(SpirvCodeObject, RefusesBundlesWithoutOneGoodSpirvEntry) {
 
 TEST(OffloadBundle, TrustsNoCountLengthOrOffset) {
   const Bytes good = make_offload_bundle({{kHostId, {}}, {kSpirvId, kernel_module({"k"}).bytes()}});
-  std::vector<OffloadBundleEntry> entries;
-  std::string error;
-  ASSERT_TRUE(read_offload_bundle(good.data(), good.size(), &entries, &error)) << error;
+  const Expected<std::vector<OffloadBundleEntry>> read =
+      read_offload_bundle(good.data(), good.size());
+  ASSERT_TRUE(read) << read.failure().message;
+  const std::vector<OffloadBundleEntry>& entries = read.value();
   ASSERT_EQ(entries.size(), 2u);
   EXPECT_EQ(entries[1].id, kSpirvId);
   const std::size_t count_at = 24, first_entry = 32;
   const auto damaged = [&](std::size_t at, std::uint64_t value) {
     Bytes bad = good;
     testing::put64(bad, at, value);
-    std::string why;
-    EXPECT_FALSE(read_offload_bundle(bad.data(), bad.size(), &entries, &why)) << at;
-    EXPECT_TRUE(entries.empty());
-    return why;
+    const Expected<std::vector<OffloadBundleEntry>> refused =
+        read_offload_bundle(bad.data(), bad.size());
+    EXPECT_FALSE(refused) << at;
+    // A refused bundle hands out no entries.
+    EXPECT_TRUE(!refused || refused->empty());
+    return refused ? std::string() : refused.failure().message;
   };
   EXPECT_NE(damaged(count_at, 0).find("no entries"), std::string::npos);
   EXPECT_NE(damaged(count_at, ~std::uint64_t{0}).find("cannot fit"), std::string::npos);
@@ -236,10 +239,13 @@ TEST(OffloadBundle, TrustsNoCountLengthOrOffset) {
   EXPECT_NE(damaged(first_entry + 16, 0).find("empty or non-printable id"), std::string::npos);
   Bytes control = good;
   control[first_entry + 24] = '\n';
-  EXPECT_FALSE(read_offload_bundle(control.data(), control.size(), &entries, &error));
+  const Expected<std::vector<OffloadBundleEntry>> controlled =
+      read_offload_bundle(control.data(), control.size());
+  EXPECT_FALSE(controlled);
+  const std::string error = controlled ? std::string() : controlled.failure().message;
   EXPECT_NE(error.find("non-printable"), std::string::npos) << error;
   for (std::size_t n = 0; n < first_entry + 24; ++n) {
-    EXPECT_FALSE(read_offload_bundle(good.data(), n, &entries, &error)) << n;
+    EXPECT_FALSE(read_offload_bundle(good.data(), n)) << n;
   }
 }
 
@@ -254,15 +260,14 @@ TEST(SpirvCodeObject, SurvivesRandomBitFlips) {
       Bytes damaged = *base;
       for (int flips = 0; flips < 3; ++flips)
         damaged[position(random)] ^= static_cast<std::uint8_t>(1u << (round % 8));
-      std::string error;
-      const bool usable = check_code_object(damaged, "amdgcnspirv", {}, &error);
+      const Expected<void> usable = check_code_object(damaged, "amdgcnspirv", {});
       if (!usable) {
-        EXPECT_FALSE(error.empty());
+        EXPECT_FALSE(usable.failure().message.empty());
         ++refused;
       } else {
-        EXPECT_TRUE(check_code_object(damaged, "amdgcnspirv",
-                                      code_object_kernels(damaged, "amdgcnspirv"), &error))
-            << error;
+        const Expected<void> kernels =
+            check_code_object(damaged, "amdgcnspirv", code_object_kernels(damaged, "amdgcnspirv"));
+        EXPECT_TRUE(kernels) << kernels.failure().message;
       }
     }
   }

@@ -132,9 +132,9 @@ TEST(AmdgpuArchOnThisRocm, NewerProcessorsCompileWhereListed) {
     }
     ASSERT_EQ(result.status, HIPACM_SUCCESS) << name << ": " << result.error_message << "\n"
                                              << result.log;
-    CodeObjectInfo info;
-    std::string error;
-    ASSERT_TRUE(read_code_object(result.code.data(), result.code.size(), &info, &error)) << error;
+    const Expected<CodeObjectInfo> read = read_code_object(result.code.data(), result.code.size());
+    ASSERT_TRUE(read) << read.failure().message;
+    const CodeObjectInfo& info = read.value();
     EXPECT_EQ(amdgpu_processor_from_flags(info.flags), name);
     EXPECT_EQ(result.lowered_names, std::vector<std::string>{"_Z5scaleIfEvPT_S0_"});
   }

@@ -23,10 +23,9 @@ namespace {
 using testing::sample_request;
 
 CodeObjectInfo parse(const CompileResult& result) {
-  CodeObjectInfo info;
-  std::string error;
-  EXPECT_TRUE(read_code_object(result.code.data(), result.code.size(), &info, &error)) << error;
-  return info;
+  Expected<CodeObjectInfo> info = read_code_object(result.code.data(), result.code.size());
+  EXPECT_TRUE(info) << info.failure().message;
+  return info ? std::move(info).value() : CodeObjectInfo{};
 }
 
 bool has_kernel(const CodeObjectInfo& info, const std::string& name) {

@@ -57,9 +57,9 @@ TEST_F(Nvrtc, InventoryListsBothCompilersAndPicksByArch) {
 TEST_F(Nvrtc, CompilesSampleToCubinWithKernelsAndLoweredNames) {
   const CompileResult result = compile_for_target(sample_request("sm_90"));
   ASSERT_EQ(result.status, HIPACM_SUCCESS) << result.error_message << "\n" << result.log;
-  CodeObjectInfo info;
-  std::string error;
-  ASSERT_TRUE(read_code_object(result.code.data(), result.code.size(), &info, &error)) << error;
+  const Expected<CodeObjectInfo> read = read_code_object(result.code.data(), result.code.size());
+  ASSERT_TRUE(read) << read.failure().message;
+  const CodeObjectInfo& info = read.value();
   EXPECT_EQ(info.machine, kElfMachineCuda);
   ASSERT_EQ(result.lowered_names.size(), 1u);
   EXPECT_EQ(result.lowered_names[0], "_Z5scaleIfEvPT_S0_");
@@ -87,8 +87,9 @@ TEST_F(Nvrtc, ComputeArchGivesPtxWithEntries) {
   EXPECT_EQ(result.code.back(), 0u) << "PTX keeps its NUL for cuModuleLoadData";
   EXPECT_EQ(code_object_kernels(result.code, "compute_90"),
             (std::vector<std::string>{"_Z5scaleIfEvPT_S0_", "vadd"}));
-  std::string error;
-  EXPECT_FALSE(check_code_object(result.code, "compute_90", {"missing_kernel"}, &error));
+  const Expected<void> checked = check_code_object(result.code, "compute_90", {"missing_kernel"});
+  EXPECT_FALSE(checked);
+  const std::string& error = checked.failure().message;
   EXPECT_NE(error.find("missing_kernel"), std::string::npos) << error;
 }
 

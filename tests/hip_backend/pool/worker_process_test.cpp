@@ -57,8 +57,8 @@ TEST(WorkerProcess, CompilesARealKernelAndExitsOnEof) {
   const pid_t pid = worker->pid();
   const backend::CompileResult result = worker->compile(make_request(kernel_source(1)), 60000);
   ASSERT_EQ(result.status, HIPACM_SUCCESS) << result.error_message;
-  std::string why;
-  EXPECT_TRUE(backend::check_amdgpu_code_object(result.code, kArch, {"k1"}, &why)) << why;
+  const auto checked = backend::check_amdgpu_code_object(result.code, kArch, {"k1"});
+  EXPECT_TRUE(checked) << checked.failure().message;
   EXPECT_GT(result.compile_seconds, 0.0);
   EXPECT_TRUE(worker->usable());
 

@@ -142,8 +142,8 @@ TEST_F(CompileService, ServesRealCompilesFromAWorkerItForked) {
 
   const backend::CompileResult result = worker->compile(make_request(kernel_source(3)), 60000);
   ASSERT_EQ(result.status, HIPACM_SUCCESS) << result.error_message;
-  std::string why;
-  EXPECT_TRUE(backend::check_amdgpu_code_object(result.code, kArch, {"k3"}, &why)) << why;
+  const auto checked = backend::check_amdgpu_code_object(result.code, kArch, {"k3"});
+  EXPECT_TRUE(checked) << checked.failure().message;
 
   // The worker runs in its private TMPDIR and never in this process's working directory: each
   // compile has an empty one of its own, and between compiles the worker sits in /.
@@ -170,7 +170,8 @@ TEST_F(CompileService, ServesRealCompilesFromAWorkerItForked) {
   EXPECT_EQ(again->pid(), pid) << "the next order got a new worker, not the warm one";
   const backend::CompileResult second = again->compile(make_request(kernel_source(7)), 60000);
   ASSERT_EQ(second.status, HIPACM_SUCCESS) << second.error_message;
-  EXPECT_TRUE(backend::check_amdgpu_code_object(second.code, kArch, {"k7"}, &why)) << why;
+  const auto checked_again = backend::check_amdgpu_code_object(second.code, kArch, {"k7"});
+  EXPECT_TRUE(checked_again) << checked_again.failure().message;
 }
 
 TEST_F(CompileService, SpawnsItsWorkersWhenItCannotFork) {
@@ -201,8 +202,8 @@ TEST_F(CompileService, SpawnsItsWorkersWhenItCannotFork) {
 
   backend::CompileResult result = worker->compile(make_request(kernel_source(8)), 60000);
   ASSERT_EQ(result.status, HIPACM_SUCCESS) << result.error_message;
-  std::string why;
-  EXPECT_TRUE(backend::check_amdgpu_code_object(result.code, kArch, {"k8"}, &why)) << why;
+  const auto checked = backend::check_amdgpu_code_object(result.code, kArch, {"k8"});
+  EXPECT_TRUE(checked) << checked.failure().message;
   worker.reset();
   EXPECT_TRUE(eventually([&] { return back_in_service(pid); }));
   auto again = ordered_worker();
@@ -449,8 +450,8 @@ TEST_F(CompileService, IsWhereWorkersComeFromByDefault) {
   EXPECT_NE(info->ppid, ::getpid()) << "the worker was spawned here, not ordered";
   const backend::CompileResult result = worker->compile(make_request(kernel_source(6)), 60000);
   EXPECT_EQ(result.status, HIPACM_SUCCESS) << result.error_message;
-  std::string why;
-  EXPECT_TRUE(backend::check_amdgpu_code_object(result.code, kArch, {"k6"}, &why)) << why;
+  const auto checked = backend::check_amdgpu_code_object(result.code, kArch, {"k6"});
+  EXPECT_TRUE(checked) << checked.failure().message;
 }
 
 TEST_F(CompileService, ByDefaultAChildSubreaperHostSpawnsItsOwnWorkers) {
@@ -763,9 +764,8 @@ class Trust2_07_ServiceWorkerLimits : public CompileService {
         if (worker && go == 'c') {
           const backend::CompileResult result =
               worker->compile(make_request(kernel_source(27)), 120000);
-          std::string why;
           code = result.status == HIPACM_SUCCESS &&
-                         backend::check_amdgpu_code_object(result.code, kArch, {"k27"}, &why)
+                         backend::check_amdgpu_code_object(result.code, kArch, {"k27"})
                      ? 0
                      : 1;
         }

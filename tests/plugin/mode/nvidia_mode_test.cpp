@@ -54,9 +54,8 @@ void compile_in_mode(const char* arch) {
   EXPECT_STREQ(kernel->arch, arch);
   ASSERT_EQ(kernel->num_lowered_names, 1u);
   const std::string lowered = kernel->lowered_names[0];
-  std::string error;
-  EXPECT_TRUE(backend::check_code_object(code_of(kernel), arch, {"vadd", lowered}, &error))
-      << error;
+  const auto checked = backend::check_code_object(code_of(kernel), arch, {"vadd", lowered});
+  EXPECT_TRUE(checked) << checked.failure().message;
   std::vector<std::string> expected = {"vadd", lowered};
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(function_names_of(kernel), expected);
@@ -85,9 +84,8 @@ TEST_F(NvidiaMode, CudaCodeObjectsFailTheAmdCheckAndViceVersa) {
   const hipacm_kernel* amd_kernel = nullptr;
   ASSERT_EQ(hipacm_future_result(cuda.f, &cuda_kernel), HIPACM_SUCCESS);
   ASSERT_EQ(hipacm_future_result(amd.f, &amd_kernel), HIPACM_SUCCESS);
-  std::string error;
-  EXPECT_FALSE(backend::check_code_object(code_of(cuda_kernel), "gfx90a", {"vadd"}, &error));
-  EXPECT_FALSE(backend::check_code_object(code_of(amd_kernel), "sm_90", {"vadd"}, &error));
+  EXPECT_FALSE(backend::check_code_object(code_of(cuda_kernel), "gfx90a", {"vadd"}));
+  EXPECT_FALSE(backend::check_code_object(code_of(amd_kernel), "sm_90", {"vadd"}));
   EXPECT_EQ(function_names_of(cuda_kernel), std::vector<std::string>{"vadd"});
   EXPECT_EQ(function_names_of(amd_kernel), std::vector<std::string>{"vadd"});
 }

@@ -124,7 +124,9 @@ inline bool code_object_ok(const hipacm_kernel* k, const std::vector<std::string
                            std::string* error) {
   std::vector<std::uint8_t> code(static_cast<const std::uint8_t*>(k->code),
                                  static_cast<const std::uint8_t*>(k->code) + k->code_size);
-  return backend::check_amdgpu_code_object(code, k->arch, kernels, error);
+  const Expected<void> checked = backend::check_amdgpu_code_object(code, k->arch, kernels);
+  if (!checked && error != nullptr) *error = checked.failure().message;
+  return checked.has_value();
 }
 
 }  // namespace hipacm::test
