@@ -71,9 +71,8 @@ Submission read_request(const hipacm_request* req, const std::string& arch) {
   // Compiles run in a directory of their own (a worker's private one), so a relative path in an
   // option is made absolute here, against the host's working directory, where it meant what it
   // means: the key and the compiler see the same options, whichever process compiles.
-  std::string path_error;
-  if (!cache::anchor_relative_paths(&r.options, &path_error))
-    invalid("request.options: " + path_error);
+  if (const Expected<void> anchored = cache::anchor_relative_paths(&r.options); !anchored)
+    invalid("request.options: " + anchored.failure().message);
   // The variables the compiler reads on its own, as they are now: keyed with the request and set
   // in whichever worker compiles it.
   r.environment = backend::capture_compiler_environment();

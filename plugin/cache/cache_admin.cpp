@@ -236,9 +236,9 @@ VerifyReport CacheAdmin::verify(bool remove_bad) {
   VerifyReport report;
   store_->for_each([&](CacheEntry&& entry) {
     ++report.checked;
-    std::string why;
-    if (validate_entry(entry, "", &why)) return;
-    report.bad.push_back({entry.info.key, why});
+    const Expected<void> valid = validate_entry(entry, "");
+    if (valid) return;
+    report.bad.push_back({entry.info.key, valid.failure().message});
   });
   if (remove_bad) {
     for (const auto& bad : report.bad) {
@@ -319,25 +319,27 @@ ImportReport CacheAdmin::import_from(const std::string& file) {
   ImportReport report;
   source->for_each([&](CacheEntry&& entry) {
     std::string key = entry.info.key;
-    std::string why;
-    switch (import_entry(std::move(entry), "", &why)) {
+    const Expected<Imported> imported = import_entry(std::move(entry), "");
+    if (!imported) {
+      report.rejected.push_back({std::move(key), imported.failure().message});
+      return;
+    }
+    switch (imported.value()) {
       case Imported::kAccepted:
         ++report.accepted;
         break;
       case Imported::kDuplicate:
         ++report.duplicates;
         break;
-      case Imported::kRejected:
-        report.rejected.push_back({std::move(key), why});
-        break;
     }
   });
   return report;
 }
 
-CacheAdmin::Imported CacheAdmin::import_entry(CacheEntry entry, const std::string& expected_arch,
-                                              std::string* reason) {
-  if (!validate_entry(entry, expected_arch, reason)) return Imported::kRejected;
+Expected<CacheAdmin::Imported> CacheAdmin::import_entry(CacheEntry entry,
+                                                        const std::string& expected_arch) {
+  if (Expected<void> valid = validate_entry(entry, expected_arch); !valid)
+    return std::move(valid).failure();
   const std::optional<CacheEntry> existing = store_->find(entry.info.key);
   if (existing.has_value() && existing->checksum == entry.checksum) return Imported::kDuplicate;
   entry.info.last_used_us = now_us();

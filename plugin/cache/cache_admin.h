@@ -13,6 +13,7 @@
 
 #include "plugin/cache/store/entry.h"
 #include "plugin/cache/store/store.h"
+#include "support/failure.h"
 
 namespace hipacm::cache {
 
@@ -124,9 +125,9 @@ class CacheAdmin {
   /// Stores one entry from elsewhere (an import file, another machine) as import_from does:
   /// validated first (for `expected_arch` too, unless it is empty), never stored when it fails,
   /// left alone when the same checksum is already there, otherwise written in one transaction.
-  /// Returns what became of it; a rejected one gets *reason.
-  enum class Imported { kAccepted, kDuplicate, kRejected };
-  Imported import_entry(CacheEntry entry, const std::string& expected_arch, std::string* reason);
+  /// Returns what became of it, or the validation's failure (INVALID_ARGUMENT) that rejected it.
+  enum class Imported { kAccepted, kDuplicate };
+  Expected<Imported> import_entry(CacheEntry entry, const std::string& expected_arch);
   /// The whole entry for a key (for `inspect`), or nullopt.
   std::optional<CacheEntry> lookup(const std::string& key);
 

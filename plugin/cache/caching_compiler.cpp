@@ -230,10 +230,12 @@ bool CachingCompiler::serve_hit(const Keyed& keyed, const backend::CompileReques
       if (!layer) continue;
       std::optional<CacheEntry> entry = layer->find(key);
       if (!entry) continue;
-      std::string why;
-      if (!validate_entry_for_request(*entry, request, !keyed.inputs_digest.empty(), &why)) {
+      if (const Expected<void> usable =
+              validate_entry_for_request(*entry, request, !keyed.inputs_digest.empty());
+          !usable) {
         backend::log(LogLevel::kWarning, "kernel cache entry " + key + " in " + *path +
-                                             " is unusable (" + why + "); recompiling");
+                                             " is unusable (" + usable.failure().message +
+                                             "); recompiling");
         if (layer->writable()) layer->remove(key);
         continue;
       }
@@ -271,11 +273,13 @@ bool CachingCompiler::serve_failure(const Keyed& keyed, const backend::CompileRe
     if (!layer) return false;
     std::optional<StoredFailure> failure = layer->find_failure(keyed.key);
     if (!failure) return false;
-    std::string why;
-    if (!validate_failure(*failure, keyed.key, request.arch, keyed.compiler.backend,
-                          keyed.compiler.version, &why)) {
+    if (const Expected<void> usable = validate_failure(*failure, keyed.key, request.arch,
+                                                       keyed.compiler.backend,
+                                                       keyed.compiler.version);
+        !usable) {
       backend::log(LogLevel::kWarning, "stored compile failure " + keyed.key + " in " + path +
-                                           " is unusable (" + why + "); compiling");
+                                           " is unusable (" + usable.failure().message +
+                                           "); compiling");
       if (layer->writable()) layer->remove_failure(keyed.key);
       return false;
     }
@@ -314,10 +318,9 @@ void CachingCompiler::store_failure(const Keyed& keyed, const backend::CompileRe
     failure.log = bounded(result.log, kMaxFailureLogBytes);
     failure.created_us = failure.last_used_us = now_us();
     failure.checksum = failure_checksum(failure);
-    std::string why;
     // Only what would pass the read-side check is worth storing.
     if (!validate_failure(failure, keyed.key, request.arch, keyed.compiler.backend,
-                          keyed.compiler.version, &why))
+                          keyed.compiler.version))
       return;
     std::shared_ptr<CacheStore> layer =
         shared_store(settings_.user_db, CacheStore::Access::kReadWrite);
@@ -345,9 +348,8 @@ void CachingCompiler::store(const Keyed& keyed, const backend::CompileRequest& r
     entry.log = result.log;
     entry.code = result.code;
     entry.checksum = entry_checksum(entry);
-    std::string why;
     // Only what would pass the read-side checks is worth storing.
-    if (!validate_entry_for_request(entry, request, !keyed.inputs_digest.empty(), &why)) return;
+    if (!validate_entry_for_request(entry, request, !keyed.inputs_digest.empty())) return;
     std::shared_ptr<CacheStore> layer =
         shared_store(settings_.user_db, CacheStore::Access::kReadWrite);
     if (!layer) return;

@@ -186,12 +186,12 @@ std::string comparable_lowered_name(const std::string& lowered_name) {
   return s.substr(name_start);
 }
 
-bool lowered_names_match(const std::vector<std::string>& name_expressions,
-                         const std::vector<std::string>& lowered_names, std::string* error) {
+Expected<void> lowered_names_match(const std::vector<std::string>& name_expressions,
+                                   const std::vector<std::string>& lowered_names) {
   if (name_expressions.size() != lowered_names.size()) {
-    *error = std::to_string(lowered_names.size()) + " lowered name(s) for " +
-             std::to_string(name_expressions.size()) + " name expression(s)";
-    return false;
+    return Failure{HIPACM_ERROR_INVALID_ARGUMENT,
+                   std::to_string(lowered_names.size()) + " lowered name(s) for " +
+                       std::to_string(name_expressions.size()) + " name expression(s)"};
   }
   std::vector<std::string> lowered;
   lowered.reserve(lowered_names.size());
@@ -200,9 +200,9 @@ bool lowered_names_match(const std::vector<std::string>& name_expressions,
     const std::string expression = comparable_expression(name_expressions[i]);
     if (expression == lowered[i]) continue;
     const auto mismatch = [&](const std::string& why) {
-      *error = "lowered name '" + lowered_names[i] + "' (" + lowered[i] +
-               ") does not answer name expression '" + name_expressions[i] + "': " + why;
-      return false;
+      return Failure{HIPACM_ERROR_INVALID_ARGUMENT,
+                     "lowered name '" + lowered_names[i] + "' (" + lowered[i] +
+                         ") does not answer name expression '" + name_expressions[i] + "': " + why};
     };
     if (base_identifier(expression) != base_identifier(lowered[i]))
       return mismatch("it names another function or variable");
@@ -211,7 +211,7 @@ bool lowered_names_match(const std::vector<std::string>& name_expressions,
       if (j != i && lowered[j] == expression)
         return mismatch("another lowered name of the entry matches it exactly");
   }
-  return true;
+  return {};
 }
 
 }  // namespace hipacm::cache

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "support/failure.h"
+
 namespace hipacm::cache {
 
 /// Checks each (name expression, lowered name) pair without a compiler: the
@@ -18,9 +20,9 @@ namespace hipacm::cache {
 /// the demangled one; or when the names differ and another lowered name
 /// matches this expression exactly (two names swapped). Anything it cannot
 /// decide (typedefs, aliases, non-type arguments) passes when the base
-/// identifiers match. False with *error naming the pair.
-bool lowered_names_match(const std::vector<std::string>& name_expressions,
-                         const std::vector<std::string>& lowered_names, std::string* error);
+/// identifiers match. A refusal is an INVALID_ARGUMENT failure naming the pair.
+Expected<void> lowered_names_match(const std::vector<std::string>& name_expressions,
+                                   const std::vector<std::string>& lowered_names);
 
 /// The comparable form of one lowered name: its demangled qualified name with
 /// template arguments, whitespace-normalised; the name itself when it is not

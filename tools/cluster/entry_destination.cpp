@@ -61,18 +61,20 @@ Destination::Destination(const WarmupJob& job, int rank)
 
 void store_received(RankReport* report, cache::CacheAdmin& admin, EntryForItem&& got,
                     const std::string& arch) {
-  std::string why;
   const std::string key = got.entry.info.key;
-  switch (admin.import_entry(std::move(got.entry), arch, &why)) {
+  const Expected<cache::CacheAdmin::Imported> imported =
+      admin.import_entry(std::move(got.entry), arch);
+  if (!imported) {
+    ++report->rejected_received;
+    report->rejections.push_back(fmt::format("{}: {}", key, imported.failure().message));
+    return;
+  }
+  switch (imported.value()) {
     case cache::CacheAdmin::Imported::kAccepted:
       ++report->entries_received;
       break;
     case cache::CacheAdmin::Imported::kDuplicate:
       ++report->duplicates_received;
-      break;
-    case cache::CacheAdmin::Imported::kRejected:
-      ++report->rejected_received;
-      report->rejections.push_back(fmt::format("{}: {}", key, why));
       break;
   }
 }

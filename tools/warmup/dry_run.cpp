@@ -53,7 +53,7 @@ std::vector<DryRunEntry> dry_run(const std::vector<KernelInput>& inputs,
         request.source_name = input.source_name;
         request.options = input.options;
         // As the C ABI reads a request: relative paths anchored here, so the keys are a run's.
-        cache::anchor_relative_paths(&request.options, nullptr);
+        (void)cache::anchor_relative_paths(&request.options);
         request.headers = input.headers;
         request.name_expressions = input.name_expressions;
         request.arch = arch;

@@ -89,27 +89,25 @@ bool is_relative(std::string_view path) { return !path.empty() && path.front() !
 /// The working directory, read once per rewrite and only when a relative path needs it.
 class WorkingDirectory {
  public:
-  const std::string* get(std::string* why) {
-    if (!read_) {
-      read_ = true;
-      std::string buffer(PATH_MAX + 1, '\0');
-      if (::getcwd(buffer.data(), buffer.size()) != nullptr) {
-        buffer.resize(std::char_traits<char>::length(buffer.c_str()));
-        path_ = std::move(buffer);
-      } else {
-        error_ = std::strerror(errno);
-      }
-    }
-    if (!path_ && why != nullptr)
-      *why = "the working directory cannot be read (" + error_ +
-             "), so relative paths in the options mean nothing";
-    return path_ ? &*path_ : nullptr;
+  const Expected<std::string>& get() {
+    if (!path_) path_.emplace(read());
+    return *path_;
   }
 
  private:
-  bool read_ = false;
-  std::optional<std::string> path_;
-  std::string error_;
+  static Expected<std::string> read() {
+    std::string buffer(PATH_MAX + 1, '\0');
+    if (::getcwd(buffer.data(), buffer.size()) == nullptr) {
+      const int error = errno;
+      return Failure{HIPACM_ERROR_INVALID_ARGUMENT,
+                     "the working directory cannot be read (" + std::string(std::strerror(error)) +
+                         "), so relative paths in the options mean nothing"};
+    }
+    buffer.resize(std::char_traits<char>::length(buffer.c_str()));
+    return buffer;
+  }
+
+  std::optional<Expected<std::string>> path_;
 };
 
 /// Where option i's value is: joined after `prefix` (after an '=' too), or the next option.
@@ -137,28 +135,28 @@ bool value_of(std::vector<std::string>& options, std::size_t* i, std::string_vie
 
 }  // namespace
 
-bool anchor_relative_paths(std::vector<std::string>* options_in, std::string* why) {
+Expected<void> anchor_relative_paths(std::vector<std::string>* options_in) {
   std::vector<std::string>& options = *options_in;
   WorkingDirectory cwd;
   // Anchors the value at owner[offset...] when it is relative; `forced` only when it exists.
   const auto anchor = [&](std::string* owner, std::size_t offset, bool forced,
-                          bool needs_slash) -> bool {
-    if (owner == nullptr) return true;
+                          bool needs_slash) -> Expected<void> {
+    if (owner == nullptr) return {};
     const std::string_view value = std::string_view(*owner).substr(offset);
     // "-I-" and the like are switches, not paths.
-    if (!is_relative(value) || value == "-") return true;
+    if (!is_relative(value) || value == "-") return {};
     // A configuration file named without a directory is looked up in the compiler's own
     // configuration directories, not here.
-    if (needs_slash && value.find('/') == std::string_view::npos) return true;
-    const std::string* dir = cwd.get(why);
-    if (dir == nullptr) return false;
-    std::string absolute = *dir + "/" + std::string(value);
+    if (needs_slash && value.find('/') == std::string_view::npos) return {};
+    const Expected<std::string>& dir = cwd.get();
+    if (!dir) return dir.failure();
+    std::string absolute = dir.value() + "/" + std::string(value);
     if (forced) {
       struct stat st {};
-      if (::lstat(absolute.c_str(), &st) != 0) return true;  // found along the include path
+      if (::lstat(absolute.c_str(), &st) != 0) return {};  // found along the include path
     }
     owner->replace(offset, std::string::npos, absolute);
-    return true;
+    return {};
   };
   for (std::size_t i = 0; i < options.size(); ++i) {
     const std::string_view option = options[i];
@@ -175,7 +173,8 @@ bool anchor_relative_paths(std::vector<std::string>* options_in, std::string* wh
       continue;
     }
     if (starts_with(option, "@")) {
-      if (!anchor(&options[i], 1, false, false)) return false;
+      if (Expected<void> anchored = anchor(&options[i], 1, false, false); !anchored)
+        return anchored;
       continue;
     }
     std::string* owner = nullptr;
@@ -184,7 +183,9 @@ bool anchor_relative_paths(std::vector<std::string>* options_in, std::string* wh
     // -include-pch before -include, the longest spellings first within each table.
     for (const PathOption& path : kPathOptions) {
       if (value_of(options, &i, path.name, path.joined, &owner, &offset)) {
-        if (!anchor(owner, offset, false, path.name == "--config")) return false;
+        if (Expected<void> anchored = anchor(owner, offset, false, path.name == "--config");
+            !anchored)
+          return anchored;
         handled = true;
         break;
       }
@@ -192,26 +193,29 @@ bool anchor_relative_paths(std::vector<std::string>* options_in, std::string* wh
     for (std::string_view prefix : kPathAfterEqualsOptions) {
       if (handled) break;
       if (value_of(options, &i, prefix, true, &owner, &offset)) {
-        if (!anchor(owner, offset, false, false)) return false;
+        if (Expected<void> anchored = anchor(owner, offset, false, false); !anchored)
+          return anchored;
         handled = true;
       }
     }
     for (std::string_view prefix : kIncludeDirOptions) {
       if (handled) break;
       if (value_of(options, &i, prefix, true, &owner, &offset)) {
-        if (!anchor(owner, offset, false, false)) return false;
+        if (Expected<void> anchored = anchor(owner, offset, false, false); !anchored)
+          return anchored;
         handled = true;
       }
     }
     for (std::string_view prefix : kForcedIncludeOptions) {
       if (handled) break;
       if (value_of(options, &i, prefix, true, &owner, &offset)) {
-        if (!anchor(owner, offset, true, false)) return false;
+        if (Expected<void> anchored = anchor(owner, offset, true, false); !anchored)
+          return anchored;
         handled = true;
       }
     }
   }
-  return true;
+  return {};
 }
 
 }  // namespace hipacm::cache

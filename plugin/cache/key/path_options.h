@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "support/failure.h"
+
 namespace hipacm::cache {
 
 /// Options that add an include directory; the value is joined, after '=', or the next option.
@@ -34,9 +36,9 @@ inline constexpr std::string_view kForcedIncludeOptions[] = {"--pre-include", "-
 /// include (-include, -imacros) whose name exists in the working directory (one that does not
 /// is left to the include path). An option that names nothing relative is left byte for byte as
 /// it was, so such requests keep their keys. Values passed on to another tool (-Xclang, -mllvm,
-/// ...) and macro text (-D, -U) are not touched. True when nothing needed the working
-/// directory or it could be read; false with *why when a relative path needs it and it cannot
-/// be read (a deleted directory): the compile could not mean what it meant.
-bool anchor_relative_paths(std::vector<std::string>* options, std::string* why);
+/// ...) and macro text (-D, -U) are not touched. Succeeds when nothing needed the working
+/// directory or it could be read; an INVALID_ARGUMENT failure says why when a relative path
+/// needs it and it cannot be read (a deleted directory): the compile could not mean what it meant.
+Expected<void> anchor_relative_paths(std::vector<std::string>* options);
 
 }  // namespace hipacm::cache

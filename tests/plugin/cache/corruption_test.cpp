@@ -130,8 +130,9 @@ TEST_F(CacheCorruption, WrongArchBlobWithValidChecksumIsNeverServed) {
     entry->code = foreign.code;
     entry->checksum = cache::entry_checksum(*entry);  // only the ELF check can tell
     store->put(*entry);
-    std::string why;
-    EXPECT_FALSE(cache::validate_entry(*entry, kArch, &why));
+    const Expected<void> valid = cache::validate_entry(*entry, kArch);
+    EXPECT_FALSE(valid);
+    const std::string why = valid ? std::string() : valid.failure().message;
     EXPECT_NE(why.find("code object"), std::string::npos) << why;
   }
   const Outcome outcome = compile_in_mode(dir.path());

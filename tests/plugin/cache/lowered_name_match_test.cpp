@@ -28,8 +28,9 @@ class Trust06_LoweredNames : public CacheEnvironment {
   }
   static bool match(const std::vector<std::string>& expressions,
                     const std::vector<std::string>& lowered) {
-    std::string why;
-    const bool ok = lowered_names_match(expressions, lowered, &why);
+    const Expected<void> matched = lowered_names_match(expressions, lowered);
+    const std::string why = matched ? std::string() : matched.failure().message;
+    const bool ok = matched.has_value();
     EXPECT_EQ(ok, why.empty()) << why;
     return ok;
   }

@@ -68,9 +68,9 @@ TEST(Trust2_01_Helper, EmitPoisonedRuntimeHeaderPch) {
   const char* out = std::getenv("HIPACM_TRUST2_PCH_OUT");
   const char* temp = std::getenv("TMPDIR");
   if (out == nullptr || temp == nullptr) GTEST_SKIP() << "run by Trust2_01_WorkingDirectory.*";
-  std::string error;
-  const backend::HiprtcApi* api = backend::load_hiprtc(&error);
-  ASSERT_NE(api, nullptr) << error;
+  const auto loaded = backend::load_hiprtc();
+  ASSERT_TRUE(loaded) << loaded.failure().message;
+  const backend::HiprtcApi* api = loaded.value();
   backend::CompileRequest alone;
   alone.source = kPoison;
   alone.source_name = "pch.hip";
@@ -108,9 +108,9 @@ TEST(Trust2_01_Helper, EmitPoisonedRuntimeHeaderPch) {
 /// Whether this process's hipRTC is ROCm 5.2's, where the attack was shown to work: there a
 /// missing PCH is a failure, elsewhere a reason to skip.
 bool hiprtc_is_rocm52() {
-  const backend::RocmToolchain* toolchain = backend::rocm_toolchain(nullptr);
-  return toolchain != nullptr &&
-         backend::file_base_name(backend::real_file_path(toolchain->hiprtc_path))
+  const auto toolchain = backend::rocm_toolchain();
+  return toolchain &&
+         backend::file_base_name(backend::real_file_path(toolchain.value()->hiprtc_path))
                  .rfind("libamdhip64.so.5.2", 0) == 0;
 }
 
@@ -501,8 +501,8 @@ TEST(Trust2_01_PathOptions, RelativePathsAreAnchoredAndNothingElseChanges) {
       " -Ispace",
       "-fprofile-use=",
   };
-  std::string why;
-  ASSERT_TRUE(cache::anchor_relative_paths(&options, &why)) << why;
+  const Expected<void> anchored = cache::anchor_relative_paths(&options);
+  ASSERT_TRUE(anchored) << anchored.failure().message;
   const std::vector<std::string> expected = {
       "-I" + here + "/inc",
       "-I",
@@ -539,7 +539,7 @@ TEST(Trust2_01_PathOptions, RelativePathsAreAnchoredAndNothingElseChanges) {
   EXPECT_EQ(options, expected);
   std::vector<std::string> clean = {"-O3", "-I/abs/inc", "-DN=4", "--offload-arch=gfx90a"};
   const std::vector<std::string> before = clean;
-  ASSERT_TRUE(cache::anchor_relative_paths(&clean, &why));
+  ASSERT_TRUE(cache::anchor_relative_paths(&clean));
   EXPECT_EQ(clean, before);
 }
 
