@@ -4,6 +4,7 @@
 
 #include "hip_backend/codeobject/code_object_check.h"
 #include "hip_backend/codeobject/symbol_check.h"
+#include "support/pass_counts.h"
 
 namespace hipacm::backend {
 
@@ -18,6 +19,7 @@ constexpr std::size_t kMaxLoweredNameBytes = 64 * 1024;
 Expected<void> check_compile_result(const CompileRequest& request,
                                     const std::vector<std::uint8_t>& code,
                                     const std::vector<std::string>& lowered_names) {
+  count_pass(pass_counts().result_checks);
   if (lowered_names.size() != request.name_expressions.size()) {
     return check_failure(std::to_string(lowered_names.size()) + " lowered name(s) for " +
                          std::to_string(request.name_expressions.size()) +

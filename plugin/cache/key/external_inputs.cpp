@@ -11,6 +11,7 @@
 #include "plugin/cache/key/include_scanner.h"
 #include "plugin/cache/key/search_plan.h"
 #include "support/failure.h"
+#include "support/pass_counts.h"
 #include "support/sha256.h"
 
 namespace hipacm::cache {
@@ -23,6 +24,7 @@ ExternalInputs scan_external_inputs(const backend::CompileRequest& request,
   using input_scan::plan_search;
   using input_scan::Scanner;
   using input_scan::SearchPlan;
+  backend::count_pass(backend::pass_counts().input_scans);
   ExternalInputs out;
   try {
     SearchPlan plan = plan_search(request.options);

@@ -3,6 +3,7 @@
 #include "plugin/cache/key/key.h"
 
 #include "plugin/cache/store/schema.h"
+#include "support/pass_counts.h"
 #include "support/sha256.h"
 
 namespace hipacm {
@@ -61,6 +62,7 @@ std::string cache_key(const backend::CompileRequest& request,
 
 std::string cache_key(const backend::CompileRequest& request,
                       const backend::CompilerIdentity& compiler, int schema_version) {
+  backend::count_pass(backend::pass_counts().cache_keys);
   Sha256 sha;
   sha.add_field("hipacm-cache-key");
   sha.add_count(static_cast<std::uint64_t>(schema_version));
