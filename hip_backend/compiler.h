@@ -54,6 +54,19 @@ struct CompileResult {
   /// why this result, success or failure, must not be stored in the cache. Never sent to or from
   /// a worker, which compiles in an empty directory of its own.
   std::string not_cacheable_why;
+  /// Set by the step that ran check_compile_result on `code` and `lowered_names` against their
+  /// request in this process (an in-process compile, or the host's check of a worker's reply),
+  /// so a later step (the cache's store) does not check the same bytes again. Never sent to or
+  /// from a worker: the host does not take a worker's word for its own result.
+  bool code_checked = false;
+};
+
+/// What a compile step learned about a request while looking for a ready result (try_ready) and
+/// did not serve: handed to compile_with_plan, so the request is not examined twice (the
+/// persistent cache's key and include scan). Opaque: only the step that made it reads it.
+class CompilePlan {
+ public:
+  virtual ~CompilePlan() = default;
 };
 
 /// A compile step: request in, result out. Implementations: in-process
@@ -71,6 +84,21 @@ class Compiler {
     (void)request;
     (void)out;
     return false;
+  }
+
+  /// try_ready, keeping in *plan what compile_with_plan may reuse when nothing was ready (null
+  /// when there is nothing to keep). The default keeps nothing.
+  virtual bool look_up(const CompileRequest& request, CompileResult* out,
+                       std::shared_ptr<const CompilePlan>* plan) noexcept {
+    plan->reset();
+    return try_ready(request, out);
+  }
+
+  /// compile(request), given the plan look_up left for the same request (or null). The default
+  /// has no use for one.
+  virtual CompileResult compile_with_plan(const CompileRequest& request, const CompilePlan* plan) {
+    (void)plan;
+    return compile(request);
   }
 
   /// Starts, in the background, what `workers` compiles for `arch` at once will need, so that

@@ -21,7 +21,11 @@ namespace {
 bool recheck_worker_success(const CompileRequest& request, CompileResult* result) {
   if (result->status != HIPACM_SUCCESS) return true;
   const Expected<void> checked = check_compile_result(request, result->code, result->lowered_names);
-  if (checked) return true;
+  if (checked) {
+    // The host's one check of these bytes: the cache's store does not repeat it.
+    result->code_checked = true;
+    return true;
+  }
   result->status = HIPACM_ERROR_COMPILATION;
   result->error_message = "the worker's result for " + request.source_name +
                           " failed hipacm's code-object check: " + checked.failure().message;

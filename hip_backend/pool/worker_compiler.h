@@ -15,9 +15,9 @@ namespace hipacm::backend {
 /// compile() is thread-safe and never throws. A crash or timeout fails only
 /// the request that caused it (COMPILER_CRASHED / TIMEOUT); the next compile
 /// gets a fresh worker. Spawn failures are BACKEND_UNAVAILABLE. A SUCCESS from
-/// a worker is re-checked with check_compile_result() in this process; a code
-/// object that fails it is COMPILATION, with a message that says hipacm, not
-/// the compiler, rejected it.
+/// a worker is re-checked with check_compile_result() in this process (the host's one check of
+/// it: the result says so in code_checked); a code object that fails it is COMPILATION, with a
+/// message that says hipacm, not the compiler, rejected it.
 class WorkerCompiler final : public Compiler {
  public:
   /// worker_path: from find_worker_binary(). max_workers: at most this many

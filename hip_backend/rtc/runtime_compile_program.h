@@ -272,6 +272,7 @@ CompileResult run_checked_compile(std::string_view library, const CompileRequest
   try {
     compile(&program, &result.compile_seconds);
     accept_compiled(library, request, &program, &result);
+    result.code_checked = true;  // by accept_compiled: no later step in this process repeats it
   } catch (...) {
     reject_compiled(&program, &result);
   }

@@ -14,6 +14,7 @@
 #include "plugin/cache/store/name_list.h"
 #include "support/failure.h"
 #include "support/log.h"
+#include "support/pass_counts.h"
 #include "support/sha256.h"
 #include "support/stats.h"
 
@@ -123,12 +124,19 @@ std::optional<CachingCompiler::Keyed> CachingCompiler::key_for(
   }
 }
 
-bool CachingCompiler::try_ready(const backend::CompileRequest& request,
-                                backend::CompileResult* out) noexcept {
+// What look_up learned of a request it did not serve, for its compile: the key (nullopt: the
+// request is not cached), and that the store was looked in for it.
+struct CachingCompiler::KeyedRequest final : backend::CompilePlan {
+  std::optional<Keyed> keyed;
+};
+
+bool CachingCompiler::serve_ready(const backend::CompileRequest& request,
+                                  backend::CompileResult* out,
+                                  std::optional<Keyed>* keyed) noexcept {
   try {
     const auto start = std::chrono::steady_clock::now();
-    const std::optional<Keyed> keyed = key_for(request);
-    if (!keyed || !serve_stored(*keyed, request, out)) return false;
+    *keyed = key_for(request);
+    if (!*keyed || !serve_stored(**keyed, request, out)) return false;
     out->compile_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return true;
@@ -137,21 +145,50 @@ bool CachingCompiler::try_ready(const backend::CompileRequest& request,
   }
 }
 
-backend::CompileResult CachingCompiler::compile(const backend::CompileRequest& request) {
+bool CachingCompiler::try_ready(const backend::CompileRequest& request,
+                                backend::CompileResult* out) noexcept {
+  std::optional<Keyed> keyed;
+  return serve_ready(request, out, &keyed);
+}
+
+bool CachingCompiler::look_up(const backend::CompileRequest& request, backend::CompileResult* out,
+                              std::shared_ptr<const backend::CompilePlan>* plan) noexcept {
+  plan->reset();
+  std::optional<Keyed> keyed;
+  if (serve_ready(request, out, &keyed)) return true;
+  try {
+    auto known = std::make_shared<KeyedRequest>();
+    known->keyed = std::move(keyed);
+    *plan = std::move(known);
+  } catch (...) {
+    // Without a plan the compile keys the request itself.
+  }
+  return false;
+}
+
+backend::CompileResult CachingCompiler::compile_with_plan(const backend::CompileRequest& request,
+                                                          const backend::CompilePlan* plan) {
   const auto start = std::chrono::steady_clock::now();
-  const std::optional<Keyed> keyed = key_for(request);
+  // The key look_up made for this request, when it did: a request is keyed (and scanned) once.
+  const auto* known = dynamic_cast<const KeyedRequest*>(plan);
+  std::optional<Keyed> computed;
+  if (known == nullptr) computed = key_for(request);
+  const std::optional<Keyed>& keyed = known != nullptr ? known->keyed : computed;
   if (!keyed) return inner_->compile(request);
 
   backend::CompileResult result;
-  if (serve_stored(*keyed, request, &result)) {
+  const auto served = [&] {
+    if (!serve_stored(*keyed, request, &result)) return false;
     result.compile_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return result;
-  }
+    return true;
+  };
   // One compile per key on the machine: the claim's holder compiles and stores, while every other
   // thread or process that shares the cache waits for it and then finds the key stored. The
-  // lookup after the claim is what makes the count exact: whoever claims first after a store
-  // finds the entry, however the claims and stores interleave.
+  // lookup is made after the claim is taken, and is this compile's only one (look_up's, made
+  // before, cannot stand in for it: a request can wait in the pool's queue long after it, while
+  // another process compiles, stores and lets its claim go), so the count is exact: whoever
+  // claims first after a store finds the entry, however the claims and stores interleave.
   CompileClaim claim;
   if (settings_.policy == Policy::kReadWrite && !settings_.user_db.empty()) {
     const std::chrono::milliseconds limit(settings_.compile_timeout_ms);
@@ -161,16 +198,15 @@ backend::CompileResult CachingCompiler::compile(const backend::CompileRequest& r
       backend::log(LogLevel::kDebug, "waited " + std::to_string(claim.waited().count()) +
                                          " ms for another compile of " + request.source_name +
                                          " (key " + keyed->key + ")");
-    if (serve_stored(*keyed, request, &result)) {
-      result.compile_seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      return result;
-    }
+    if (served()) return result;
     if (limited && !claim.held() && claim.waited() >= limit)
       return timed_out_waiting(request, keyed->key, limit);
+  } else if (known == nullptr && served()) {
+    // No claim to take: the one lookup is look_up's, or this one.
+    return result;
   }
-  // The one place a miss is counted: try_ready's lookup is always followed
-  // by this one, which may still hit if another process stored it meanwhile.
+  // The one place a miss is counted: a request is counted when the lookup that decides it finds
+  // nothing, which may still hit if another process stored it meanwhile.
   record_miss(*keyed, request);
   result = inner_->compile(request);
   const bool storable_failure =
@@ -197,6 +233,7 @@ backend::CompileResult CachingCompiler::compile(const backend::CompileRequest& r
 
 bool CachingCompiler::serve_stored(const Keyed& keyed, const backend::CompileRequest& request,
                                    backend::CompileResult* out) {
+  backend::count_pass(backend::pass_counts().store_lookups);
   return serve_hit(keyed, request, out) || serve_failure(keyed, request, out);
 }
 
@@ -273,9 +310,8 @@ bool CachingCompiler::serve_failure(const Keyed& keyed, const backend::CompileRe
     if (!layer) return false;
     std::optional<StoredFailure> failure = layer->find_failure(keyed.key);
     if (!failure) return false;
-    if (const Expected<void> usable = validate_failure(*failure, keyed.key, request.arch,
-                                                       keyed.compiler.backend,
-                                                       keyed.compiler.version);
+    if (const Expected<void> usable = validate_failure(
+            *failure, keyed.key, request.arch, keyed.compiler.backend, keyed.compiler.version);
         !usable) {
       backend::log(LogLevel::kWarning, "stored compile failure " + keyed.key + " in " + path +
                                            " is unusable (" + usable.failure().message +
@@ -348,8 +384,12 @@ void CachingCompiler::store(const Keyed& keyed, const backend::CompileRequest& r
     entry.log = result.log;
     entry.code = result.code;
     entry.checksum = entry_checksum(entry);
-    // Only what would pass the read-side checks is worth storing.
-    if (!validate_entry_for_request(entry, request, !keyed.inputs_digest.empty())) return;
+    // Only what would pass the read-side checks is worth storing. The compile step checked a
+    // result it marks code_checked (the host's one check of a worker's reply, or the in-process
+    // compile's own): those bytes are not checked twice.
+    if (!validate_entry_for_request(entry, request, !keyed.inputs_digest.empty(),
+                                    result.code_checked))
+      return;
     std::shared_ptr<CacheStore> layer =
         shared_store(settings_.user_db, CacheStore::Access::kReadWrite);
     if (!layer) return;

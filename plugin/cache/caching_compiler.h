@@ -24,10 +24,20 @@ class CachingCompiler final : public backend::Compiler {
   CachingCompiler(std::shared_ptr<backend::Compiler> inner, CacheSettings settings);
   /// Writes the hits this mode buffered (see CacheStore::touch).
   ~CachingCompiler() override;
-  backend::CompileResult compile(const backend::CompileRequest& request) override;
+  backend::CompileResult compile(const backend::CompileRequest& request) override {
+    return compile_with_plan(request, nullptr);
+  }
   /// A lookup only: true with *out filled on a valid hit.
   bool try_ready(const backend::CompileRequest& request,
                  backend::CompileResult* out) noexcept override;
+  /// try_ready, leaving in *plan the request's key (or that it is not cached) and that it was
+  /// looked up, so compile_with_plan neither keys nor scans it again.
+  bool look_up(const backend::CompileRequest& request, backend::CompileResult* out,
+               std::shared_ptr<const backend::CompilePlan>* plan) noexcept override;
+  /// The miss path: with look_up's plan the request is keyed once; the store is looked in once
+  /// more only where a claim is taken (see compile_with_plan in the .cpp).
+  backend::CompileResult compile_with_plan(const backend::CompileRequest& request,
+                                           const backend::CompilePlan* plan) override;
   void prestart(const std::string& arch, unsigned workers) noexcept override {
     inner_->prestart(arch, workers);
   }
@@ -43,8 +53,13 @@ class CachingCompiler final : public backend::Compiler {
     /// The digest of the files on disk the key covers; empty when it reads none.
     std::string inputs_digest;
   };
+  /// look_up's plan: the key of one request, made once for its whole miss.
+  struct KeyedRequest;
   /// nullopt when `request` must not be cached.
   std::optional<Keyed> key_for(const backend::CompileRequest& request) noexcept;
+  /// Keys `request` into *keyed, then serves what the store holds for it: true with *out filled.
+  bool serve_ready(const backend::CompileRequest& request, backend::CompileResult* out,
+                   std::optional<Keyed>* keyed) noexcept;
   /// A valid hit, else (with cache_failures) a valid stored failure: true with *out filled.
   bool serve_stored(const Keyed& keyed, const backend::CompileRequest& request,
                     backend::CompileResult* out);

@@ -37,9 +37,12 @@ FutureRef Mode::submit(Submission submission) {
   // read a database; the dedup check below is repeated for that reason.
   // Module loading stays on the pool threads (it can take milliseconds), so
   // with load_device a hit takes the pool path and is served there.
+  // A miss keeps what the lookup learned (the cache key) for the pool's compile, which then
+  // neither keys nor scans the request again.
   backend::CompileResult ready;
+  std::shared_ptr<const backend::CompilePlan> plan;
   const bool is_ready =
-      settings_.load_device < 0 && compiler_->try_ready(submission.request, &ready);
+      settings_.load_device < 0 && compiler_->look_up(submission.request, &ready, &plan);
   if (is_ready) load_into_device(&ready, settings_);  // lists the kernels; loads nothing
 
   boost::unique_lock<boost::mutex> lock(mutex_);
@@ -66,7 +69,8 @@ FutureRef Mode::submit(Submission submission) {
     // host releases its handle before the compile ends.
     auto run_ref = std::make_shared<FutureRef>(slot->second.share());
     auto request = std::make_shared<backend::CompileRequest>(std::move(submission.request));
-    pool_.submit([this, run_ref, request] { run_compile(*run_ref, *request); },
+    pool_.submit([this, run_ref, request,
+                  plan = std::move(plan)] { run_compile(*run_ref, *request, plan.get()); },
                  [this, run_ref] { cancel_compile(*run_ref); });
   } catch (...) {
     by_key_.erase(slot);
@@ -75,10 +79,11 @@ FutureRef Mode::submit(Submission submission) {
   return for_caller;
 }
 
-void Mode::run_compile(const FutureRef& future, const backend::CompileRequest& request) noexcept {
+void Mode::run_compile(const FutureRef& future, const backend::CompileRequest& request,
+                       const backend::CompilePlan* plan) noexcept {
   backend::CompileResult result;
   try {
-    result = compiler_->compile(request);
+    result = compiler_->compile_with_plan(request, plan);
   } catch (...) {
     Failure failure = failure_from_current_exception();
     result.status = failure.status;

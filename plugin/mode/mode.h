@@ -53,7 +53,10 @@ class Mode {
   std::uint64_t generation() const noexcept { return generation_; }
 
  private:
-  void run_compile(const FutureRef& future, const backend::CompileRequest& request) noexcept;
+  /// The pool's compile of a request, with what the submitting thread's lookup learned of it
+  /// (`plan`, possibly null).
+  void run_compile(const FutureRef& future, const backend::CompileRequest& request,
+                   const backend::CompilePlan* plan) noexcept;
   void cancel_compile(const FutureRef& future) noexcept;
   void on_completed(const FutureRef& future, bool failed) noexcept;
 
