@@ -53,9 +53,9 @@ Plan agree_on_plan(Cluster& cluster, const WarmupJob& job, const std::vector<Job
   const Bytes bytes =
       cluster.broadcast(cluster.rank() == 0 ? nlohmann::json::to_cbor(message) : Bytes{});
   try {
-    std::string why;
-    if (!parse_bounded_cbor(bytes.data(), bytes.size(), &message, &why))
-      throw JobLost("rank 0 sent a malformed plan: " + why);
+    Expected<nlohmann::json> parsed = parse_bounded_cbor(bytes.data(), bytes.size());
+    if (!parsed) throw JobLost("rank 0 sent a malformed plan: " + parsed.failure().message);
+    message = std::move(parsed).value();
     plan.shards.provider = message.at("provider").get<std::vector<int>>();
     plan.shards.load = message.at("load").get<std::vector<double>>();
     plan.cost_basis = message.at("basis").get<std::string>();
