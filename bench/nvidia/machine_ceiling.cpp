@@ -44,8 +44,7 @@ int compile_share(const std::vector<SetKernel>& set, const std::string& arch,
     std::function<bool(const SetKernel&)> compile;
     std::unique_ptr<NvrtcLibrary> nvrtc;
     if (is_amd_arch(arch)) {
-      std::string why;
-      if (backend::load_hiprtc(&why) == nullptr) return 3;
+      if (!backend::load_hiprtc()) return 3;
       compile = [&arch](const SetKernel& k) {
         return backend::compile_with_hiprtc(to_backend_request(k, arch)).status == HIPACM_SUCCESS;
       };

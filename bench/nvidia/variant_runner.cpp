@@ -61,8 +61,8 @@ VariantRun run_serial_nvrtc(const std::vector<SetKernel>& set, const std::string
 VariantRun run_serial_hiprtc(const std::vector<SetKernel>& set, const std::string& arch,
                              bool warm) {
   VariantRun run;
-  std::string load_error;
-  if (backend::load_hiprtc(&load_error) == nullptr) throw std::runtime_error(load_error);
+  if (const auto loaded = backend::load_hiprtc(); !loaded)
+    throw std::runtime_error(loaded.failure().message);
   if (warm)
     for (const auto& k : warm_up_set(1)) {
       const auto result = backend::compile_with_hiprtc(to_backend_request(k, arch));

@@ -16,11 +16,10 @@ hipacm_status validate_arch(const std::string& arch, std::string* error, Library
   // its identity carries the library's file name, from the memo when it has it.
   const CompilerIdentity compiler = compiler_identity(arch, memo);
   const HiprtcFacts hiprtc = hiprtc_facts_from(compiler.version);
-  if (!validate_amdgpu_arch(arch, error, memo, &hiprtc)) {
-    // comgr missing means no compiler at all, not a bad argument.
-    std::string ignored;
-    return supported_amdgpu_processors(&ignored, memo).empty() ? HIPACM_ERROR_BACKEND_UNAVAILABLE
-                                                               : HIPACM_ERROR_INVALID_ARGUMENT;
+  if (const Expected<void> valid = validate_amdgpu_arch(arch, memo, &hiprtc); !valid) {
+    *error = valid.failure().message;
+    // comgr missing means no compiler at all (BACKEND_UNAVAILABLE), not a bad argument.
+    return valid.failure().status;
   }
   // A valid arch with no hipRTC to compile it would fail every compile alike.
   if (compiler.version.empty()) {

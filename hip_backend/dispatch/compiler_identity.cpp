@@ -26,9 +26,9 @@ constexpr std::string_view kHiprtcIdentityFact = "hiprtc-identity 2";
 
 CompilerIdentity hiprtc_identity_from_library(LibraryFactMemo* memo,
                                               const std::vector<std::string>& candidates) {
-  std::string error;
-  const RocmToolchain* toolchain = rocm_toolchain(&error);
-  if (toolchain == nullptr) return {"hiprtc", "", error};
+  const Expected<const RocmToolchain*> loaded = rocm_toolchain();
+  if (!loaded) return {"hiprtc", "", loaded.failure().message};
+  const RocmToolchain* toolchain = loaded.value();
   if (std::string mixed = mixed_rocm_problem(*toolchain); !mixed.empty())
     return {"hiprtc", "", std::move(mixed)};
   CompilerIdentity identity{"hiprtc", toolchain_identity(*toolchain), ""};

@@ -10,24 +10,34 @@ namespace hipacm::backend {
 
 namespace {
 
-// Both loaders answer alike: their table (with version and path) or null with the reason.
+// Both loaders answer alike: their table (with version and path) or the reason.
 template <class Api>
 CompilerDescription describe(const char* name, const char* platform,
-                             const Api* (*load)(std::string*)) {
+                             const Expected<const Api*>& loaded) {
   CompilerDescription out;
   out.name = name;
   out.platform = platform;
-  const Api* api = load(&out.error);
-  if (api == nullptr) return out;
+  if (!loaded) {
+    out.error = loaded.failure().message;
+    return out;
+  }
+  const Api* api = loaded.value();
   out.available = true;
   out.version = api->version;
   out.library_path = api->library_path;
   return out;
 }
 
-CompilerDescription describe_hiprtc() { return describe("hiprtc", "amd", load_hiprtc); }
+CompilerDescription describe_hiprtc() { return describe("hiprtc", "amd", load_hiprtc()); }
 
-CompilerDescription describe_nvrtc() { return describe("nvrtc", "nvidia", load_nvrtc); }
+CompilerDescription describe_nvrtc() {
+  std::string error;
+  const NvrtcApi* api = load_nvrtc(&error);
+  return describe("nvrtc", "nvidia",
+                  api != nullptr ? Expected<const NvrtcApi*>(api)
+                                 : Expected<const NvrtcApi*>(
+                                       Failure{HIPACM_ERROR_BACKEND_UNAVAILABLE, error}));
+}
 
 }  // namespace
 

@@ -44,14 +44,13 @@ struct Check {
   const AmdgpuIsaTable& table;
   const HiprtcFacts& hiprtc;
   const std::string& arch;
-  std::string* error;
+  /// The refusal, once fail() ran.
+  mutable std::string error;
 
   bool fail(const std::string& problem) const {
-    if (error != nullptr) {
-      *error = "invalid AMDGPU arch '" + printable_arch(arch) + "': " + problem +
-               "; supported processors: " + supported_list(table, hiprtc) +
-               " (features: xnack+/-, sramecc+/- where the processor has them)";
-    }
+    error = "invalid AMDGPU arch '" + printable_arch(arch) + "': " + problem +
+            "; supported processors: " + supported_list(table, hiprtc) +
+            " (features: xnack+/-, sramecc+/- where the processor has them)";
     return false;
   }
 };
@@ -175,9 +174,12 @@ bool generic_targets_refused(const HiprtcFacts& hiprtc) {
   return hiprtc.release && *hiprtc.release <= kNewestCheckedRelease;
 }
 
-bool validate_amdgpu_arch_with(const AmdgpuIsaTable& table, const HiprtcFacts& hiprtc,
-                               const std::string& arch, std::string* error) {
-  const Check check{table, hiprtc, arch, error};
+namespace {
+
+bool arch_valid(const Check& check) {
+  const AmdgpuIsaTable& table = check.table;
+  const HiprtcFacts& hiprtc = check.hiprtc;
+  const std::string& arch = check.arch;
   if (arch.empty()) return check.fail("the arch is empty");
   if (arch.size() > kMaxAmdgpuArchLength) return check.fail("the arch is too long");
   for (char c : arch) {
@@ -201,9 +203,17 @@ bool validate_amdgpu_arch_with(const AmdgpuIsaTable& table, const HiprtcFacts& h
   return check_features(check, *processor, rest);
 }
 
-bool validate_amdgpu_arch_with(const AmdgpuIsaTable& table, const std::string& arch,
-                               std::string* error) {
-  return validate_amdgpu_arch_with(table, HiprtcFacts{}, arch, error);
+}  // namespace
+
+Expected<void> validate_amdgpu_arch_with(const AmdgpuIsaTable& table, const HiprtcFacts& hiprtc,
+                                         const std::string& arch) {
+  const Check check{table, hiprtc, arch, {}};
+  if (arch_valid(check)) return {};
+  return Failure{HIPACM_ERROR_INVALID_ARGUMENT, std::move(check.error)};
+}
+
+Expected<void> validate_amdgpu_arch_with(const AmdgpuIsaTable& table, const std::string& arch) {
+  return validate_amdgpu_arch_with(table, HiprtcFacts{}, arch);
 }
 
 }  // namespace hipacm::backend

@@ -8,6 +8,7 @@
 
 #include "hip_backend/hiprtc/comgr_isa_internal.h"
 #include "hip_backend/hiprtc/hiprtc_release.h"
+#include "support/failure.h"
 
 namespace hipacm::backend {
 
@@ -17,8 +18,9 @@ inline constexpr std::size_t kMaxAmdgpuArchLength = 64;
 /// validate_amdgpu_arch against an explicit table and hipRTC. Beyond comgr's list it refuses
 /// generic targets on a hipRTC known not to compile them, and amdgcnspirv unless `hiprtc`
 /// emits SPIR-V; a processor this comgr lacks gets what the checked releases showed about it.
-bool validate_amdgpu_arch_with(const AmdgpuIsaTable& table, const HiprtcFacts& hiprtc,
-                               const std::string& arch, std::string* error);
+/// A refusal is INVALID_ARGUMENT.
+Expected<void> validate_amdgpu_arch_with(const AmdgpuIsaTable& table, const HiprtcFacts& hiprtc,
+                                         const std::string& arch);
 
 /// Whether hipRTC from `hiprtc` is known not to compile generic targets (every release checked,
 /// up to 7.2). An unknown or newer release may: its compile then says for itself, without harm,

@@ -91,7 +91,7 @@ void add_processor(AmdgpuIsaTable* table, AmdgpuProcessor processor) {
   table->details.push_back(std::move(processor));
 }
 
-std::optional<AmdgpuIsaTable> read_table(const ComgrApi& api, std::string* error) {
+Expected<AmdgpuIsaTable> read_table(const ComgrApi& api) {
   const bool have_metadata = api.amd_comgr_get_isa_metadata != nullptr &&
                              api.amd_comgr_metadata_lookup != nullptr &&
                              api.amd_comgr_destroy_metadata != nullptr;
@@ -101,10 +101,9 @@ std::optional<AmdgpuIsaTable> read_table(const ComgrApi& api, std::string* error
   // comgr is hipRTC's compiler engine; keep it off other threads' compiles.
   RocmBackendLock lock;
   std::size_t count = 0;
-  if (api.amd_comgr_get_isa_count(&count) != 0) {
-    *error = "amd_comgr_get_isa_count failed in " + api.library_path;
-    return std::nullopt;
-  }
+  if (api.amd_comgr_get_isa_count(&count) != 0)
+    return Failure{HIPACM_ERROR_BACKEND_UNAVAILABLE,
+                   "amd_comgr_get_isa_count failed in " + api.library_path};
   for (std::size_t i = 0; i < count; ++i) {
     const char* raw_name = nullptr;
     if (api.amd_comgr_get_isa_name(i, &raw_name) != 0 || raw_name == nullptr) continue;
@@ -122,10 +121,9 @@ std::optional<AmdgpuIsaTable> read_table(const ComgrApi& api, std::string* error
     }
     add_processor(&table, std::move(processor));
   }
-  if (table.processors.empty()) {
-    *error = "comgr library " + api.library_path + " lists no amdgcn-amd-amdhsa targets";
-    return std::nullopt;
-  }
+  if (table.processors.empty())
+    return Failure{HIPACM_ERROR_BACKEND_UNAVAILABLE,
+                   "comgr library " + api.library_path + " lists no amdgcn-amd-amdhsa targets"};
   return table;
 }
 
@@ -142,7 +140,6 @@ struct TableState {
   boost::mutex mutex;
   bool settled = false;
   std::optional<AmdgpuIsaTable> table;
-  std::vector<std::string> no_processors;
   std::string error;
 };
 
@@ -170,9 +167,9 @@ std::vector<std::string> table_sources(std::vector<std::string>* toolchain_files
     // mix. Mapping a second comgr next to hipRTC's registers LLVM's options twice, and LLVM
     // aborts the process; so the same library (a copy: same build ID) is read where it is
     // mapped, and another one is a mixed pair, refused without loading it.
-    const RocmToolchain* toolchain = rocm_toolchain(nullptr);
-    const std::string mapped = toolchain != nullptr && !toolchain->comgr_path.empty()
-                                   ? toolchain->comgr_path
+    const Expected<const RocmToolchain*> toolchain = rocm_toolchain();
+    const std::string mapped = toolchain && !toolchain.value()->comgr_path.empty()
+                                   ? toolchain.value()->comgr_path
                                    : mapped_comgr_path();
     if (mapped.empty()) return comgr_library_candidates();
     if (same_library(mapped, *named)) return {mapped};
@@ -182,10 +179,10 @@ std::vector<std::string> table_sources(std::vector<std::string>* toolchain_files
                           " names another comgr (" + *named + "); unset " + variable +
                           ", or point it at the comgr of hipRTC's own ROCm");
   }
-  const RocmToolchain* toolchain = rocm_toolchain(nullptr);
-  if (toolchain == nullptr || toolchain->comgr_path.empty()) return comgr_library_candidates();
-  *toolchain_files = toolchain->files;
-  return {toolchain->comgr_path};
+  const Expected<const RocmToolchain*> toolchain = rocm_toolchain();
+  if (!toolchain || toolchain.value()->comgr_path.empty()) return comgr_library_candidates();
+  *toolchain_files = toolchain.value()->files;
+  return {toolchain.value()->comgr_path};
 }
 
 const TableState& settled_table(LibraryFactMemo* memo) {
@@ -198,7 +195,11 @@ const TableState& settled_table(LibraryFactMemo* memo) {
     state.table = recalled_table(memo, memo_candidates);
     if (!state.table) {
       std::vector<std::string> files;
-      state.table = load_amdgpu_isa_table_from(table_sources(&files), &state.error);
+      Expected<AmdgpuIsaTable> loaded = load_amdgpu_isa_table_from(table_sources(&files));
+      if (loaded)
+        state.table = std::move(loaded).value();
+      else
+        state.error = loaded.failure().message;
       // Remembering is an optimisation only, and swallows its own failures.
       if (state.table) {
         if (std::find(files.begin(), files.end(), state.table->library_path) == files.end())
@@ -252,35 +253,27 @@ std::optional<AmdgpuIsaTable> parse_amdgpu_isa_table_payload(const std::string& 
   return table;
 }
 
-std::optional<AmdgpuIsaTable> load_amdgpu_isa_table_from(const std::vector<std::string>& candidates,
-                                                         std::string* error) {
+Expected<AmdgpuIsaTable> load_amdgpu_isa_table_from(const std::vector<std::string>& candidates) {
   const auto comgr = find_comgr(candidates);
-  if (!comgr) {
-    *error = comgr.failure().message;
-    return std::nullopt;
-  }
-  return read_table(comgr->api, error);
+  if (!comgr) return comgr.failure();
+  return read_table(comgr->api);
 }
 
-const std::vector<std::string>& supported_amdgpu_processors(std::string* error,
-                                                            LibraryFactMemo* memo) {
+Expected<const std::vector<std::string>*> supported_amdgpu_processors(LibraryFactMemo* memo) {
   const TableState& cached = settled_table(memo);
-  if (cached.table) return cached.table->processors;
-  if (error != nullptr) *error = cached.error;
-  return cached.no_processors;
+  if (cached.table) return &cached.table->processors;
+  return Failure{HIPACM_ERROR_BACKEND_UNAVAILABLE, cached.error};
 }
 
-bool validate_amdgpu_arch(const std::string& arch, std::string* error, LibraryFactMemo* memo,
-                          const HiprtcFacts* hiprtc) {
+Expected<void> validate_amdgpu_arch(const std::string& arch, LibraryFactMemo* memo,
+                                    const HiprtcFacts* hiprtc) {
   const TableState& cached = settled_table(memo);
   if (!cached.table) {
-    if (error != nullptr) {
-      *error = "cannot check arch '" + printable_arch(arch) + "': " + cached.error;
-    }
-    return false;
+    return Failure{HIPACM_ERROR_BACKEND_UNAVAILABLE,
+                   "cannot check arch '" + printable_arch(arch) + "': " + cached.error};
   }
-  return validate_amdgpu_arch_with(*cached.table, hiprtc != nullptr ? *hiprtc : HiprtcFacts{}, arch,
-                                   error);
+  return validate_amdgpu_arch_with(*cached.table, hiprtc != nullptr ? *hiprtc : HiprtcFacts{},
+                                   arch);
 }
 
 }  // namespace hipacm::backend

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "support/failure.h"
+
 namespace hipacm::backend {
 
 class LibraryFactMemo;
@@ -12,12 +14,12 @@ struct HiprtcFacts;
 
 /// Processor names that comgr supports, e.g. {"gfx600", ..., "gfx90a", "gfx1030"},
 /// read once from libamd_comgr.so.2 (dlopen'd; $HIPACM_COMGR_LIBRARY overrides).
-/// Empty with *error set when comgr cannot be loaded. Settled once per
-/// process; the first call may take the list from `memo` instead of loading
-/// comgr, when the memo provably describes the same comgr (library_facts.h),
-/// and records it there after loading.
-const std::vector<std::string>& supported_amdgpu_processors(std::string* error,
-                                                            LibraryFactMemo* memo = nullptr);
+/// A BACKEND_UNAVAILABLE failure when comgr cannot be loaded. Settled once per
+/// process (the list lives as long as the process); the first call may take the list from
+/// `memo` instead of loading comgr, when the memo provably describes the same comgr
+/// (library_facts.h), and records it there after loading.
+Expected<const std::vector<std::string>*> supported_amdgpu_processors(
+    LibraryFactMemo* memo = nullptr);
 
 /// Checks an arch string of the form "gfxNNN[:feature(+|-)]..." before hipRTC
 /// ever sees it: an unknown arch aborts the process inside hipRTC 5.2.3 and 6.4.3.
@@ -25,10 +27,11 @@ const std::vector<std::string>& supported_amdgpu_processors(std::string* error,
 /// With `hiprtc` (what is known of the hipRTC that would compile), generic
 /// targets are refused where that hipRTC cannot compile them, amdgcnspirv is
 /// accepted where it emits SPIR-V, and a processor missing from this comgr gets
-/// the releases known to list it (amdgpu_arch_check.h). Returns true when valid;
-/// otherwise false with *error naming the problem and listing the supported
-/// processors. `memo` as for supported_amdgpu_processors.
-bool validate_amdgpu_arch(const std::string& arch, std::string* error,
-                          LibraryFactMemo* memo = nullptr, const HiprtcFacts* hiprtc = nullptr);
+/// the releases known to list it (amdgpu_arch_check.h). Otherwise a failure naming the
+/// problem and listing the supported processors: INVALID_ARGUMENT for a refused arch,
+/// BACKEND_UNAVAILABLE when comgr's list cannot be read. `memo` as for
+/// supported_amdgpu_processors.
+Expected<void> validate_amdgpu_arch(const std::string& arch, LibraryFactMemo* memo = nullptr,
+                                    const HiprtcFacts* hiprtc = nullptr);
 
 }  // namespace hipacm::backend

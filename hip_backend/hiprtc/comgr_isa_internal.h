@@ -64,8 +64,7 @@ std::vector<std::string> comgr_library_candidates();
 Expected<LoadedComgr> find_comgr(const std::vector<std::string>& candidates);
 
 /// Uncached: opens the first candidate that loads and reads its ISA list.
-std::optional<AmdgpuIsaTable> load_amdgpu_isa_table_from(const std::vector<std::string>& candidates,
-                                                         std::string* error);
+Expected<AmdgpuIsaTable> load_amdgpu_isa_table_from(const std::vector<std::string>& candidates);
 
 /// The table as the text that the library-fact memo keeps: the library's path,
 /// "features_known 0|1", then "<name> <xnack 0|1> <sramecc 0|1>" per processor.
@@ -76,7 +75,6 @@ std::string amdgpu_isa_table_payload(const AmdgpuIsaTable& table);
 std::optional<AmdgpuIsaTable> parse_amdgpu_isa_table_payload(const std::string& payload);
 
 /// validate_amdgpu_arch against an explicit table.
-bool validate_amdgpu_arch_with(const AmdgpuIsaTable& table, const std::string& arch,
-                               std::string* error);
+Expected<void> validate_amdgpu_arch_with(const AmdgpuIsaTable& table, const std::string& arch);
 
 }  // namespace hipacm::backend

@@ -48,14 +48,15 @@ constexpr LibrarySpec<HiprtcApi> kHiprtc = {&hiprtc_search, &bind_hiprtc, &fill_
 
 std::vector<std::string> hiprtc_library_candidates() { return kHiprtc.candidates(); }
 
-std::optional<LoadedHiprtc> load_hiprtc_from(const std::vector<std::string>& candidates,
-                                             std::string* error) {
-  return value_or_message(kHiprtc.find(candidates), error);
+Expected<LoadedHiprtc> load_hiprtc_from(const std::vector<std::string>& candidates) {
+  return kHiprtc.find(candidates);
 }
 
-const HiprtcApi* load_hiprtc(std::string* error) {
+Expected<const HiprtcApi*> load_hiprtc() {
   static NoDestructor<LazyLibrary<HiprtcApi>> library("cannot load hipRTC", kHiprtc);
-  return library->api(error);
+  std::string error;
+  if (const HiprtcApi* api = library->api(&error)) return api;
+  return Failure{HIPACM_ERROR_BACKEND_UNAVAILABLE, std::move(error)};
 }
 
 std::string hiprtc_result_name(hiprtc_result result) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "hip_backend/rtc/rtc_shared.h"
+#include "support/failure.h"
 #include "support/lazy_library.h"
 
 namespace hipacm::backend {
@@ -35,8 +36,8 @@ struct HiprtcApi {
 /// alone when set; otherwise libhiprtc.so.7, .6, .5, libhiprtc.so, then ROCm 5's
 /// libamdhip64.so.5, each in $ROCM_PATH/$HIP_PATH, the linker's path and
 /// /opt/rocm* (rocm_paths.h), stopping at the first library that opens.
-/// Returns nullptr and sets *error (distinct messages for "no library" and
-/// "missing symbol", each with dlerror()) when it cannot.
-const HiprtcApi* load_hiprtc(std::string* error);
+/// Otherwise a failure (BACKEND_UNAVAILABLE; distinct messages for "no library" and
+/// "missing symbol", each with dlerror()). The table lives until process exit.
+Expected<const HiprtcApi*> load_hiprtc();
 
 }  // namespace hipacm::backend

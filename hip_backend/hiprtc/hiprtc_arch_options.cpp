@@ -39,7 +39,6 @@ void refuse(const std::string& message) { fail_compile(HIPACM_ERROR_INVALID_ARGU
 // Whether the caller's options name the arch; each one they name is checked.
 bool options_name_arch(const CompileRequest& request, const ArchValidator& validate) {
   bool has_arch = false;
-  std::string error;
   for (const std::string& option : request.options) {
     require_no_nul(option, "option");
     for (std::string_view prefix : kArchOptions) {
@@ -50,7 +49,8 @@ bool options_name_arch(const CompileRequest& request, const ArchValidator& valid
       }
       if (!option.starts_with(prefix)) continue;
       const std::string value = option.substr(prefix.size());
-      if (!validate(value, &error)) refuse("option '" + option + "': " + error);
+      if (const Expected<void> valid = validate(value); !valid)
+        refuse("option '" + option + "': " + valid.failure().message);
       // The result is checked and cached as the request's arch: an option that names other
       // features would yield code for a target the request does not name.
       if (processor_of(value) != processor_of(request.arch)) {
@@ -84,8 +84,7 @@ void check_spirv_request(const CompileRequest& request) {
 
 std::vector<std::string> hiprtc_arch_options(const CompileRequest& request,
                                              const ArchValidator& validate) {
-  std::string error;
-  if (!validate(request.arch, &error)) refuse(error);
+  if (const Expected<void> valid = validate(request.arch); !valid) refuse(valid.failure().message);
   const bool named = options_name_arch(request, validate);
   const bool spirv = request.arch == kAmdgcnSpirvArch;
   if (spirv) check_spirv_request(request);

@@ -8,11 +8,12 @@
 #include <vector>
 
 #include "hip_backend/compiler.h"
+#include "support/failure.h"
 
 namespace hipacm::backend {
 
-/// Whether an arch may reach hipRTC: true, or false with *error saying why.
-using ArchValidator = std::function<bool(const std::string& arch, std::string* error)>;
+/// Whether an arch may reach hipRTC: success, or the failure saying why.
+using ArchValidator = std::function<Expected<void>(const std::string& arch)>;
 
 /// The arch option hipRTC needs for `request`, after every arch in it passed `validate`: the
 /// request's own and any the caller put in "--gpu-architecture=" or "--offload-arch=" options,

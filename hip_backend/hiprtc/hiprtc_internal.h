@@ -30,8 +30,7 @@ std::vector<std::string> hiprtc_library_candidates();
 /// process misbehave); otherwise dlopens the candidates in order and stops at
 /// the first that opens. Errors: "cannot open hipRTC ..." when none opens,
 /// "... missing symbol ..." when the opened one lacks an entry point.
-std::optional<LoadedHiprtc> load_hiprtc_from(const std::vector<std::string>& candidates,
-                                             std::string* error);
+Expected<LoadedHiprtc> load_hiprtc_from(const std::vector<std::string>& candidates);
 
 /// "HIPRTC_ERROR_COMPILATION" etc. from a local table: naming a result never
 /// needs the library (or its lock).

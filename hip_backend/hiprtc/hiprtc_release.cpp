@@ -76,8 +76,9 @@ HiprtcFacts hiprtc_facts_from(std::string_view text) {
 }
 
 HiprtcFacts loaded_hiprtc_facts() {
-  const RocmToolchain* toolchain = rocm_toolchain(nullptr);
-  if (toolchain == nullptr) return {};
+  const Expected<const RocmToolchain*> loaded = rocm_toolchain();
+  if (!loaded) return {};
+  const RocmToolchain* toolchain = loaded.value();
   // The real file's name carries the release ("libhiprtc.so.6.4.43484"), the soname does not.
   const std::string real = real_file_path(toolchain->hiprtc_path);
   HiprtcFacts facts;

@@ -33,10 +33,9 @@ constexpr HiprtcProgram::CodeCalls kHiprtcCode = {
 // Everything before hipRTC sees the request. hipRTC aborts the process on an unknown arch, so
 // every arch in the request is checked, against comgr's list and what `hiprtc` is known to do.
 CheckedRequest checked_request(const CompileRequest& request, const HiprtcFacts& hiprtc) {
-  std::vector<std::string> options =
-      hiprtc_arch_options(request, [&](const std::string& arch, std::string* error) {
-        return validate_amdgpu_arch(arch, error, nullptr, &hiprtc);
-      });
+  std::vector<std::string> options = hiprtc_arch_options(request, [&](const std::string& arch) {
+    return validate_amdgpu_arch(arch, nullptr, &hiprtc);
+  });
   check_request_text(request);
   // comgr writes each header to <temp dir>/include/<name>: a name that
   // leaves that directory must never reach it, whoever sent the request
@@ -55,9 +54,9 @@ CheckedRequest checked_request(const CompileRequest& request, const HiprtcFacts&
 void announce_library() {
   static constinit std::atomic<bool> announced{false};
   if (announced.load(std::memory_order_relaxed)) return;
-  const HiprtcApi* api = load_hiprtc(nullptr);
-  if (api != nullptr && !announced.exchange(true, std::memory_order_relaxed))
-    log_compiler_chosen("hipRTC", api->version, api->library_path);
+  const Expected<const HiprtcApi*> api = load_hiprtc();
+  if (api && !announced.exchange(true, std::memory_order_relaxed))
+    log_compiler_chosen("hipRTC", api.value()->version, api.value()->library_path);
 }
 
 }  // namespace

@@ -108,9 +108,9 @@ std::string comgr_version_of(const std::string& comgr_path) {
 }
 
 Expected<RocmToolchain> read_toolchain() {
-  std::string error;
-  const HiprtcApi* api = load_hiprtc(&error);
-  if (api == nullptr) return Failure{HIPACM_ERROR_BACKEND_UNAVAILABLE, error};
+  const Expected<const HiprtcApi*> loaded = load_hiprtc();
+  if (!loaded) return loaded.failure();
+  const HiprtcApi* api = loaded.value();
   const std::vector<LoadedObject> before = loaded_objects();
   make_hiprtc_load_comgr(*api);
   const std::vector<LoadedObject> mapped = loaded_objects();
@@ -152,7 +152,7 @@ struct SettledToolchain {
 
 }  // namespace
 
-const RocmToolchain* rocm_toolchain(std::string* error) {
+Expected<const RocmToolchain*> rocm_toolchain() {
   static NoDestructor<SettledToolchain> settled;
   std::call_once(settled->once, [] {
     try {
@@ -162,8 +162,7 @@ const RocmToolchain* rocm_toolchain(std::string* error) {
     }
   });
   if (settled->result->has_value()) return &settled->result->value();
-  if (error != nullptr) *error = settled->result->failure().message;
-  return nullptr;
+  return settled->result->failure();
 }
 
 std::string mapped_comgr_path() {

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "support/failure.h"
+
 namespace hipacm::backend {
 
 /// hipRTC is a thin front end: comgr and its LLVM generate the code, and a distribution may
@@ -27,9 +29,9 @@ struct RocmToolchain {
 };
 
 /// Loads hipRTC, makes it load its comgr (one empty program, created and destroyed under the
-/// ROCm lock) and reads the result. Settled once per process; nullptr with *error (may be null)
-/// when hipRTC cannot be loaded.
-const RocmToolchain* rocm_toolchain(std::string* error);
+/// ROCm lock) and reads the result. Settled once per process (the toolchain lives as long as the
+/// process); a failure when hipRTC cannot be loaded.
+Expected<const RocmToolchain*> rocm_toolchain();
 
 /// Why this toolchain mixes two ROCm installs, or "" when it does not:
 ///  - $HIPACM_COMGR_LIBRARY names a comgr other than the one hipRTC loaded (another build ID, or

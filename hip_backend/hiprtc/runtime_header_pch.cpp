@@ -78,7 +78,8 @@ std::vector<std::string> entries_of(const std::string& dir) {
 }
 
 /// The one PCH among the outputs comgr kept in `temp_dir` (comgr-*/output/*).
-bool find_kept_pch(const std::string& temp_dir, std::string* pch, std::string* why) {
+Expected<std::string> find_kept_pch(const std::string& temp_dir) {
+  std::string pch;
   int found = 0;
   for (const std::string& action : entries_of(temp_dir)) {
     if (action.rfind("comgr-", 0) != 0) continue;
@@ -87,17 +88,17 @@ bool find_kept_pch(const std::string& temp_dir, std::string* pch, std::string* w
       std::string bytes;
       if (read_plausible_pch(outputs + "/" + name, &bytes)) {
         ++found;
-        *pch = std::move(bytes);
+        pch = std::move(bytes);
       }
     }
   }
-  if (found == 1) return true;
-  *why = found == 0 ? "hipRTC's first step left no PCH in " + temp_dir
-                    : "hipRTC's first step left more than one PCH in " + temp_dir;
-  return false;
+  if (found == 1) return pch;
+  return Failure{HIPACM_ERROR_INTERNAL,
+                 found == 0 ? "hipRTC's first step left no PCH in " + temp_dir
+                            : "hipRTC's first step left more than one PCH in " + temp_dir};
 }
 
-bool write_file(const std::string& path, const std::string& bytes, std::string* why) {
+Expected<void> write_file(const std::string& path, const std::string& bytes) {
   UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
   std::size_t done = 0;
   while (fd.valid() && done < bytes.size()) {
@@ -106,36 +107,34 @@ bool write_file(const std::string& path, const std::string& bytes, std::string* 
     if (n <= 0) break;
     done += static_cast<std::size_t>(n);
   }
-  if (fd.valid() && done == bytes.size()) return true;
-  *why = "cannot write " + path + ": " + std::strerror(errno);
-  return false;
+  if (fd.valid() && done == bytes.size()) return {};
+  return Failure{HIPACM_ERROR_INTERNAL, "cannot write " + path + ": " + std::strerror(errno)};
 }
 
 }  // namespace
 
-bool runtime_header_pch_supported(std::string* why) {
-  const RocmToolchain* toolchain = rocm_toolchain(why);
-  if (toolchain == nullptr) return false;
-  if (file_base_name(real_file_path(toolchain->hiprtc_path)).rfind("libamdhip64.so.5", 0) == 0)
-    return true;
-  if (why != nullptr) *why = "no runtime-header PCH with " + toolchain->hiprtc_path;
-  return false;
+Expected<void> runtime_header_pch_supported() {
+  const Expected<const RocmToolchain*> toolchain = rocm_toolchain();
+  if (!toolchain) return toolchain.failure();
+  const std::string& hiprtc_path = toolchain.value()->hiprtc_path;
+  if (file_base_name(real_file_path(hiprtc_path)).rfind("libamdhip64.so.5", 0) == 0) return {};
+  return Failure{HIPACM_ERROR_BACKEND_UNAVAILABLE, "no runtime-header PCH with " + hiprtc_path};
 }
 
-bool runtime_header_pch_applies(const std::vector<std::string>& hiprtc_options, std::string* why) {
+Expected<void> runtime_header_pch_applies(const std::vector<std::string>& hiprtc_options) {
   for (const std::string& option : hiprtc_options) {
-    if (!pch_safe_option(option)) {
-      if (why != nullptr) *why = "option '" + option + "' keeps the plain compile";
-      return false;
-    }
+    if (!pch_safe_option(option))
+      return Failure{HIPACM_ERROR_INVALID_ARGUMENT,
+                     "option '" + option + "' keeps the plain compile"};
   }
-  return true;
+  return {};
 }
 
 std::optional<std::string> runtime_header_pch_key(const std::string& arch,
                                                   const std::vector<std::string>& hiprtc_options) {
-  const RocmToolchain* toolchain = rocm_toolchain(nullptr);
-  if (toolchain == nullptr || toolchain->fingerprint.empty()) return std::nullopt;
+  const Expected<const RocmToolchain*> loaded = rocm_toolchain();
+  if (!loaded || loaded.value()->fingerprint.empty()) return std::nullopt;
+  const RocmToolchain* toolchain = loaded.value();
   Sha256 key;
   key.add_field("hipacm-runtime-header-pch-1");
   for (const std::string& component : toolchain->components) key.add_field(component);
@@ -145,14 +144,11 @@ std::optional<std::string> runtime_header_pch_key(const std::string& arch,
   return key.hex();
 }
 
-bool emit_runtime_header_pch(const CompileRequest& request, const std::string& temp_dir,
-                             const std::string& out_path, std::string* why) {
-  std::string load_error;
-  const HiprtcApi* api = load_hiprtc(&load_error);
-  if (api == nullptr) {
-    *why = load_error;
-    return false;
-  }
+Expected<void> emit_runtime_header_pch(const CompileRequest& request, const std::string& temp_dir,
+                                       const std::string& out_path) {
+  const Expected<const HiprtcApi*> loaded = load_hiprtc();
+  if (!loaded) return loaded.failure();
+  const HiprtcApi* api = loaded.value();
   static constexpr const char* kSource = "// hipacm: the runtime header alone\n";
   CompileRequest alone;
   alone.source = kSource;
@@ -172,15 +168,16 @@ bool emit_runtime_header_pch(const CompileRequest& request, const std::string& t
     const RocmBackendLock lock;
     hiprtc_program program = nullptr;
     if (api->hiprtcCreateProgram(&program, kSource, "pch.hip", 0, nullptr, nullptr) != 0) {
-      *why = "hipRTC could not create the program that precompiles its header";
-      return false;
+      return Failure{HIPACM_ERROR_BACKEND_UNAVAILABLE,
+                     "hipRTC could not create the program that precompiles its header"};
     }
     // Fails by design once the steps after the first meet a PCH instead of bitcode.
     api->hiprtcCompileProgram(program, static_cast<int>(argv.size()), argv.data());
     api->hiprtcDestroyProgram(&program);
   }
-  std::string pch;
-  return find_kept_pch(temp_dir, &pch, why) && write_file(out_path, pch, why);
+  const Expected<std::string> pch = find_kept_pch(temp_dir);
+  if (!pch) return pch.failure();
+  return write_file(out_path, pch.value());
 }
 
 }  // namespace hipacm::backend

@@ -9,21 +9,22 @@
 
 #include "hip_backend/compiler.h"
 #include "hip_backend/runtime_header_pch_file.h"
+#include "support/failure.h"
 
 namespace hipacm::backend {
 
 /// Whether this process's hipRTC is one that a PCH is used with: ROCm 5's, inside
 /// libamdhip64.so.5. ROCm 6.4's hipRTC loads a PCH and gives the same bytes, but one test run under
 /// load saw a worker abort there ("LLVM ERROR: out of memory") that is not understood yet; 7.2's
-/// does not load one from the working directory. *why (may be null) says why not.
-bool runtime_header_pch_supported(std::string* why);
+/// does not load one from the working directory. Otherwise the failure says why not.
+Expected<void> runtime_header_pch_supported();
 
 /// Whether a compile with these hipRTC options may use a PCH: only options that set nothing but
 /// front-end and code-generation flags (optimization level, macros, language standard, arch, math
 /// and target switches), all of which the key carries. Paths (-I, -include), warnings (a header
 /// parsed once reports its warnings once), debug info and anything unlisted keep the plain
-/// compile. *why (may be null) names the option when false.
-bool runtime_header_pch_applies(const std::vector<std::string>& hiprtc_options, std::string* why);
+/// compile. Otherwise the failure names the option.
+Expected<void> runtime_header_pch_applies(const std::vector<std::string>& hiprtc_options);
 
 /// The key of the PCH for `arch` and these hipRTC options: 64 hex digits of the SHA-256 of the
 /// toolchain's fingerprint (the build IDs of hipRTC, which embeds the header, comgr and their
@@ -35,9 +36,9 @@ std::optional<std::string> runtime_header_pch_key(const std::string& arch,
 /// to `out_path`. hipRTC's first step compiles an empty program with its own front-end options
 /// and header, and -emit-pch makes that step's output the PCH (the later steps then fail, as
 /// they must on a PCH). Only in a process whose comgr keeps its temporary files
-/// (AMD_COMGR_SAVE_TEMPS=1) in `temp_dir` ($TMPDIR): the PCH is read from there. False with *why
-/// when hipRTC wrote no single plausible PCH.
-bool emit_runtime_header_pch(const CompileRequest& request, const std::string& temp_dir,
-                             const std::string& out_path, std::string* why);
+/// (AMD_COMGR_SAVE_TEMPS=1) in `temp_dir` ($TMPDIR): the PCH is read from there. A failure when
+/// hipRTC wrote no single plausible PCH.
+Expected<void> emit_runtime_header_pch(const CompileRequest& request, const std::string& temp_dir,
+                                       const std::string& out_path);
 
 }  // namespace hipacm::backend

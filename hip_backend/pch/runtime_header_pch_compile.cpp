@@ -187,7 +187,7 @@ CompileResult compile_with_store(const CompileRequest& request,
                                  std::optional<PendingPchBuild>* pending) {
   const RuntimeHeaderPchSetting setting = runtime_header_pch_setting(nullptr);
   if (!is_amdgpu_arch(request.arch) || setting == RuntimeHeaderPchSetting::kOff ||
-      !runtime_header_pch_supported(nullptr))
+      !runtime_header_pch_supported())
     return compile_for_target(request);
   std::vector<std::string> options;
   try {
@@ -195,7 +195,7 @@ CompileResult compile_with_store(const CompileRequest& request,
   } catch (...) {
     return compile_for_target(request);  // it reports what was wrong with the request
   }
-  if (!runtime_header_pch_applies(options, nullptr) || shadows_runtime_header(request))
+  if (!runtime_header_pch_applies(options) || shadows_runtime_header(request))
     return compile_for_target(request);
   const std::optional<std::string> key = runtime_header_pch_key(request.arch, options);
   if (!key) return compile_for_target(request);
@@ -349,8 +349,9 @@ int run_runtime_header_pch_helper(int argc, char** argv) {
       return 1;
     }
     // hipRTC emits the PCH with the request's own options.
-    if (!emit_runtime_header_pch(request, temp_dir, pch, &why)) {
-      std::fprintf(stderr, "hipacm-worker: runtime-header PCH: %s\n", why.c_str());
+    if (const Expected<void> emitted = emit_runtime_header_pch(request, temp_dir, pch); !emitted) {
+      std::fprintf(stderr, "hipacm-worker: runtime-header PCH: %s\n",
+                   emitted.failure().message.c_str());
       return 1;
     }
     return kHelperDone;

@@ -301,4 +301,28 @@ CompileResult compile_with_loaded(const Table* (*load)(std::string*), std::strin
   return compile(api, load_error, request);
 }
 
+/// The same for a loader that answers with Expected.
+template <class Table>
+CompileResult compile_with_loaded(Expected<const Table*> (*load)(), std::string_view load_context,
+                                  CompileResult (*compile)(const Table*, const std::string&,
+                                                           const CompileRequest&),
+                                  const CompileRequest& request) noexcept {
+  std::string load_error;
+  const Table* api = nullptr;
+  try {
+    const Expected<const Table*> loaded = load();
+    if (loaded)
+      api = loaded.value();
+    else
+      load_error = loaded.failure().message;
+  } catch (...) {
+    Failure failure = failure_from_current_exception(load_context);
+    CompileResult result;
+    result.status = HIPACM_ERROR_BACKEND_UNAVAILABLE;
+    result.error_message = std::move(failure.message);
+    return result;
+  }
+  return compile(api, load_error, request);
+}
+
 }  // namespace hipacm::backend

@@ -95,10 +95,17 @@ TEST(LibraryFactsSettle, ComgrTableComesFromTheMemoWithoutLoadingComgr) {
                         amdgpu_isa_table_payload(table));
 
   std::string error;
+  Expected<void> checked;
   // gfx999 exists only in the remembered table; gfx1030 only in the real comgr.
-  EXPECT_TRUE(validate_amdgpu_arch("gfx999", &error, &memo)) << error;
-  EXPECT_TRUE(validate_amdgpu_arch("gfx90a:xnack-", &error, &memo)) << error;
-  EXPECT_FALSE(validate_amdgpu_arch("gfx1030", &error, &memo));
+  checked = validate_amdgpu_arch("gfx999", &memo);
+  error = checked.failure().message;
+  EXPECT_TRUE(checked) << error;
+  checked = validate_amdgpu_arch("gfx90a:xnack-", &memo);
+  error = checked.failure().message;
+  EXPECT_TRUE(checked) << error;
+  checked = validate_amdgpu_arch("gfx1030", &memo);
+  error = checked.failure().message;
+  EXPECT_FALSE(checked);
   EXPECT_NE(error.find("supported processors: gfx90a, gfx999"), std::string::npos) << error;
   EXPECT_FALSE(comgr_loaded());
   EXPECT_EQ(memo.recalls, 1);  // settled by the first call
@@ -122,7 +129,10 @@ TEST(LibraryFactsSettle, WithNothingRememberedComgrIsReadAndRecorded) {
   if (comgr_loaded()) GTEST_SKIP() << "comgr is already loaded here; run under ctest";
   CountingMemo memo;
   std::string error;
-  EXPECT_TRUE(validate_amdgpu_arch("gfx1030", &error, &memo)) << error;
+  Expected<void> checked;
+  checked = validate_amdgpu_arch("gfx1030", &memo);
+  error = checked.failure().message;
+  EXPECT_TRUE(checked) << error;
   EXPECT_TRUE(comgr_loaded());
   EXPECT_EQ(memo.recalls, 1);
   EXPECT_EQ(memo.remembers, 1);  // the real table, for the next process
@@ -144,8 +154,7 @@ TEST(LibraryFactsConcurrency, FirstUseFromManyThreadsReadsAndRecordsOnce) {
     threads.emplace_back([&, i] {
       ready.fetch_add(1, std::memory_order_acq_rel);
       while (ready.load(std::memory_order_acquire) < kThreads) std::this_thread::yield();
-      std::string error;
-      if (validate_amdgpu_arch(i % 2 == 0 ? "gfx90a" : "gfx1030", &error, &memo))
+      if (validate_amdgpu_arch(i % 2 == 0 ? "gfx90a" : "gfx1030", &memo))
         valid.fetch_add(1, std::memory_order_relaxed);
       if (!compiler_identity("gfx90a", &memo).version.empty())
         identified.fetch_add(1, std::memory_order_relaxed);

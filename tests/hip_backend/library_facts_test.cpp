@@ -158,10 +158,9 @@ TEST_F(LibraryFacts, ALibraryAlreadyLoadedHereIsNeverRecalled) {
 }
 
 TEST(ComgrIsaPayload, RoundTripsTheRealTable) {
-  std::string error;
-  const auto table = load_amdgpu_isa_table_from(comgr_library_candidates(), &error);
-  ASSERT_TRUE(table) << error;
-  const auto parsed = parse_amdgpu_isa_table_payload(amdgpu_isa_table_payload(*table));
+  const auto table = load_amdgpu_isa_table_from(comgr_library_candidates());
+  ASSERT_TRUE(table) << table.failure().message;
+  const auto parsed = parse_amdgpu_isa_table_payload(amdgpu_isa_table_payload(table.value()));
   ASSERT_TRUE(parsed);
   EXPECT_EQ(parsed->library_path, table->library_path);
   EXPECT_EQ(parsed->features_known, table->features_known);
@@ -172,8 +171,13 @@ TEST(ComgrIsaPayload, RoundTripsTheRealTable) {
     EXPECT_EQ(parsed->details[i].sramecc, table->details[i].sramecc) << table->details[i].name;
   }
   std::string why;
-  EXPECT_TRUE(validate_amdgpu_arch_with(*parsed, "gfx90a:xnack-", &why)) << why;
-  EXPECT_FALSE(validate_amdgpu_arch_with(*parsed, rocm_facts::unknown_processor(), &why));
+  Expected<void> checked;
+  checked = validate_amdgpu_arch_with(*parsed, "gfx90a:xnack-");
+  why = checked.failure().message;
+  EXPECT_TRUE(checked) << why;
+  checked = validate_amdgpu_arch_with(*parsed, rocm_facts::unknown_processor());
+  why = checked.failure().message;
+  EXPECT_FALSE(checked);
 }
 
 TEST(ComgrIsaPayload, RejectsMalformedText) {

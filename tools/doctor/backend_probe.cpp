@@ -50,8 +50,9 @@ LibraryProbe probe_hiprtc() {
 ToolchainProbe probe_toolchain() {
   ToolchainProbe probe;
   probe.install_trees = backend::rocm_install_trees();
-  const backend::RocmToolchain* toolchain = backend::rocm_toolchain(nullptr);
-  if (toolchain == nullptr) return probe;
+  const auto loaded = backend::rocm_toolchain();
+  if (!loaded) return probe;
+  const backend::RocmToolchain* toolchain = loaded.value();
   probe.found = true;
   probe.release = toolchain->release;
   probe.identity = backend::toolchain_identity(*toolchain);
@@ -74,9 +75,11 @@ LibraryProbe probe_comgr(std::vector<std::string>* processors) {
   const bool follow_hiprtc = !toolchain.comgr_path.empty();
   const auto table = backend::load_amdgpu_isa_table_from(
       follow_hiprtc ? std::vector<std::string>{toolchain.comgr_path}
-                    : backend::comgr_library_candidates(),
-      &probe.error);
-  if (!table) return probe;
+                    : backend::comgr_library_candidates());
+  if (!table) {
+    probe.error = table.failure().message;
+    return probe;
+  }
   probe.found = true;
   probe.path = table->library_path;
   if (processors != nullptr) *processors = table->processors;

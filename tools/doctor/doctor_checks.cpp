@@ -293,10 +293,10 @@ Check arch_check() {
     check.hint = "set HIPACM_ARCH (e.g. export HIPACM_ARCH=gfx90a) or pass --arch to warmup";
     return check;
   }
-  std::string error;
   // The hipRTC that would compile decides too: generic targets, amdgcnspirv, release names.
   const backend::HiprtcFacts hiprtc = backend::loaded_hiprtc_facts();
-  if (!backend::validate_amdgpu_arch(arch, &error, nullptr, &hiprtc)) {
+  if (const auto valid = backend::validate_amdgpu_arch(arch, nullptr, &hiprtc); !valid) {
+    const std::string& error = valid.failure().message;
     flag(check, CheckLevel::kWarning,
          fmt::format("default arch '{}' is not usable: {}", arch, error),
          "set HIPACM_ARCH to one of comgr's archs (hipacm doctor --json lists them)", error);

@@ -41,8 +41,9 @@ constexpr const char* kLibraryFreeSource =
     "extern \"C\" __global__ void gfill(int* p) { p[__builtin_amdgcn_workitem_id_x()] = 7; }\n";
 
 bool comgr_knows(const std::string& arch) {
-  std::string error;
-  const std::vector<std::string>& known = supported_amdgpu_processors(&error);
+  const auto supported = supported_amdgpu_processors();
+  static const std::vector<std::string> none;
+  const std::vector<std::string>& known = supported ? *supported.value() : none;
   const std::string processor = arch.substr(0, arch.find(':'));
   return std::find(known.begin(), known.end(), processor) != known.end();
 }

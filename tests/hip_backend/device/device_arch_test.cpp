@@ -30,7 +30,10 @@ TEST(DeviceArch, ReportsWhyThereIsNoDeviceOrAValidArch) {
     EXPECT_FALSE(why.empty());
   } else {
     std::string error;
-    EXPECT_TRUE(validate_amdgpu_arch(arch, &error)) << arch << ": " << error;
+    Expected<void> checked;
+    checked = validate_amdgpu_arch(arch);
+    error = checked.failure().message;
+    EXPECT_TRUE(checked) << arch << ": " << error;
   }
 }
 

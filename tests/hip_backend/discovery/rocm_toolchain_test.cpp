@@ -21,9 +21,9 @@ namespace {
 using testing::ScopedEnv;
 
 const RocmToolchain& real_toolchain() {
-  std::string error;
-  const RocmToolchain* toolchain = rocm_toolchain(&error);
-  if (toolchain == nullptr) ADD_FAILURE() << "hipRTC is needed: " << error;
+  const Expected<const RocmToolchain*> loaded = rocm_toolchain();
+  if (!loaded) ADD_FAILURE() << "hipRTC is needed: " << loaded.failure().message;
+  const RocmToolchain* toolchain = loaded ? loaded.value() : nullptr;
   static const RocmToolchain none;
   return toolchain != nullptr ? *toolchain : none;
 }

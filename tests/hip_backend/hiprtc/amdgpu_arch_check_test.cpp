@@ -50,16 +50,18 @@ bool contains(const std::string& text, const std::string& part) {
 std::string refusal(const AmdgpuIsaTable& table, const HiprtcFacts& hiprtc,
                     const std::string& arch) {
   std::string error;
-  EXPECT_FALSE(validate_amdgpu_arch_with(table, hiprtc, arch, &error)) << arch;
+  Expected<void> checked;
+  checked = validate_amdgpu_arch_with(table, hiprtc, arch);
+  error = checked.failure().message;
+  EXPECT_FALSE(checked) << arch;
   EXPECT_TRUE(error.starts_with("invalid AMDGPU arch '")) << error;
   return error;
 }
 
 bool accepted(const AmdgpuIsaTable& table, const HiprtcFacts& hiprtc, const std::string& arch) {
-  std::string error;
-  const bool ok = validate_amdgpu_arch_with(table, hiprtc, arch, &error);
-  EXPECT_TRUE(ok) << arch << ": " << error;
-  return ok;
+  const Expected<void> ok = validate_amdgpu_arch_with(table, hiprtc, arch);
+  EXPECT_TRUE(ok) << arch << ": " << ok.failure().message;
+  return ok.has_value();
 }
 
 // The list a refusal ends with.
@@ -265,8 +267,13 @@ TEST(AmdgpuArchCheck, SpirvIsAcceptedWithoutFeaturesWhereHiprtcEmitsIt) {
 
 TEST(AmdgpuArchCheck, TheOldEntryPointChecksWithoutHiprtcFacts) {
   std::string error;
-  EXPECT_TRUE(validate_amdgpu_arch_with(rocm64_comgr(), "gfx11-generic", &error)) << error;
-  EXPECT_FALSE(validate_amdgpu_arch_with(rocm64_comgr(), "amdgcnspirv", &error));
+  Expected<void> checked;
+  checked = validate_amdgpu_arch_with(rocm64_comgr(), "gfx11-generic");
+  error = checked.failure().message;
+  EXPECT_TRUE(checked) << error;
+  checked = validate_amdgpu_arch_with(rocm64_comgr(), "amdgcnspirv");
+  error = checked.failure().message;
+  EXPECT_FALSE(checked);
   EXPECT_TRUE(contains(error, "(comgr libamd_comgr.so.3)")) << error;
 }
 

@@ -29,15 +29,17 @@ constexpr const char* kTableNames[] = {
     "gfx11-generic", "gfx12-generic"};
 
 HiprtcFacts loaded_hiprtc() {
-  std::string error;
-  EXPECT_NE(load_hiprtc(&error), nullptr) << error;
+  const Expected<const HiprtcApi*> loaded = load_hiprtc();
+  EXPECT_TRUE(loaded) << loaded.failure().message;
   return loaded_hiprtc_facts();
 }
 
 bool comgr_lists(const std::string& name) {
-  std::string error;
-  const std::vector<std::string>& list = supported_amdgpu_processors(&error);
-  EXPECT_FALSE(list.empty()) << error;
+  const auto supported = supported_amdgpu_processors();
+  EXPECT_TRUE(supported) << supported.failure().message;
+  static const std::vector<std::string> none;
+  const std::vector<std::string>& list = supported ? *supported.value() : none;
+  EXPECT_FALSE(list.empty());
   return std::find(list.begin(), list.end(), name) != list.end();
 }
 
@@ -76,7 +78,10 @@ TEST(AmdgpuArchOnThisRocm, UnlistedProcessorsNameTheReleasesThatKnowThem) {
     if (comgr_lists(name)) continue;
     ++unlisted;
     std::string error;
-    EXPECT_FALSE(validate_amdgpu_arch(name, &error, nullptr, &hiprtc)) << name;
+    Expected<void> checked;
+    checked = validate_amdgpu_arch(name, nullptr, &hiprtc);
+    error = checked.failure().message;
+    EXPECT_FALSE(checked) << name;
     EXPECT_TRUE(
         contains(error, " is not known to this ROCm (hipRTC " + hiprtc.library + ", comgr "))
         << error;

@@ -22,9 +22,10 @@ bool contains(const std::vector<std::string>& list, const std::string& item) {
 }
 
 TEST(ComgrIsa, ListsProcessorNamesWithoutPrefixOrDuplicates) {
-  std::string error;
-  const auto& processors = supported_amdgpu_processors(&error);
-  ASSERT_FALSE(processors.empty()) << error;
+  const auto supported = supported_amdgpu_processors();
+  ASSERT_TRUE(supported) << supported.failure().message;
+  const std::vector<std::string>& processors = *supported.value();
+  ASSERT_FALSE(processors.empty());
   EXPECT_TRUE(contains(processors, "gfx90a"));
   EXPECT_TRUE(contains(processors, "gfx1030"));
   EXPECT_TRUE(contains(processors, "gfx908"));
@@ -38,9 +39,8 @@ TEST(ComgrIsa, ListsProcessorNamesWithoutPrefixOrDuplicates) {
 }
 
 TEST(ComgrIsa, ReadsFeatureSupportFromMetadata) {
-  std::string error;
-  auto table = load_amdgpu_isa_table_from(comgr_library_candidates(), &error);
-  ASSERT_TRUE(table.has_value()) << error;
+  auto table = load_amdgpu_isa_table_from(comgr_library_candidates());
+  ASSERT_TRUE(table.has_value()) << table.failure().message;
   ASSERT_TRUE(table->features_known);
   auto find = [&](const std::string& name) {
     return *std::find_if(table->details.begin(), table->details.end(),
@@ -59,7 +59,10 @@ TEST(ComgrIsa, AcceptsKnownArchesAndFeatures) {
        {"gfx90a", "gfx1030", "gfx908", "gfx90a:xnack-", "gfx90a:xnack+", "gfx90a:sramecc+:xnack-",
         "gfx90a:xnack-:sramecc+", "gfx908:xnack+", "gfx906:sramecc-", "gfx1010:xnack-"}) {
     std::string error;
-    EXPECT_TRUE(validate_amdgpu_arch(arch, &error)) << arch << ": " << error;
+    Expected<void> checked;
+    checked = validate_amdgpu_arch(arch);
+    error = checked.failure().message;
+    EXPECT_TRUE(checked) << arch << ": " << error;
   }
 }
 
@@ -93,7 +96,10 @@ TEST(ComgrIsa, RejectsArchesThatWouldAbortHiprtc) {
   archs.insert(archs.end(), bad.begin(), bad.end());
   for (const std::string& arch : archs) {
     std::string error;
-    EXPECT_FALSE(validate_amdgpu_arch(arch, &error)) << "'" << arch << "'";
+    Expected<void> checked;
+    checked = validate_amdgpu_arch(arch);
+    error = checked.failure().message;
+    EXPECT_FALSE(checked) << "'" << arch << "'";
     EXPECT_NE(error.find("supported processors: "), std::string::npos) << error;
     EXPECT_NE(error.find("gfx90a"), std::string::npos) << error;
   }
@@ -101,19 +107,32 @@ TEST(ComgrIsa, RejectsArchesThatWouldAbortHiprtc) {
 
 TEST(ComgrIsa, ErrorNamesTheProblem) {
   std::string error;
+  Expected<void> checked;
   const std::string unknown = rocm_facts::unknown_processor();
-  EXPECT_FALSE(validate_amdgpu_arch(unknown, &error));
+  checked = validate_amdgpu_arch(unknown);
+  error = checked.failure().message;
+  EXPECT_FALSE(checked);
   EXPECT_NE(error.find("unknown processor '" + unknown + "'"), std::string::npos) << error;
   EXPECT_NE(error.find("gfx1030"), std::string::npos) << error;
-  EXPECT_FALSE(validate_amdgpu_arch("gfx90a:xnack-:xnack+", &error));
+  checked = validate_amdgpu_arch("gfx90a:xnack-:xnack+");
+  error = checked.failure().message;
+  EXPECT_FALSE(checked);
   EXPECT_NE(error.find("more than once"), std::string::npos) << error;
-  EXPECT_FALSE(validate_amdgpu_arch("gfx1030:xnack-", &error));
+  checked = validate_amdgpu_arch("gfx1030:xnack-");
+  error = checked.failure().message;
+  EXPECT_FALSE(checked);
   EXPECT_NE(error.find("gfx1030 has no xnack"), std::string::npos) << error;
-  EXPECT_FALSE(validate_amdgpu_arch("gfx90a:foo+", &error));
+  checked = validate_amdgpu_arch("gfx90a:foo+");
+  error = checked.failure().message;
+  EXPECT_FALSE(checked);
   EXPECT_NE(error.find("unknown feature 'foo'"), std::string::npos) << error;
-  EXPECT_FALSE(validate_amdgpu_arch("", &error));
+  checked = validate_amdgpu_arch("");
+  error = checked.failure().message;
+  EXPECT_FALSE(checked);
   EXPECT_NE(error.find("empty"), std::string::npos) << error;
-  EXPECT_FALSE(validate_amdgpu_arch("gfx\x01", &error));
+  checked = validate_amdgpu_arch("gfx\x01");
+  error = checked.failure().message;
+  EXPECT_FALSE(checked);
   EXPECT_NE(error.find("gfx\\x01"), std::string::npos) << error;
 }
 
@@ -123,17 +142,26 @@ TEST(ComgrIsa, WithoutFeatureMetadataOnlyPlainArchesPass) {
   table.details = {AmdgpuProcessor{"gfx90a", true, true}};
   table.features_known = false;
   std::string error;
-  EXPECT_TRUE(validate_amdgpu_arch_with(table, "gfx90a", &error)) << error;
-  EXPECT_FALSE(validate_amdgpu_arch_with(table, "gfx90a:xnack-", &error));
+  Expected<void> checked;
+  checked = validate_amdgpu_arch_with(table, "gfx90a");
+  error = checked.failure().message;
+  EXPECT_TRUE(checked) << error;
+  checked = validate_amdgpu_arch_with(table, "gfx90a:xnack-");
+  error = checked.failure().message;
+  EXPECT_FALSE(checked);
   EXPECT_NE(error.find("cannot tell"), std::string::npos) << error;
 }
 
 TEST(ComgrIsa, LoaderErrorsDistinguishMissingFileFromMissingSymbol) {
   std::string error;
-  EXPECT_FALSE(load_amdgpu_isa_table_from({"/nonexistent/libamd_comgr.so.2"}, &error));
+  Expected<AmdgpuIsaTable> table = load_amdgpu_isa_table_from({"/nonexistent/libamd_comgr.so.2"});
+  EXPECT_FALSE(table);
+  error = table ? std::string() : table.failure().message;
   EXPECT_NE(error.find("cannot open"), std::string::npos) << error;
   EXPECT_NE(error.find("HIPACM_COMGR_LIBRARY"), std::string::npos) << error;
-  EXPECT_FALSE(load_amdgpu_isa_table_from({"libm.so.6"}, &error));
+  table = load_amdgpu_isa_table_from({"libm.so.6"});
+  EXPECT_FALSE(table);
+  error = table ? std::string() : table.failure().message;
   EXPECT_NE(error.find("missing symbol"), std::string::npos) << error;
 }
 

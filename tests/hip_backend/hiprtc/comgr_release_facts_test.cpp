@@ -19,9 +19,10 @@ bool contains(const std::vector<std::string>& list, const std::string& item) {
 }
 
 TEST(ComgrReleaseFacts, HipacmReadsTheListOfTheLoadedComgr) {
-  std::string error;
-  const std::vector<std::string>& processors = supported_amdgpu_processors(&error);
-  ASSERT_FALSE(processors.empty()) << error;
+  const auto supported = supported_amdgpu_processors();
+  ASSERT_TRUE(supported) << supported.failure().message;
+  const std::vector<std::string>& processors = *supported.value();
+  ASSERT_FALSE(processors.empty());
   ASSERT_TRUE(rocm_facts::comgr_mapped()) << "reading the list loads comgr";
   const rocm_facts::ComgrFacts loaded = rocm_facts::comgr();
   ASSERT_TRUE(loaded.error.empty()) << loaded.error;
@@ -30,16 +31,20 @@ TEST(ComgrReleaseFacts, HipacmReadsTheListOfTheLoadedComgr) {
 
 TEST(ComgrReleaseFacts, LaterArchsPassExactlyWhereTheLoadedComgrListsThem) {
   for (const std::string& arch : rocm_facts::later_processors()) {
-    std::string error;
     const bool listed = rocm_facts::comgr_lists(arch);
-    EXPECT_EQ(validate_amdgpu_arch(arch, &error), listed) << arch << ": " << error;
+    const Expected<void> checked = validate_amdgpu_arch(arch);
+    const std::string& error = checked.failure().message;
+    EXPECT_EQ(checked.has_value(), listed) << arch << ": " << error;
     if (!listed) {
       EXPECT_NE(error.find("'" + arch + "'"), std::string::npos) << error;
     }
   }
   const std::string fictional = rocm_facts::unknown_processor();
   std::string error;
-  EXPECT_FALSE(validate_amdgpu_arch(fictional, &error));
+  Expected<void> checked;
+  checked = validate_amdgpu_arch(fictional);
+  error = checked.failure().message;
+  EXPECT_FALSE(checked);
   EXPECT_NE(error.find("unknown processor '" + fictional + "'"), std::string::npos) << error;
 }
 

@@ -11,10 +11,9 @@ namespace hipacm::backend {
 namespace {
 
 // Accepts what a hipRTC that emits SPIR-V would: gfx90a with its features, and amdgcnspirv.
-bool spirv_capable(const std::string& arch, std::string* error) {
-  if (arch == "amdgcnspirv" || arch.rfind("gfx90a", 0) == 0) return true;
-  *error = "invalid AMDGPU arch '" + arch + "'";
-  return false;
+Expected<void> spirv_capable(const std::string& arch) {
+  if (arch == "amdgcnspirv" || arch.rfind("gfx90a", 0) == 0) return {};
+  return Failure{HIPACM_ERROR_INVALID_ARGUMENT, "invalid AMDGPU arch '" + arch + "'"};
 }
 
 CompileRequest request_for(const std::string& arch, std::vector<std::string> options = {}) {

@@ -26,10 +26,11 @@ bool looks_like_version(const std::string& version) {
 }
 
 TEST(HiprtcLoader, LoadsOnceWithEveryEntryPoint) {
-  std::string error;
-  const HiprtcApi* api = load_hiprtc(&error);
-  ASSERT_NE(api, nullptr) << error;
-  EXPECT_EQ(load_hiprtc(nullptr), api);
+  const Expected<const HiprtcApi*> loaded = load_hiprtc();
+  ASSERT_TRUE(loaded) << loaded.failure().message;
+  const HiprtcApi* api = loaded.value();
+  ASSERT_NE(api, nullptr);
+  EXPECT_EQ(load_hiprtc().value(), api);
 #define HIPACM_EXPECT_FIELD(name, ret, params) EXPECT_NE(api->name, nullptr) << #name;
   HIPACM_HIPRTC_SYMBOLS(HIPACM_EXPECT_FIELD)
 #undef HIPACM_EXPECT_FIELD
@@ -38,20 +39,20 @@ TEST(HiprtcLoader, LoadsOnceWithEveryEntryPoint) {
 }
 
 TEST(HiprtcLoader, ReusesTheLibraryAlreadyLoaded) {
-  std::string error;
-  const HiprtcApi* cached = load_hiprtc(&error);
-  ASSERT_NE(cached, nullptr) << error;
-  auto again = load_hiprtc_from(hiprtc_library_candidates(), &error);
-  ASSERT_TRUE(again.has_value()) << error;
+  const Expected<const HiprtcApi*> loaded = load_hiprtc();
+  ASSERT_TRUE(loaded) << loaded.failure().message;
+  const HiprtcApi* cached = loaded.value();
+  auto again = load_hiprtc_from(hiprtc_library_candidates());
+  ASSERT_TRUE(again.has_value()) << again.failure().message;
   EXPECT_EQ(again->api.library_path, cached->library_path);
   EXPECT_EQ(again->api.hiprtcCompileProgram, cached->hiprtcCompileProgram);
 }
 
 // The error of loading hipRTC from `candidates`, which must fail.
 std::string failed_load_error(const std::vector<std::string>& candidates) {
-  std::string error;
-  EXPECT_FALSE(load_hiprtc_from(candidates, &error).has_value());
-  return error;
+  const auto loaded = load_hiprtc_from(candidates);
+  EXPECT_FALSE(loaded.has_value());
+  return loaded ? std::string() : loaded.failure().message;
 }
 
 TEST(HiprtcLoader, NonexistentLibrarySaysCannotOpen) {

@@ -97,7 +97,8 @@ class RuntimeHeaderPch : public ::testing::Test {
   /// another hipRTC the refusal marker says why it did not, and *why gets it.
   bool pch_published(std::string* why) const {
     std::string reason = "no refusal recorded";
-    if (!backend::runtime_header_pch_supported(&reason)) {
+    if (const auto supported = backend::runtime_header_pch_supported(); !supported) {
+      reason = supported.failure().message;
       // Such a hipRTC never claims a key: nothing can settle, so there is nothing to wait for.
       *why = "no runtime-header PCH with this hipRTC: " + reason;
       EXPECT_FALSE(hiprtc_is_rocm52()) << *why;
@@ -122,9 +123,9 @@ class RuntimeHeaderPch : public ::testing::Test {
   }
 
   static bool hiprtc_is_rocm52() {
-    const backend::RocmToolchain* toolchain = backend::rocm_toolchain(nullptr);
-    return toolchain != nullptr &&
-           backend::file_base_name(backend::real_file_path(toolchain->hiprtc_path))
+    const auto toolchain = backend::rocm_toolchain();
+    return toolchain &&
+           backend::file_base_name(backend::real_file_path(toolchain.value()->hiprtc_path))
                    .rfind("libamdhip64.so.5.2", 0) == 0;
   }
 

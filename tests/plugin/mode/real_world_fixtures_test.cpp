@@ -61,12 +61,12 @@ struct RawCompile {
 
 RawCompile compile_with_plain_hiprtc(const Variant& v, const std::string& arch) {
   RawCompile out;
-  std::string error;
-  const backend::HiprtcApi* api = backend::load_hiprtc(&error);
-  if (api == nullptr) {
-    out.log = error;
+  const auto loaded = backend::load_hiprtc();
+  if (!loaded) {
+    out.log = loaded.failure().message;
     return out;
   }
+  const backend::HiprtcApi* api = loaded.value();
   const backend::RocmBackendLock lock;
   std::vector<const char*> names, contents;
   for (const auto& [name, text] : v.headers) {
