@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: MIT
 # conftest.py - runs the real hipacm binary for the CLI tests; paths come from CTest's environment.
+import fcntl
 import json
 import os
+import struct
 import subprocess
+import termios
 from pathlib import Path
 
 import pytest
@@ -41,6 +44,39 @@ def base_env(cache):
         env.pop(name, None)
     env["HIPACM_CACHE_DIR"] = str(cache)
     return env
+
+
+def run_with_stderr_on_a_terminal(argv, env, columns=None):
+    """Runs argv with stderr on a new terminal `columns` wide (None: the terminal reports 0) and
+    stdout on a pipe: (its exit status, all it wrote to the terminal). Skips where no terminal
+    can be opened."""
+    import pty
+
+    try:
+        leader, follower = pty.openpty()
+    except OSError as error:  # a root without /dev/pts mounted
+        pytest.skip(f"no terminal can be opened here: {error}")
+    try:
+        if columns is not None:
+            fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+        completed = subprocess.run(argv, stdout=subprocess.PIPE, stderr=follower, env=env,
+                                   timeout=600, check=False)
+        os.close(follower)
+        follower = -1
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # EIO: the terminal's other side is closed and drained
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        if follower >= 0:
+            os.close(follower)
+        os.close(leader)
+    return completed.returncode, b"".join(chunks).decode()
 
 
 @pytest.fixture

@@ -39,6 +39,18 @@ def mpirun(tmp_path, *args, env=None, timeout=600):
     return completed
 
 
+def gather_to_root(tmp_path, kernels, env=None):
+    """Warms `kernels` with one job a rank, each in cache-<rank>, gathering them into rank 0's
+    export file, which must succeed: (the export file, the job's report)."""
+    export = tmp_path / "job.hipacm"
+    report = tmp_path / "report.json"
+    done = mpirun(tmp_path, kernels, "--arch", "gfx90a", "--jobs", "1", "--cache-dir",
+                  tmp_path / "cache-%r", "--gather-to-root", export, "--json", report, "-q",
+                  env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return export, report_of(report)
+
+
 def kernels_dir(tmp_path, count=6):
     """`count` distinct small kernels: the examples' own, each a file of its own."""
     out = tmp_path / "kernels"
@@ -125,12 +137,7 @@ def test_cached_kernels_are_neither_compiled_nor_sent_again(tmp_path, backend_us
 @needs_mpi
 def test_gather_to_root_writes_an_export_file_that_imports(tmp_path, backend_usable, run):
     kernels = kernels_dir(tmp_path)
-    export = tmp_path / "job.hipacm"
-    report = tmp_path / "report.json"
-    done = mpirun(tmp_path, kernels, "--arch", "gfx90a", "--jobs", "1", "--cache-dir",
-                  tmp_path / "cache-%r", "--gather-to-root", export, "--json", report, "-q")
-    assert done.returncode == 0, done.stdout + done.stderr
-    data = report_of(report)
+    export, data = gather_to_root(tmp_path, kernels)
     assert data["totals"]["compiled"] == 6
     rows = data["mpi"]["per_rank"]
     # Only rank 0 receives; the others' caches keep what they compiled.
@@ -175,13 +182,8 @@ def test_a_small_round_size_splits_the_exchange_and_loses_nothing(tmp_path, back
 @needs_mpi
 def test_gathering_to_root_in_small_rounds_exports_every_kernel(tmp_path, backend_usable, run):
     kernels = kernels_dir(tmp_path)
-    export = tmp_path / "job.hipacm"
-    report = tmp_path / "report.json"
-    done = mpirun(tmp_path, kernels, "--arch", "gfx90a", "--jobs", "1", "--cache-dir",
-                  tmp_path / "cache-%r", "--gather-to-root", export, "--json", report, "-q",
-                  env={"HIPACM_MPI_ROUND_BYTES": "4K"})
-    assert done.returncode == 0, done.stdout + done.stderr
-    data = report_of(report)["mpi"]
+    export, report = gather_to_root(tmp_path, kernels, env={"HIPACM_MPI_ROUND_BYTES": "4K"})
+    data = report["mpi"]
     assert data["exchange_rounds"] >= 2, data
     rows = data["per_rank"]
     # Rank 0's export takes the others' kernels and its own.

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
 # test_warmup.py - hipacm warmup: exit codes, the JSON report's schema, progress on a pipe, options.
+import contextlib
 import json
 import os
 import signal
@@ -213,37 +214,11 @@ def test_output_dir_holds_one_code_object_per_kernel_and_arch(run, backend_usabl
 
 
 def test_progress_bar_when_stderr_is_a_terminal(cli_path, backend_usable, cache_dir):
-    import pty
-    import subprocess
+    from conftest import base_env, run_with_stderr_on_a_terminal
 
-    from conftest import base_env
-
-    try:
-        leader, follower = pty.openpty()
-    except OSError as error:  # a root without /dev/pts mounted
-        pytest.skip(f"no terminal can be opened here: {error}")
-    try:
-        completed = subprocess.run(
-            [cli_path, "warmup", str(EXAMPLES / "saxpy.hip"), "--arch", "gfx90a"],
-            stdout=subprocess.PIPE, stderr=follower, env=base_env(cache_dir), timeout=600,
-            check=False)
-        os.close(follower)
-        follower = -1
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(leader, 4096)
-            except OSError:  # EIO: the terminal's other side is closed and drained
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        if follower >= 0:
-            os.close(follower)
-        os.close(leader)
-    err = b"".join(chunks).decode()
-    assert completed.returncode == 0
+    rc, err = run_with_stderr_on_a_terminal(
+        [cli_path, "warmup", str(EXAMPLES / "saxpy.hip"), "--arch", "gfx90a"], base_env(cache_dir))
+    assert rc == 0
     assert "\r[" in err and "] 1/1 kernels" in err and "ETA done" in err
     assert "hipacm: warmup" not in err  # the plain lines are for pipes
 
@@ -266,7 +241,10 @@ while True:
 """
 
 
-def _hold_the_only_slot(run, tmp_path, how):
+@contextlib.contextmanager
+def _holding_the_only_slot(run, tmp_path, how):
+    """For the block, a process that holds the only slot of a budget in a fresh runtime directory
+    and then stops or sleeps (`how`): (the environment that uses that budget, the process)."""
     runtime = tmp_path / "run"
     env = {"HIPACM_RUNTIME_DIR": str(runtime), "HIPACM_MACHINE_JOBS": "1",
            "HIPACM_COMPILE_SERVICE": "off", "HIPACM_LOG": "info"}
@@ -275,42 +253,39 @@ def _hold_the_only_slot(run, tmp_path, how):
     assert slots.is_file()
     holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(slots), how],
                               stdout=subprocess.PIPE, text=True)
-    assert holder.stdout.readline().strip() == "held"
-    return env, holder
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        yield env, holder
+    finally:
+        holder.send_signal(signal.SIGCONT)
+        holder.kill()
+        holder.wait()
 
 
-def _end(holder):
-    holder.send_signal(signal.SIGCONT)
-    holder.kill()
-    holder.wait()
+def _warm_saxpy(run, env, timeout, rc):
+    """Warms saxpy uncached with `--timeout timeout`, which must exit with `rc`: (the run, the
+    status code of each kernel its JSON report lists)."""
+    r = run("warmup", EXAMPLES / "saxpy.hip", "--arch", "gfx90a", "--no-cache",
+            "--timeout", timeout, "--json", "-", env=env, timeout=120)
+    assert r.rc == rc, (r.rc, r.err)
+    doc = json.loads(r.out)
+    return r, [k["status_code"] for k in doc["kernels"]]
 
 
 def test_trust2_06_warmup_timeout_covers_the_wait_for_a_busy_budget_holder(run, backend_usable,
                                                                           tmp_path):
-    env, holder = _hold_the_only_slot(run, tmp_path, "sleep")
-    try:
+    with _holding_the_only_slot(run, tmp_path, "sleep") as (env, holder):
         # Generous: only a stall (the holder keeps its slot for ever) misses it.
-        r = run("warmup", EXAMPLES / "saxpy.hip", "--arch", "gfx90a", "--no-cache",
-                "--timeout", "5", "--json", "-", env=env, timeout=120)
-        assert r.rc == 1, (r.rc, r.err)
-        doc = json.loads(r.out)
-        assert [k["status_code"] for k in doc["kernels"]] == ["HIPACM_ERROR_TIMEOUT"]
+        r, statuses = _warm_saxpy(run, env, timeout="5", rc=1)
+        assert statuses == ["HIPACM_ERROR_TIMEOUT"]
         assert "waiting for a machine-wide compile slot" in r.err, r.err
         assert f"pid {holder.pid}" in r.err, r.err
-    finally:
-        _end(holder)
 
 
 def test_trust2_06_a_stopped_budget_holder_is_not_waited_for(run, backend_usable, tmp_path):
-    env, holder = _hold_the_only_slot(run, tmp_path, "stop")
-    try:
+    with _holding_the_only_slot(run, tmp_path, "stop") as (env, holder):
         # No --timeout: before, this waited for ever; a stopped holder now costs no wait.
-        r = run("warmup", EXAMPLES / "saxpy.hip", "--arch", "gfx90a", "--no-cache",
-                "--timeout", "0", "--json", "-", env=env, timeout=120)
-        assert r.rc == 0, (r.rc, r.err)
-        doc = json.loads(r.out)
-        assert [k["status_code"] for k in doc["kernels"]] == ["HIPACM_SUCCESS"]
+        r, statuses = _warm_saxpy(run, env, timeout="0", rc=0)
+        assert statuses == ["HIPACM_SUCCESS"]
         assert "held by a stopped process" in r.err, r.err
         assert f"pid {holder.pid} (stopped)" in r.err, r.err
-    finally:
-        _end(holder)

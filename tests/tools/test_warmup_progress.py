@@ -1,53 +1,23 @@
 # SPDX-License-Identifier: MIT
 # test_warmup_progress.py - the progress bar on a terminal: fits its width, redraws with \r,
 # honours NO_COLOR and TERM=dumb.
-import fcntl
-import os
-import struct
-import subprocess
-import termios
-
 import pytest
 
-from conftest import EXAMPLES, base_env
+from conftest import EXAMPLES, base_env, run_with_stderr_on_a_terminal
 
 
 def warm_on_a_terminal(cli_path, cache_dir, paths, columns=None, env=None):
     """Runs warmup with stderr on a new terminal `columns` wide (None: the terminal reports 0)."""
-    import pty
-
-    try:
-        leader, follower = pty.openpty()
-    except OSError as error:  # a root without /dev/pts mounted
-        pytest.skip(f"no terminal can be opened here: {error}")
     full_env = base_env(cache_dir)
     for name in ("NO_COLOR", "COLUMNS", "TERM"):
         full_env.pop(name, None)
     full_env["TERM"] = "xterm"
     full_env.update(env or {})
-    try:
-        if columns is not None:
-            fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
-        completed = subprocess.run(
-            [cli_path, "warmup", *map(str, paths), "--arch", "gfx90a", "--no-cache"],
-            stdout=subprocess.PIPE, stderr=follower, env=full_env, timeout=600, check=False)
-        os.close(follower)
-        follower = -1
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(leader, 4096)
-            except OSError:  # EIO: the other side is closed and drained
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        if follower >= 0:
-            os.close(follower)
-        os.close(leader)
+    rc, err = run_with_stderr_on_a_terminal(
+        [cli_path, "warmup", *map(str, paths), "--arch", "gfx90a", "--no-cache"], full_env,
+        columns=columns)
     # The terminal turns each \n into \r\n.
-    return completed.returncode, b"".join(chunks).decode().replace("\r\n", "\n")
+    return rc, err.replace("\r\n", "\n")
 
 
 def bar_draws(err):
