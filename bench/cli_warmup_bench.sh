@@ -12,10 +12,7 @@
 # what a job script waits for.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Workers are spawned by each process, as in every figure recorded before the compile service
-# became the default; HIPACM_COMPILE_SERVICE=auto measures the default instead.
-export HIPACM_COMPILE_SERVICE=${HIPACM_COMPILE_SERVICE:-off}
-source bench/common/kernel_variants.sh
+source bench/common/bench_setup.sh
 build=${1:-build/release}
 hipacm="$build/hipacm"
 count=${COUNT:-64}
@@ -24,9 +21,7 @@ jobs=${JOBS:-0}
 warm_runs=${WARM_RUNS:-5}
 [[ -x $hipacm ]] || { echo "no $hipacm: build the hipacm-cli target first" >&2; exit 2; }
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-make_kernel_variants "$work/kernels" "$count"
+make_work_kernels "$count"
 
 export HIPACM_CACHE_DIR="$work/cache"
 runs=(cold)

@@ -13,10 +13,7 @@
 # own start-up is on both sides. The time is the whole mpirun, measured from outside.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Workers are spawned by each process, as in every figure recorded before the compile service
-# became the default; HIPACM_COMPILE_SERVICE=auto measures the default instead.
-export HIPACM_COMPILE_SERVICE=${HIPACM_COMPILE_SERVICE:-off}
-source bench/common/kernel_variants.sh
+source bench/common/bench_setup.sh
 build=${1:-build/release}
 np=${2:-${NP:-2}}
 jobs=${3:-${JOBS:-1}}
@@ -31,9 +28,7 @@ hipacm="$build/hipacm"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 unset HIPACM_CACHE HIPACM_CACHE_DIR
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-make_kernel_variants "$work/kernels" "$count"
+make_work_kernels "$count"
 
 warm() {  # RANKS NAME
   local start end

@@ -17,10 +17,7 @@
 # workers that compiled at once on each side.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Workers are spawned by each process, as in every figure recorded before the compile service
-# became the default; HIPACM_COMPILE_SERVICE=auto measures the default instead.
-export HIPACM_COMPILE_SERVICE=${HIPACM_COMPILE_SERVICE:-off}
-source bench/common/kernel_variants.sh
+source bench/common/bench_setup.sh
 build=${1:-build/release}
 hipacm="$build/hipacm"
 count=${COUNT:-12}
@@ -31,9 +28,7 @@ jobs=${JOBS:-0}
 machine_jobs=${MACHINE_JOBS:-$(nproc)}
 [[ -x $hipacm ]] || { echo "no $hipacm: build the hipacm-cli target first" >&2; exit 2; }
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-make_kernel_variants "$work/kernels" "$count"
+make_work_kernels "$count"
 export HIPACM_RUNTIME_DIR="$work/run" HIPACM_MACHINE_JOBS=$machine_jobs
 
 sampler_pid=""

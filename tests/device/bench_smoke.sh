@@ -6,6 +6,7 @@
 # usage: bench_smoke.sh BENCH ARCH EXAMPLES_DIR
 # Exit status: 0 passed; 77 the arch's compiler (NVRTC or hipRTC) is not on this machine; 1 failed.
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/bench_smoke_rows.sh" || exit 1
 bench=${1:?usage: bench_smoke.sh BENCH ARCH EXAMPLES_DIR}
 arch=${2:?usage: bench_smoke.sh BENCH ARCH EXAMPLES_DIR}
 examples=${3:?usage: bench_smoke.sh BENCH ARCH EXAMPLES_DIR}
@@ -20,18 +21,6 @@ rc=$?
 cat "$dir/log"
 (( rc == 0 )) || exit 1
 [[ -s $dir/result.json ]] || { echo "FAIL: no JSON written"; exit 1; }
-failed=0
-for row in a e1; do
-  if ! grep -Eq "^$row +.* 4/4 " "$dir/log"; then
-    echo "row $row did not compile 4 of 4 kernels"
-    failed=1
-  fi
-done
-if (( failed )); then
-  if grep -Eq "cannot open (hipRTC|NVRTC)|needs (hipRTC|NVRTC)|NVRTC unavailable|no NVRTC" "$dir/log"; then
-    echo "SKIP: the compiler for $arch is not available here"
-    exit 77
-  fi
-  exit 1
-fi
+require_rows "$dir/log" "$arch" \
+  "cannot open (hipRTC|NVRTC)|needs (hipRTC|NVRTC)|NVRTC unavailable|no NVRTC" a e1
 echo "PASS: rows a and e1 compiled 4 of 4 kernels for $arch"

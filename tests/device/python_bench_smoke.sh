@@ -7,6 +7,7 @@
 # usage: python_bench_smoke.sh BENCH LIBHIPACM ARCH EXAMPLES_DIR SOURCE_DIR
 # Exit status: 0 passed; 77 the arch's compiler is not on this machine; 1 failed.
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/bench_smoke_rows.sh" || exit 1
 bench=${1:?usage: python_bench_smoke.sh BENCH LIBHIPACM ARCH EXAMPLES_DIR SOURCE_DIR}
 library=${2:?usage: python_bench_smoke.sh BENCH LIBHIPACM ARCH EXAMPLES_DIR SOURCE_DIR}
 arch=${3:?usage: python_bench_smoke.sh BENCH LIBHIPACM ARCH EXAMPLES_DIR SOURCE_DIR}
@@ -24,20 +25,8 @@ env -u HIPACM_COMPILE_SERVICE TMPDIR="$dir" PYTHONPATH="$source_dir/bindings/pyt
 rc=$?
 cat "$dir/log"
 (( rc == 0 )) || exit 1
-failed=0
-for row in h-first h h-warm h-own h-own-warm; do
-  if ! grep -Eq "^$row +.* 4/4 " "$dir/log"; then
-    echo "row $row did not compile 4 of 4 kernels"
-    failed=1
-  fi
-done
-if (( failed )); then
-  if grep -Eq "cannot open (hipRTC|NVRTC)|NVRTC unavailable|no NVRTC|no compiler" "$dir/log"; then
-    echo "SKIP: the compiler for $arch is not available here"
-    exit 77
-  fi
-  exit 1
-fi
+require_rows "$dir/log" "$arch" "cannot open (hipRTC|NVRTC)|NVRTC unavailable|no NVRTC|no compiler" \
+  h-first h h-warm h-own h-own-warm
 # The bench stops the services it started, and waits for them (their runtime directory was under
 # $dir): none may be left, not even one on its way out.
 if pgrep -f -- "--service $dir/" >/dev/null; then

@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: MIT
+# bench_setup.sh - sourced first by the shell benches that run `hipacm warmup`, from the repository
+# root: the compile service left off unless the caller chose, make_kernel_variants, and
+# make_work_kernels.
+
+# Workers are spawned by each process, as in every figure recorded before the compile service
+# became the default; HIPACM_COMPILE_SERVICE=auto measures the default instead.
+export HIPACM_COMPILE_SERVICE=${HIPACM_COMPILE_SERVICE:-off}
+source bench/common/kernel_variants.sh
+
+# make_work_kernels COUNT: sets `work` to a new temporary directory, removed when the bench exits,
+# and writes COUNT distinct kernels below $work/kernels.
+make_work_kernels() {
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  make_kernel_variants "$work/kernels" "$1"
+}
