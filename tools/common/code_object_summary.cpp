@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "hip_backend/codeobject/amdgpu_target.h"
 #include "hip_backend/codeobject/elf_reader.h"
@@ -56,14 +57,12 @@ std::vector<std::string> global_functions(const backend::CodeObjectInfo& info) {
   return names;
 }
 
-bool summarize_spirv(const std::vector<std::uint8_t>& bytes, CodeObjectSummary* out,
-                     std::string* error) {
+Expected<CodeObjectSummary> summarize_spirv(const std::vector<std::uint8_t>& bytes) {
   auto read = backend::read_spirv_code_object(bytes);
-  if (!read) {
-    if (error != nullptr) *error = read.failure().message;
-    return false;
-  }
+  if (!read) return std::move(read).failure();
   const backend::SpirvCodeObject& spirv = read.value();
+  CodeObjectSummary summary;
+  CodeObjectSummary* out = &summary;
   out->format = spirv.bundled ? "offload bundle (SPIR-V)" : "SPIR-V";
   out->size = bytes.size();
   out->machine_name =
@@ -72,7 +71,7 @@ bool summarize_spirv(const std::vector<std::uint8_t>& bytes, CodeObjectSummary* 
   out->kernels = spirv.module.kernels;
   out->symbol_count = spirv.module.kernels.size() + spirv.module.exported.size();
   out->note = "SPIR-V (finalized by the HIP runtime at load)";
-  return true;
+  return summary;
 }
 
 void summarize_amdgpu(const backend::CodeObjectInfo& info, const std::vector<std::uint8_t>& bytes,
@@ -91,17 +90,15 @@ void summarize_amdgpu(const backend::CodeObjectInfo& info, const std::vector<std
 
 }  // namespace
 
-bool summarize_code_object(const std::vector<std::uint8_t>& bytes, CodeObjectSummary* out,
-                           std::string* error) {
+Expected<CodeObjectSummary> summarize_code_object(const std::vector<std::uint8_t>& bytes) {
   if (backend::looks_like_spirv(bytes.data(), bytes.size()) ||
       backend::looks_like_offload_bundle(bytes.data(), bytes.size()))
-    return summarize_spirv(bytes, out, error);
+    return summarize_spirv(bytes);
   auto read = backend::read_code_object(bytes.data(), bytes.size());
-  if (!read) {
-    if (error != nullptr) *error = read.failure().message;
-    return false;
-  }
+  if (!read) return std::move(read).failure();
   const backend::CodeObjectInfo& info = read.value();
+  CodeObjectSummary summary;
+  CodeObjectSummary* out = &summary;
   out->size = bytes.size();
   out->machine = info.machine;
   out->machine_name = machine_name(info.machine);
@@ -115,7 +112,7 @@ bool summarize_code_object(const std::vector<std::uint8_t>& bytes, CodeObjectSum
       out->arch = fmt::format("sm_{}", cuda_sm_from_flags(info.flags));
     out->kernels = global_functions(info);
   }
-  return true;
+  return summary;
 }
 
 nlohmann::ordered_json to_json(const CodeObjectSummary& summary) {

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/failure.h"
+
 namespace hipacm::cli {
 
 struct CodeObjectSummary {
@@ -33,10 +35,9 @@ struct CodeObjectSummary {
 };
 
 /// Reads an ELF64 code object, a SPIR-V module or an offload bundle holding one (a file, a
-/// compile result, a cache entry: any bytes). Returns false with *error saying why when it is
-/// none of these.
-bool summarize_code_object(const std::vector<std::uint8_t>& bytes, CodeObjectSummary* out,
-                           std::string* error);
+/// compile result, a cache entry: any bytes). The reader's failure says why when it is none of
+/// these.
+Expected<CodeObjectSummary> summarize_code_object(const std::vector<std::uint8_t>& bytes);
 
 nlohmann::ordered_json to_json(const CodeObjectSummary& summary);
 

@@ -57,10 +57,11 @@ void print_summary(const std::string& source, const CodeObjectSummary& summary) 
 // Bytes from any source (a file here; a cache entry or a compile result elsewhere) print alike.
 int report_code_object(const std::string& source, const std::vector<std::uint8_t>& bytes,
                        bool json) {
-  CodeObjectSummary summary;
-  std::string error;
-  if (!summarize_code_object(bytes, &summary, &error))
-    throw InputError(fmt::format("{}: not a code object this tool can read: {}", source, error));
+  const Expected<CodeObjectSummary> read = summarize_code_object(bytes);
+  if (!read)
+    throw InputError(fmt::format("{}: not a code object this tool can read: {}", source,
+                                 read.failure().message));
+  const CodeObjectSummary& summary = read.value();
   if (json) {
     nlohmann::ordered_json document = {{"schema", "hipacm-inspect-1"}, {"source", source}};
     document.update(to_json(summary));

@@ -65,9 +65,8 @@ void read_outcome(const hipacm::Future& future, KernelOutcome* outcome) {
   outcome->from_cache = hipacm::from_cache(*kernel);
   const auto* bytes = static_cast<const std::uint8_t*>(kernel->code);
   outcome->code.assign(bytes, bytes + kernel->code_size);
-  CodeObjectSummary summary;
-  std::string error;
-  if (summarize_code_object(outcome->code, &summary, &error)) outcome->kernels = summary.kernels;
+  if (Expected<CodeObjectSummary> summary = summarize_code_object(outcome->code))
+    outcome->kernels = std::move(summary).value().kernels;
 }
 
 std::optional<std::uint64_t> cached_failures_so_far() {
