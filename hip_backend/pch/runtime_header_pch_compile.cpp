@@ -64,11 +64,15 @@ class WorkingDirectory {
   bool entered_ = false;
 };
 
+/// The one way in to compile_for_target: the request compiled as it is, in the working
+/// directory the caller chose (compile_in's, or the worker's own empty one for the plain compile).
+CompileResult compile_here(const CompileRequest& request) { return compile_for_target(request); }
+
 /// The compile with `dir` as the working directory; nullopt when it cannot be entered.
 std::optional<CompileResult> compile_in(const std::string& dir, const CompileRequest& request) {
   const WorkingDirectory in(dir);
   if (!in.entered()) return std::nullopt;
-  return compile_for_target(request);
+  return compile_here(request);
 }
 
 bool same_outcome(const CompileResult& a, const CompileResult& b) {
@@ -183,54 +187,64 @@ bool shadows_runtime_header(const CompileRequest& request) {
   return false;
 }
 
-CompileResult compile_with_store(const CompileRequest& request,
-                                 std::optional<PendingPchBuild>* pending) {
-  const RuntimeHeaderPchSetting setting = runtime_header_pch_setting(nullptr);
+/// The key of the PCH that may serve `request`; nullopt where none may (another arch, another
+/// option, HIPACM_HIPRTC_PCH=off, a hipRTC without PCH support, a request the options cannot be
+/// made for: its plain compile reports what was wrong with it).
+std::optional<std::string> pch_key_for(const CompileRequest& request,
+                                       RuntimeHeaderPchSetting setting) {
   if (!is_amdgpu_arch(request.arch) || setting == RuntimeHeaderPchSetting::kOff ||
-      !runtime_header_pch_supported())
-    return compile_for_target(request);
+      !runtime_header_pch_supported(nullptr))
+    return std::nullopt;
   std::vector<std::string> options;
   try {
     options = hiprtc_compile_options(request);
   } catch (...) {
-    return compile_for_target(request);  // it reports what was wrong with the request
+    return std::nullopt;
   }
-  if (!runtime_header_pch_applies(options) || shadows_runtime_header(request))
-    return compile_for_target(request);
-  const std::optional<std::string> key = runtime_header_pch_key(request.arch, options);
-  if (!key) return compile_for_target(request);
+  if (!runtime_header_pch_applies(options, nullptr) || shadows_runtime_header(request))
+    return std::nullopt;
+  return runtime_header_pch_key(request.arch, options);
+}
 
+/// The compile of a request that the PCH of `key` may serve, by the rules of compile_in_worker.
+CompileResult compile_with_store(const CompileRequest& request, const std::string& key,
+                                 RuntimeHeaderPchSetting setting,
+                                 std::optional<PendingPchBuild>* pending) {
   const RuntimeHeaderPchStore store = RuntimeHeaderPchStore::in_runtime_dir();
-  if (const std::optional<std::string> dir = store.ready_dir(*key)) {
+  if (const std::optional<std::string> dir = store.ready_dir(key)) {
     std::optional<CompileResult> with_pch = compile_in(*dir, request);
     const bool passed = with_pch && with_pch->status == HIPACM_SUCCESS;
     if (passed && setting != RuntimeHeaderPchSetting::kCheck) return std::move(*with_pch);
-    CompileResult plain = compile_for_target(request);
+    CompileResult plain = compile_here(request);
     if (passed) {
       // check: every compile is also made plainly, and the plain result is what is returned.
       if (request.name_expressions.empty() && !same_outcome(plain, *with_pch)) {
-        store.refuse(*key, "a compile with the PCH differed from the plain compile");
-        store.forget(*key);
+        store.refuse(key, "a compile with the PCH differed from the plain compile");
+        store.forget(key);
         say("refused for " + request.arch + ": its compile of " + request.source_name +
             " differed from the plain compile");
       }
       return plain;
     }
     if (with_pch && plain.status == HIPACM_SUCCESS) {
-      store.forget(*key);
+      store.forget(key);
       say("removed the PCH for " + request.arch + ": " + request.source_name +
           " failed with it and compiled without it");
     }
     return plain;
   }
-  CompileResult plain = compile_for_target(request);
+  CompileResult plain = compile_here(request);
   // A kernel that does not compile proves nothing about a PCH, nor does one with name
   // expressions: hipRTC 6.4 and 7.2 order the variables behind them differently from one
   // compile to the next.
-  if (plain.status != HIPACM_SUCCESS || !request.name_expressions.empty() || store.refused(*key))
+  if (plain.status != HIPACM_SUCCESS || !request.name_expressions.empty() || store.refused(key))
     return plain;
-  if (std::optional<RuntimeHeaderPchStore::Claim> claim = store.claim(*key, nullptr))
-    pending->emplace(PendingPchBuild{request, plain, std::move(*claim)});
+  try {
+    if (std::optional<RuntimeHeaderPchStore::Claim> claim = store.claim(key, nullptr))
+      pending->emplace(PendingPchBuild{request, plain, std::move(*claim)});
+  } catch (...) {
+    // No build this time: the compile is made, and a later one may claim the key.
+  }
   return plain;
 }
 
@@ -238,13 +252,23 @@ CompileResult compile_with_store(const CompileRequest& request,
 
 CompileResult compile_in_worker(const CompileRequest& request,
                                 std::optional<PendingPchBuild>* pending) {
+  std::optional<std::string> key;
+  RuntimeHeaderPchSetting setting = RuntimeHeaderPchSetting::kOff;
   try {
-    return compile_with_store(request, pending);
+    setting = runtime_header_pch_setting(nullptr);
+    key = pch_key_for(request, setting);
   } catch (...) {
     // Whatever failed around the PCH, the plain compile still decides.
   }
+  if (key) {
+    try {
+      return compile_with_store(request, *key, setting, pending);
+    } catch (...) {
+      // As above: a PCH is an optimisation, never a reason for a compile to fail.
+    }
+  }
   try {
-    return compile_for_target(request);
+    return compile_here(request);
   } catch (...) {
     return failed_compile(failure_from_current_exception("hipacm-worker"));
   }
@@ -349,9 +373,8 @@ int run_runtime_header_pch_helper(int argc, char** argv) {
       return 1;
     }
     // hipRTC emits the PCH with the request's own options.
-    if (const Expected<void> emitted = emit_runtime_header_pch(request, temp_dir, pch); !emitted) {
-      std::fprintf(stderr, "hipacm-worker: runtime-header PCH: %s\n",
-                   emitted.failure().message.c_str());
+    if (!emit_runtime_header_pch(request, temp_dir, pch, &why)) {
+      std::fprintf(stderr, "hipacm-worker: runtime-header PCH: %s\n", why.c_str());
       return 1;
     }
     return kHelperDone;
