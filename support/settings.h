@@ -52,7 +52,7 @@ enum class Audience : std::uint8_t { kUsers, kTests };
 /// ENVIRONMENT section and `hipacm doctor --json` are made from, or checked against, these.
 struct Info {
   Id id;
-  const char* name;           ///< "HIPACM_CACHE"
+  const char* name;           ///< HIPACM_CACHE, for example
   const char* takes;          ///< the values it accepts: "off, read or readwrite"
   const char* default_value;  ///< what applies while it is unset
   const char* config_field;   ///< the hipacm_mode_config field it stands in for, or ""

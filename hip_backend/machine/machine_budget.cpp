@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <new>
@@ -18,12 +17,12 @@
 
 #include "hip_backend/machine/runtime_dir.h"
 #include "hip_backend/process/worker_fd_registry.h"
-#include "support/environment.h"
 #include "support/file_lock.h"
 #include "support/fork_epoch.h"
 #include "support/log.h"
 #include "support/no_destructor.h"
 #include "support/private_file.h"
+#include "support/settings.h"
 
 namespace hipacm::backend {
 namespace {
@@ -82,20 +81,9 @@ UniqueFd open_registered(const std::string& path, mode_t kind, int flags) {
 MachineBudgetConfig MachineBudgetConfig::from_environment(std::string* warning) {
   MachineBudgetConfig config;
   config.limit = online_cpus();
-  if (const auto text = environment_value("HIPACM_MACHINE_JOBS")) {
-    unsigned value = 0;
-    const char* end = text->data() + text->size();
-    const auto [ptr, ec] = std::from_chars(text->data(), end, value);
-    if (*text == "off" || *text == "0") {
-      config.limit = 0;
-    } else if (ec == std::errc() && ptr == end && value > 0) {
-      config.limit = std::min(value, kMaxLimit);
-    } else if (warning) {
-      *warning = "HIPACM_MACHINE_JOBS='" + *text +
-                 "' is not a positive count or 'off'; using the machine's " +
-                 std::to_string(config.limit) + " online CPUs";
-    }
-  }
+  const settings::Parsed<std::optional<unsigned>> jobs = settings::machine_jobs(config.limit);
+  if (jobs.value) config.limit = std::min(*jobs.value, kMaxLimit);
+  if (warning && !jobs.problem.empty()) *warning = jobs.problem;
   config.runtime_dir = runtime_dir_from_environment();
   return config;
 }

@@ -18,6 +18,7 @@
 
 #include "support/environment.h"
 #include "support/private_file.h"
+#include "support/settings.h"
 #include "support/sha256.h"
 
 namespace hipacm::backend {
@@ -118,7 +119,7 @@ std::string fallback_runtime_dir() {
 
 RuntimeDirChoice choose_runtime_dir() {
   RuntimeDirChoice choice;
-  if (auto dir = environment_value("HIPACM_RUNTIME_DIR")) {
+  if (auto dir = settings::runtime_dir()) {
     choice.path = *dir;
     return choice;
   }

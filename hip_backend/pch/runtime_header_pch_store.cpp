@@ -27,6 +27,7 @@
 #include "support/file_lock.h"
 #include "support/no_destructor.h"
 #include "support/private_file.h"
+#include "support/settings.h"
 #include "support/sha256.h"
 #include "support/unique_fd.h"
 
@@ -118,11 +119,16 @@ bool own_directory(const std::string& path) {
 }  // namespace
 
 RuntimeHeaderPchSetting runtime_header_pch_setting(std::string* problem) {
-  const std::optional<std::string> value = environment_value("HIPACM_HIPRTC_PCH");
-  if (!value || *value == "on") return RuntimeHeaderPchSetting::kOn;
-  if (*value == "off") return RuntimeHeaderPchSetting::kOff;
-  if (*value == "check") return RuntimeHeaderPchSetting::kCheck;
-  if (problem != nullptr) *problem = "HIPACM_HIPRTC_PCH='" + *value + "' is not on, off or check";
+  const settings::Parsed<settings::HiprtcPch> setting = settings::hiprtc_pch();
+  if (problem != nullptr && !setting.problem.empty()) *problem = setting.problem;
+  switch (setting.value) {
+    case settings::HiprtcPch::kOff:
+      return RuntimeHeaderPchSetting::kOff;
+    case settings::HiprtcPch::kCheck:
+      return RuntimeHeaderPchSetting::kCheck;
+    case settings::HiprtcPch::kOn:
+      break;
+  }
   return RuntimeHeaderPchSetting::kOn;
 }
 

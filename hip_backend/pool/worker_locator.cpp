@@ -13,7 +13,7 @@
 #include <cstring>
 #include <vector>
 
-#include "support/environment.h"
+#include "support/settings.h"
 
 // Where an installed hipacm-worker sits relative to the installed library
 // directory; CMake derives it from GNUInstallDirs (LIBDIR -> LIBEXECDIR).
@@ -60,10 +60,12 @@ std::string find_worker_binary(std::string* why) {
 }
 
 std::string find_worker_binary_beside(const std::string& binary_dir, std::string* why) {
-  if (const auto env = environment_value("HIPACM_WORKER")) {
+  if (const auto env = settings::worker_path()) {
     const std::string problem = check_executable(*env);
     if (problem.empty()) return *env;
-    if (why) *why = "HIPACM_WORKER=" + *env + " is not usable: " + problem;
+    if (why)
+      *why = std::string(settings::name(settings::Id::kWorker)) + "=" + *env +
+             " is not usable: " + problem;
     return "";
   }
   const std::vector<std::string> candidates = {binary_dir + "/" + kWorkerName,

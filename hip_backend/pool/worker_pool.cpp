@@ -6,7 +6,6 @@
 #include <boost/thread/thread.hpp>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -15,24 +14,15 @@
 #include <vector>
 
 #include "hip_backend/process/warmup_kernel.h"
-#include "support/environment.h"
+#include "support/settings.h"
 
 namespace hipacm::backend {
 namespace {
 
-constexpr boost::chrono::milliseconds::rep kDefaultIdleMs = 60000;
-constexpr boost::chrono::milliseconds::rep kMaxIdleMs = 365LL * 24 * 3600 * 1000;
-
+// Capped at a year (settings.h): more would overflow the clock arithmetic (since + timeout) and
+// retire workers at once.
 boost::chrono::milliseconds idle_timeout_from_env() {
-  const auto text = environment_value("HIPACM_WORKER_IDLE_MS");
-  boost::chrono::milliseconds::rep ms = kDefaultIdleMs;
-  if (!text) return boost::chrono::milliseconds(ms);
-  const char* end = text->data() + text->size();
-  const auto [ptr, ec] = std::from_chars(text->data(), end, ms);
-  if (ec != std::errc() || ptr != end || ms < 0) ms = kDefaultIdleMs;
-  // A year already means "keep workers for the process's life"; more would
-  // overflow the clock arithmetic (since + timeout) and retire them at once.
-  return boost::chrono::milliseconds(std::min(ms, kMaxIdleMs));
+  return boost::chrono::milliseconds(settings::worker_idle_ms());
 }
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include "hip_backend/process/worker_fd_registry.h"
 #include "hip_backend/service/service_start_lock.h"
 #include "support/environment.h"
+#include "support/settings.h"
 #include "support/sha256.h"
 
 namespace hipacm::backend {
@@ -53,7 +54,7 @@ bool irrelevant_to_workers(std::string_view entry) {
   }
   if (!entry.starts_with("HIPACM_")) return false;
   const std::string_view name = entry.substr(0, entry.find('='));
-  return !name.ends_with("_LIBRARY") && name != "HIPACM_SERVICE_FORK";
+  return !name.ends_with("_LIBRARY") && name != settings::name(settings::Id::kServiceFork);
 }
 
 /// A non-blocking connection to `path`, registered; errno tells why not.
@@ -146,11 +147,16 @@ UniqueFd connect_or_start(const std::string& worker_path, const std::string& soc
 }  // namespace
 
 CompileServiceSetting compile_service_setting(std::string* problem) {
-  const auto value = environment_value("HIPACM_COMPILE_SERVICE");
-  if (!value || *value == "auto") return CompileServiceSetting::kAuto;
-  if (*value == "on") return CompileServiceSetting::kOn;
-  if (*value != "off" && problem)
-    *problem = "HIPACM_COMPILE_SERVICE='" + *value + "' is not auto, on or off; read as off";
+  const settings::Parsed<settings::CompileService> setting = settings::compile_service();
+  if (problem && !setting.problem.empty()) *problem = setting.problem;
+  switch (setting.value) {
+    case settings::CompileService::kAuto:
+      return CompileServiceSetting::kAuto;
+    case settings::CompileService::kOn:
+      return CompileServiceSetting::kOn;
+    case settings::CompileService::kOff:
+      break;
+  }
   return CompileServiceSetting::kOff;
 }
 

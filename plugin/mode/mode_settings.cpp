@@ -14,7 +14,7 @@
 #include "hip_backend/machine/runtime_fact_memo.h"
 #include "hip_backend/pool/prestart_setting.h"
 #include "plugin/cache/library_fact_memo.h"
-#include "support/environment.h"
+#include "support/settings.h"
 #include "support/status_error.h"
 
 namespace hipacm {
@@ -44,7 +44,8 @@ std::string resolve_arch(const std::optional<std::string>& requested,
     arch = *requested;
     if (arch.empty())
       throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT,
-                        "arch is empty (pass NULL to use HIPACM_ARCH)");
+                        std::string("arch is empty (pass NULL to use ") +
+                            settings::name(settings::Id::kArch) + ")");
   } else {
     std::string why;
     arch = backend::default_arch(&why);
@@ -63,14 +64,17 @@ std::int32_t resolve_isolation(std::int32_t requested) {
                       "isolation is " + std::to_string(requested) +
                           "; expected HIPACM_ISOLATION_AUTO (0), _IN_PROCESS (1) or _PROCESS (2)");
   if (requested != HIPACM_ISOLATION_AUTO) return requested;
-  const auto env = backend::environment_value("HIPACM_ISOLATION");
-  if (!env) return HIPACM_ISOLATION_AUTO;
-  const std::string& value = *env;
-  if (value == "auto") return HIPACM_ISOLATION_AUTO;
-  if (value == "in-process") return HIPACM_ISOLATION_IN_PROCESS;
-  if (value == "process") return HIPACM_ISOLATION_PROCESS;
-  throw StatusError(HIPACM_ERROR_INVALID_ARGUMENT,
-                    "HIPACM_ISOLATION is '" + value + "'; expected auto, in-process or process");
+  const Expected<settings::Isolation> isolation = settings::isolation();
+  if (!isolation) throw StatusError(isolation.failure().status, isolation.failure().message);
+  switch (isolation.value()) {
+    case settings::Isolation::kInProcess:
+      return HIPACM_ISOLATION_IN_PROCESS;
+    case settings::Isolation::kProcess:
+      return HIPACM_ISOLATION_PROCESS;
+    case settings::Isolation::kAuto:
+      break;
+  }
+  return HIPACM_ISOLATION_AUTO;
 }
 
 ModeSettings resolve_mode_settings(const ModeConfig& config) {

@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "support/byte_size.h"
-#include "support/environment.h"
+#include "support/settings.h"
 #include "tools/cluster/entry_destination.h"
 #include "tools/common/exit_codes.h"
 #include "tools/common/terminal_text.h"
@@ -80,15 +80,16 @@ void store_message(const Bytes& message, std::size_t from, const WarmupJob& job,
 }  // namespace
 
 std::uint64_t exchange_round_bytes() {
-  const std::optional<std::string> text = backend::environment_value("HIPACM_MPI_ROUND_BYTES");
+  const std::optional<std::string> text = settings::mpi_round_bytes();
   if (!text) return kDefaultRoundBytes;
   const std::optional<std::int64_t> bytes = parse_byte_size(*text);
   if (!bytes || static_cast<std::uint64_t>(*bytes) < kMinRoundBytes ||
       static_cast<std::uint64_t>(*bytes) > kMaxMessageBytes)
     throw InputError(
-        fmt::format("HIPACM_MPI_ROUND_BYTES is '{}'; expected a byte count from {} "
+        fmt::format("{} is '{}'; expected a byte count from {} "
                     "to {}, such as 256M",
-                    printable(*text), human_bytes(kMinRoundBytes), human_bytes(kMaxMessageBytes)));
+                    settings::name(settings::Id::kMpiRoundBytes), printable(*text),
+                    human_bytes(kMinRoundBytes), human_bytes(kMaxMessageBytes)));
   return static_cast<std::uint64_t>(*bytes);
 }
 

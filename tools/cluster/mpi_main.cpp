@@ -8,7 +8,7 @@
 #include <string>
 
 #include "hip_backend/service/service_client.h"
-#include "support/environment.h"
+#include "support/settings.h"
 #include "tools/cluster/cluster_warmup.h"
 #include "tools/cluster/mpi_comm.h"
 #include "tools/common/commands.h"
@@ -21,15 +21,15 @@ int main(int argc, char** argv) {
     MpiSession session(&argc, &argv);
     // One cache per rank when several share a machine: HIPACM_CACHE_DIR may hold %r as
     // --cache-dir may, and is made this rank's before anything reads it.
-    if (const std::optional<std::string> dir =
-            hipacm::backend::environment_value("HIPACM_CACHE_DIR"))
-      ::setenv("HIPACM_CACHE_DIR", with_rank(*dir, session.rank()).c_str(), 1);
+    namespace settings = hipacm::settings;
+    if (const std::optional<std::string> dir = settings::cache_dir())
+      settings::put(settings::Id::kCacheDir, with_rank(*dir, session.rank()), /*overwrite=*/true);
     // No compile service for a rank unless HIPACM_COMPILE_SERVICE=on asks for it: the service is
     // keyed by the environment, which differs between ranks (OMPI_COMM_WORLD_RANK, PMIX_RANK,
     // ...), so "auto" would start one service per rank, each lingering after the job. Each rank
     // spawns its own workers instead; the plugin reads this when it enters its first mode.
     if (hipacm::backend::compile_service_setting() == hipacm::backend::CompileServiceSetting::kAuto)
-      ::setenv("HIPACM_COMPILE_SERVICE", "off", 1);
+      settings::put(settings::Id::kCompileService, "off", /*overwrite=*/true);
     ClusterRunner cluster;
     cluster.rank = session.rank();
     cluster.run = &run_cluster_warmup;

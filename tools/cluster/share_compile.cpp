@@ -9,18 +9,17 @@
 #include <optional>
 #include <string>
 
-#include "support/environment.h"
+#include "support/settings.h"
 #include "tools/warmup/progress.h"
 
 namespace hipacm::cli::cluster_steps {
 namespace {
 
 // Tests stop one rank in the middle of its compiles, as a crash or an out-of-memory kill would.
-// Like the worker's fault hooks, it takes a second variable, so that one stray setting alone
+// Like the worker's fault hooks, it is a test hook (settings.h), so that one stray setting alone
 // never stops a real job.
 bool dies_here(int rank) {
-  if (backend::environment_value("HIPACM_MPI_TEST_ENABLE_FAULTS") != "1") return false;
-  const std::optional<std::string> value = backend::environment_value("HIPACM_MPI_TEST_DIE_RANK");
+  const std::optional<std::string> value = settings::mpi_test_die_rank();
   return value && *value == std::to_string(rank);
 }
 

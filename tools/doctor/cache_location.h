@@ -8,8 +8,8 @@ namespace hipacm::cli {
 
 struct CacheLocation {
   std::string path;  ///< "" when nothing could be resolved (no HOME)
-  std::string
-      source;  ///< what chose it: "--cache-dir", "HIPACM_CACHE_DIR", "XDG_CACHE_HOME", "HOME"
+  /// What chose it: "--cache-dir", the cache directory's variable, "XDG_CACHE_HOME" or "HOME".
+  std::string source;
   bool exists = false;
   bool writable = false;   ///< writable, or creatable under its nearest existing parent
   std::string problem;     ///< why not writable

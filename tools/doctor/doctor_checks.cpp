@@ -21,13 +21,18 @@
 #include "hip_backend/pool/worker_process.h"
 #include "hip_backend/service/service_client.h"
 #include "support/dynamic_library.h"
-#include "support/environment.h"
+#include "support/settings.h"
 #include "tools/doctor/backend_probe.h"
 #include "tools/doctor/cache_location.h"
 
 namespace hipacm::cli {
 namespace fs = std::filesystem;
 namespace {
+
+using settings::Id;
+
+// A variable's name, for the summaries and hints that say what to set.
+const char* var(Id id) { return settings::name(id); }
 
 std::vector<std::string> glob_paths(const char* pattern) {
   std::vector<std::string> paths;
@@ -45,11 +50,11 @@ Check named(const char* name) {
 }
 
 // Makes `check` a problem: its level, what was found, what to do, and the error in the details.
-void flag(Check& check, CheckLevel level, std::string summary, const char* hint,
+void flag(Check& check, CheckLevel level, std::string summary, std::string hint,
           const std::string& error) {
   check.level = level;
   check.summary = std::move(summary);
-  check.hint = hint;
+  check.hint = std::move(hint);
   check.details["error"] = error;
 }
 
@@ -66,7 +71,7 @@ Check plugin_check() {
 // A compiler library: found, or an error saying what to install. `more` goes into the details
 // after what every library reports (found, version, path).
 Check library_check(const char* name, const LibraryProbe& probe, nlohmann::ordered_json more,
-                    std::string found_summary, const std::string& missing, const char* hint) {
+                    std::string found_summary, const std::string& missing, std::string hint) {
   Check check = named(name);
   check.details = {{"found", probe.found}, {"version", probe.version}, {"path", probe.path}};
   check.details.update(more);
@@ -79,11 +84,14 @@ Check library_check(const char* name, const LibraryProbe& probe, nlohmann::order
 
 // Package names differ by ROCm generation; a runtime-only install has no -dev symlinks, which
 // hipacm does not need.
-constexpr const char* kHiprtcHint =
-    "install hipRTC: Debian 13+/Ubuntu 25.04+: apt install libhiprtc6 (ROCm 6.4) or libhiprtc7 "
-    "(ROCm 7); Debian 12: apt install libamdhip64-5 libhiprtc-builtins5 (ROCm 5.2); AMD's packages "
-    "install under /opt/rocm. Or set ROCM_PATH to a ROCm install, or HIPACM_HIPRTC_LIBRARY to the "
-    "library's path";
+std::string hiprtc_hint() {
+  return fmt::format(
+      "install hipRTC: Debian 13+/Ubuntu 25.04+: apt install libhiprtc6 (ROCm 6.4) or libhiprtc7 "
+      "(ROCm 7); Debian 12: apt install libamdhip64-5 libhiprtc-builtins5 (ROCm 5.2); AMD's "
+      "packages install under /opt/rocm. Or set ROCM_PATH to a ROCm install, or {} to the "
+      "library's path",
+      var(Id::kHiprtcLibrary));
+}
 
 std::string where(const ToolchainProbe& toolchain) {
   return toolchain.release.empty() ? "" : " (" + toolchain.release + ")";
@@ -98,7 +106,7 @@ Check hiprtc_check(const ToolchainProbe& toolchain) {
                      {"toolchain", toolchain.components},
                      {"rocm_install_trees", toolchain.install_trees}},
                     fmt::format("hipRTC {}{} at {}", hiprtc.version, where(toolchain), hiprtc.path),
-                    "hipRTC not found", kHiprtcHint);
+                    "hipRTC not found", hiprtc_hint());
   if (hiprtc.found && !toolchain.mixed.empty())
     flag(check, CheckLevel::kError, toolchain.mixed,
          "use one ROCm install: its hipRTC loads its own comgr", toolchain.mixed);
@@ -116,8 +124,9 @@ Check comgr_check(const ToolchainProbe& toolchain) {
       fmt::format("comgr {} at {} ({}{} archs known)", comgr.version, comgr.path,
                   hiprtc_loads_it ? "the one hipRTC loads; " : "", processors.size()),
       "comgr not found (archs cannot be validated)",
-      "comgr comes with hipRTC's ROCm: libamd-comgr3 (ROCm 6.4+) or libamd-comgr2 (ROCm 5); or "
-      "set HIPACM_COMGR_LIBRARY to the path of the comgr that hipRTC uses");
+      fmt::format("comgr comes with hipRTC's ROCm: libamd-comgr3 (ROCm 6.4+) or libamd-comgr2 "
+                  "(ROCm 5); or set {} to the path of the comgr that hipRTC uses",
+                  var(Id::kComgrLibrary)));
 }
 
 Check worker_check() {
@@ -125,7 +134,7 @@ Check worker_check() {
   const std::string plugin_dir = fs::path(plugin.path).parent_path().string();
   std::string why;
   const std::string worker = backend::find_worker_binary_beside(plugin_dir, &why);
-  const std::string isolation = backend::environment_value("HIPACM_ISOLATION").value_or("");
+  const std::string isolation = settings::text(Id::kIsolation).value_or("");
   Check check = named("worker");
   check.details = {{"found", !worker.empty()},
                    {"path", worker},
@@ -140,8 +149,7 @@ Check worker_check() {
   std::string prestart_error;  // only whether the value parses: any mode size will do
   const std::optional<unsigned> prestart =
       backend::prestart_workers_from_environment(1, &prestart_error);
-  check.details["prestart_workers"] =
-      backend::environment_value("HIPACM_PRESTART_WORKERS").value_or("off");
+  check.details["prestart_workers"] = settings::text(Id::kPrestartWorkers).value_or("off");
   std::string service_problem;
   const backend::CompileServiceSetting service_setting =
       backend::compile_service_setting(&service_problem);
@@ -208,13 +216,15 @@ Check worker_check() {
                         in_use ? std::to_string(*in_use) : "?");
   if (!prestart)
     flag(check, CheckLevel::kError, prestart_error + ": every mode enter fails",
-         "set HIPACM_PRESTART_WORKERS to off, on or a number, or unset it", prestart_error);
+         fmt::format("set {} to off, on or a number, or unset it", var(Id::kPrestartWorkers)),
+         prestart_error);
   else if (!pch_problem.empty())
     flag(check, CheckLevel::kWarning, pch_problem + ": workers read it as on",
-         "set HIPACM_HIPRTC_PCH to on, off or check, or unset it", pch_problem);
+         fmt::format("set {} to on, off or check, or unset it", var(Id::kHiprtcPch)), pch_problem);
   else if (!service_problem.empty())
     flag(check, CheckLevel::kWarning, service_problem,
-         "set HIPACM_COMPILE_SERVICE to auto, on or off, or unset it", service_problem);
+         fmt::format("set {} to auto, on or off, or unset it", var(Id::kCompileService)),
+         service_problem);
   else if (!runtime.passed_over.empty())
     flag(check, CheckLevel::kWarning,
          "the runtime directory " + runtime.passed_over + " cannot be used (" +
@@ -222,32 +232,34 @@ Check worker_check() {
              (runtime_usable ? "using " + runtime.path + " instead"
                              : std::string("the compile service, the machine-wide budget, the "
                                            "runtime-header PCHs and the library facts are off")),
-         "another user may have made it before you: remove it (or ask its owner to), or set "
-         "XDG_RUNTIME_DIR or HIPACM_RUNTIME_DIR to a private directory",
+         fmt::format("another user may have made it before you: remove it (or ask its owner to), "
+                     "or set XDG_RUNTIME_DIR or {} to a private directory",
+                     var(Id::kRuntimeDir)),
          runtime.passed_over_because);
   else if (!runtime_usable)
     flag(check, CheckLevel::kWarning,
          "the runtime directory cannot be used: " + runtime_problem +
              "; the compile service, the machine-wide budget, the runtime-header PCHs and the "
              "library facts are off",
-         "set HIPACM_RUNTIME_DIR to an empty directory of mode 0700 (or one hipacm made), or "
-         "unset it",
+         fmt::format("set {} to an empty directory of mode 0700 (or one hipacm made), or unset it",
+                     var(Id::kRuntimeDir)),
          runtime_problem);
   else if (!worker.empty())
     check.summary = "hipacm-worker at " + worker + "; " + budget_text + service_text + pch_text;
   else
     flag(check, CheckLevel::kWarning,
          "no hipacm-worker: compiles run one at a time, in-process; " + why,
-         "install hipacm-worker into <prefix>/libexec/hipacm/ (cmake --install), or set "
-         "HIPACM_WORKER to its path",
+         fmt::format("install hipacm-worker into <prefix>/libexec/hipacm/ (cmake --install), or "
+                     "set {} to its path",
+                     var(Id::kWorker)),
          why);
   return check;
 }
 
 Check cache_check() {
   const CacheLocation cache = resolve_cache_location("");
-  const std::string policy = backend::environment_value("HIPACM_CACHE").value_or("");
-  const std::string system_cache = backend::environment_value("HIPACM_SYSTEM_CACHE").value_or("");
+  const std::string policy = settings::text(Id::kCache).value_or("");
+  const std::string system_cache = settings::system_cache().value_or("");
   Check check = named("cache");
   check.details = {{"path", cache.path},          {"database", cache.database},
                    {"source", cache.source},      {"exists", cache.exists},
@@ -255,7 +267,7 @@ Check cache_check() {
                    {"system_cache", system_cache}};
   if (policy == "off") {
     check.level = CheckLevel::kInfo;
-    check.summary = "cache turned off by HIPACM_CACHE=off";
+    check.summary = fmt::format("cache turned off by {}=off", var(Id::kCache));
   } else if (cache.writable) {
     check.summary = fmt::format("cache at {} (from {}{})", cache.path, cache.source,
                                 cache.exists ? "" : ", created on first use");
@@ -264,7 +276,8 @@ Check cache_check() {
          cache.path.empty()
              ? "no cache directory: " + cache.problem
              : fmt::format("cache at {} is not writable: {}", cache.path, cache.problem),
-         "set HIPACM_CACHE_DIR to a writable directory (or pass --cache-dir to warmup)",
+         fmt::format("set {} to a writable directory (or pass --cache-dir to warmup)",
+                     var(Id::kCacheDir)),
          cache.problem);
   }
   if (!system_cache.empty()) check.summary += "; read-only layer " + system_cache;
@@ -273,9 +286,10 @@ Check cache_check() {
     // cache then uses a rollback journal instead of WAL (docs/CACHE.md).
     check.level = CheckLevel::kWarning;
     check.summary += fmt::format("; on a network file system ({})", cache.network_fs);
-    check.hint =
-        "prefer a local cache directory (HIPACM_CACHE_DIR) and ship shared kernels "
-        "with 'hipacm cache export' / HIPACM_SYSTEM_CACHE";
+    check.hint = fmt::format(
+        "prefer a local cache directory ({}) and ship shared kernels with 'hipacm cache export' "
+        "/ {}",
+        var(Id::kCacheDir), var(Id::kSystemCache));
     check.details["network_fs"] = cache.network_fs;
   }
   return check;
@@ -283,14 +297,16 @@ Check cache_check() {
 
 Check arch_check() {
   const std::string arch = default_arch();
-  const std::string from_env = backend::environment_value("HIPACM_ARCH").value_or("");
+  const std::string from_env = settings::arch().value_or("");
   Check check = named("arch");
   check.details = {{"default_arch", arch},
-                   {"source", !from_env.empty() ? "HIPACM_ARCH" : (arch.empty() ? "" : "device")}};
+                   {"source", !from_env.empty() ? var(Id::kArch) : (arch.empty() ? "" : "device")}};
   if (arch.empty()) {
     check.level = CheckLevel::kWarning;
-    check.summary = "no default arch (HIPACM_ARCH is unset and no GPU was found)";
-    check.hint = "set HIPACM_ARCH (e.g. export HIPACM_ARCH=gfx90a) or pass --arch to warmup";
+    check.summary =
+        fmt::format("no default arch ({} is unset and no GPU was found)", var(Id::kArch));
+    check.hint =
+        fmt::format("set {0} (e.g. export {0}=gfx90a) or pass --arch to warmup", var(Id::kArch));
     return check;
   }
   // The hipRTC that would compile decides too: generic targets, amdgcnspirv, release names.
@@ -299,11 +315,13 @@ Check arch_check() {
     const std::string& error = valid.failure().message;
     flag(check, CheckLevel::kWarning,
          fmt::format("default arch '{}' is not usable: {}", arch, error),
-         "set HIPACM_ARCH to one of comgr's archs (hipacm doctor --json lists them)", error);
+         fmt::format("set {} to one of comgr's archs (hipacm doctor --json lists them)",
+                     var(Id::kArch)),
+         error);
     return check;
   }
   check.summary =
-      fmt::format("default arch {} (from {})", arch, from_env.empty() ? "the GPU" : "HIPACM_ARCH");
+      fmt::format("default arch {} (from {})", arch, from_env.empty() ? "the GPU" : var(Id::kArch));
   return check;
 }
 

@@ -6,23 +6,18 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <utility>
 
 #include "hip_backend/machine/runtime_dir.h"
-#include "support/environment.h"
+#include "support/settings.h"
 #include "support/unique_fd.h"
 #include "worker/service/service_internal.h"
 
 namespace hipacm::backend {
 namespace {
-
-constexpr unsigned long kDefaultIdleMs = 5UL * 60 * 1000;
-constexpr unsigned long kMaxIdleMs = 24UL * 3600 * 1000;
 
 std::string parent_dir(const std::string& path) {
   const auto slash = path.rfind('/');
@@ -31,16 +26,7 @@ std::string parent_dir(const std::string& path) {
 
 }  // namespace
 
-unsigned long compile_service_idle_ms() {
-  unsigned long ms = kDefaultIdleMs;
-  if (const auto text = environment_value("HIPACM_SERVICE_IDLE_MS")) {
-    unsigned long value = 0;
-    const char* end = text->data() + text->size();
-    const auto [ptr, ec] = std::from_chars(text->data(), end, value);
-    if (ec == std::errc() && ptr == end) ms = std::min(value, kMaxIdleMs);
-  }
-  return ms;
-}
+unsigned long compile_service_idle_ms() { return settings::service_idle_ms(); }
 
 int run_compile_service(const std::string& socket_path) {
   std::string why;

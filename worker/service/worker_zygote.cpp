@@ -16,7 +16,7 @@
 
 #include "hip_backend/process/child_descriptors.h"
 #include "hip_backend/process/spawn_setup.h"
-#include "support/environment.h"
+#include "support/settings.h"
 #include "worker/service/service_worker.h"
 
 namespace hipacm::backend::service_internal {
@@ -53,7 +53,7 @@ bool make_worker_ends(UniqueFd* host_socket, UniqueFd* child_socket, UniqueFd* o
 }
 
 Zygote::Zygote()
-    : can_fork_(environment_value("HIPACM_SERVICE_FORK") != "off"),
+    : can_fork_(settings::service_fork()),
       self_(std::filesystem::read_symlink("/proc/self/exe").string()) {}
 
 pid_t Zygote::start_worker(const sw::WorkerOrder& order, UniqueFd* host_socket, UniqueFd* output,

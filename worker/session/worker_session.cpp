@@ -26,6 +26,7 @@
 #include "hip_backend/protocol/worker_protocol.h"
 #include "hip_backend/source_name_policy.h"
 #include "support/environment.h"
+#include "support/settings.h"
 #include "worker/session/worker_faults.h"
 #include "worker/session/worker_session.h"
 
@@ -73,12 +74,12 @@ bool arm_parent_death(pid_t parent) {
 
 /// $HIPACM_WORKER_FAULT, honoured only with $HIPACM_WORKER_ENABLE_FAULTS=1.
 bool load_faults(std::vector<WorkerFault>* faults) {
-  const auto enable = hipacm::backend::environment_value("HIPACM_WORKER_ENABLE_FAULTS");
-  const auto spec = hipacm::backend::environment_value("HIPACM_WORKER_FAULT");
-  if (enable != "1" || !spec) return true;
+  const auto spec = hipacm::settings::worker_fault();
+  if (!spec) return true;
   std::string error;
   if (!hipacm::backend::parse_worker_faults(*spec, faults, &error)) {
-    std::fprintf(stderr, "hipacm-worker: HIPACM_WORKER_FAULT: %s\n", error.c_str());
+    std::fprintf(stderr, "hipacm-worker: %s: %s\n",
+                 hipacm::settings::name(hipacm::settings::Id::kWorkerFault), error.c_str());
     return false;
   }
   return true;
