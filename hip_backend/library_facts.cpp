@@ -118,6 +118,23 @@ bool take_line(std::string_view* text, std::string* line) {
 
 }  // namespace
 
+std::optional<std::string> FactMemoBackend::recall(const std::string& key) noexcept {
+  try {
+    return load(key);
+  } catch (...) {
+    return std::nullopt;  // a store that cannot answer only means reading the library again
+  }
+}
+
+void FactMemoBackend::remember(const std::string& key, const std::string& value) noexcept {
+  if (!writable()) return;
+  try {
+    store(key, value);
+  } catch (...) {
+    // Remembering is an optimisation: a full, locked or unwritable store skips it.
+  }
+}
+
 std::optional<std::string> recall_library_fact(LibraryFactMemo* memo, std::string_view fact,
                                                const std::vector<std::string>& candidates) {
   if (memo == nullptr || candidates.empty() || any_loaded(candidates)) return std::nullopt;

@@ -10,14 +10,36 @@
 
 namespace hipacm::backend {
 
-/// Durable key/value storage for remembered facts. The plugin keeps them in the
-/// kernel cache's database. Implementations swallow their own failures: a fact
-/// that cannot be recalled is read from the library again.
+/// The one store of remembered compiler facts: durable key/value storage that
+/// recall_library_fact and remember_library_fact below read and write, whatever
+/// keeps the values. Two backends serve processes, and one function picks which
+/// (plugin/cache/library_fact_memo.h, fact_memo_for): the kernel cache's user
+/// database (its library_facts table) when the cache reads it, else one file per
+/// fact in the runtime directory (hip_backend/machine/runtime_fact_memo.h).
+/// Neither fails anyone: a fact that cannot be recalled is read from the library
+/// again, and one that cannot be remembered is read again next time.
 class LibraryFactMemo {
  public:
   virtual ~LibraryFactMemo() = default;
   virtual std::optional<std::string> recall(const std::string& key) noexcept = 0;
   virtual void remember(const std::string& key, const std::string& value) noexcept = 0;
+};
+
+/// What every backend shares: its failures (an exception of any kind, out of
+/// memory included) become "not remembered", and a store that may not be written
+/// remembers nothing. A backend says only how it keeps a value.
+class FactMemoBackend : public LibraryFactMemo {
+ public:
+  std::optional<std::string> recall(const std::string& key) noexcept final;
+  void remember(const std::string& key, const std::string& value) noexcept final;
+
+ protected:
+  /// The value kept under `key`, nullopt when there is none (or none to trust); may throw.
+  virtual std::optional<std::string> load(const std::string& key) = 0;
+  /// Keeps `value` under `key`, or nothing where it cannot; may throw.
+  virtual void store(const std::string& key, const std::string& value) = 0;
+  /// Whether remember() stores at all (a read-only cache does not).
+  virtual bool writable() const noexcept { return true; }
 };
 
 /// Why this exists: loading comgr (it carries LLVM) costs 50-100 ms, and

@@ -10,23 +10,20 @@
 
 namespace hipacm::backend {
 
-hipacm_status validate_arch(const std::string& arch, std::string* error, LibraryFactMemo* memo) {
-  if (is_nvidia_arch(arch)) return validate_nvidia_arch(arch, error, memo);
+Expected<void> validate_arch(const std::string& arch, LibraryFactMemo* memo) {
+  if (is_nvidia_arch(arch)) return validate_nvidia_arch(arch, memo);
   // Which hipRTC would compile decides some answers (generic targets) and is named in refusals;
   // its identity carries the library's file name, from the memo when it has it.
   const CompilerIdentity compiler = compiler_identity(arch, memo);
   const HiprtcFacts hiprtc = hiprtc_facts_from(compiler.version);
-  if (const Expected<void> valid = validate_amdgpu_arch(arch, memo, &hiprtc); !valid) {
-    *error = valid.failure().message;
-    // comgr missing means no compiler at all (BACKEND_UNAVAILABLE), not a bad argument.
-    return valid.failure().status;
-  }
+  // comgr missing means no compiler at all (BACKEND_UNAVAILABLE), not a bad argument.
+  if (Expected<void> valid = validate_amdgpu_arch(arch, memo, &hiprtc); !valid) return valid;
   // A valid arch with no hipRTC to compile it would fail every compile alike.
   if (compiler.version.empty()) {
-    *error = "arch '" + arch + "' needs hipRTC: " + compiler.error;
-    return HIPACM_ERROR_BACKEND_UNAVAILABLE;
+    return Failure{HIPACM_ERROR_BACKEND_UNAVAILABLE,
+                   "arch '" + arch + "' needs hipRTC: " + compiler.error};
   }
-  return HIPACM_SUCCESS;
+  return {};
 }
 
 }  // namespace hipacm::backend

@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include "support/failure.h"
+
 namespace hipacm::backend {
 
 class LibraryFactMemo;
@@ -14,11 +16,10 @@ class LibraryFactMemo;
 /// Routes by prefix: NVIDIA archs to validate_nvidia_arch (nvrtc_compiler.h),
 /// everything else to comgr's target list together with what hipRTC's identity
 /// says of its release (validate_amdgpu_arch; see docs/ARCHS.md), and then
-/// requires hipRTC for them. INVALID_ARGUMENT for a refused arch,
+/// requires hipRTC for them. A failure: INVALID_ARGUMENT for a refused arch,
 /// BACKEND_UNAVAILABLE when comgr or hipRTC is missing. `memo` lets both facts
 /// come from an earlier process instead of loading the libraries
 /// (library_facts.h).
-hipacm_status validate_arch(const std::string& arch, std::string* error,
-                            LibraryFactMemo* memo = nullptr);
+Expected<void> validate_arch(const std::string& arch, LibraryFactMemo* memo = nullptr);
 
 }  // namespace hipacm::backend

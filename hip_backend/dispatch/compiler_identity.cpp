@@ -67,10 +67,9 @@ CompilerIdentity hiprtc_identity(LibraryFactMemo* memo) {
 CompilerIdentity nvrtc_identity(LibraryFactMemo* memo) {
   static NoDestructor<SettledIdentity> settled;
   return settled->get([memo] {
-    std::string error;
-    const std::optional<NvrtcFacts> facts = nvrtc_facts(memo, &error);
+    const Expected<NvrtcFacts> facts = nvrtc_facts(memo);
     return facts ? CompilerIdentity{"nvrtc", facts->identity, ""}
-                 : CompilerIdentity{"nvrtc", "", "nvrtc unavailable: " + error};
+                 : CompilerIdentity{"nvrtc", "", "nvrtc unavailable: " + facts.failure().message};
   });
 }
 

@@ -30,14 +30,7 @@ CompilerDescription describe(const char* name, const char* platform,
 
 CompilerDescription describe_hiprtc() { return describe("hiprtc", "amd", load_hiprtc()); }
 
-CompilerDescription describe_nvrtc() {
-  std::string error;
-  const NvrtcApi* api = load_nvrtc(&error);
-  return describe("nvrtc", "nvidia",
-                  api != nullptr ? Expected<const NvrtcApi*>(api)
-                                 : Expected<const NvrtcApi*>(
-                                       Failure{HIPACM_ERROR_BACKEND_UNAVAILABLE, error}));
-}
+CompilerDescription describe_nvrtc() { return describe("nvrtc", "nvidia", load_nvrtc()); }
 
 }  // namespace
 

@@ -68,49 +68,41 @@ std::string RuntimeFactMemo::path_for(const std::string& key) const {
   return facts_dir_ + "/" + sha256_hex(key.data(), key.size());
 }
 
-std::optional<std::string> RuntimeFactMemo::recall(const std::string& key) noexcept {
-  try {
-    std::string why;
-    // Both checked before reading: a directory another user can write could hold a file that
-    // lies, and a fact decides which compiler library this process trusts for an arch.
-    if (!make_runtime_directory(runtime_dir_, &why) || !make_private_directory(facts_dir_, &why))
-      return std::nullopt;
-    // Never blocks: a FIFO planted as a fact is refused, not waited on.
-    struct stat st {};
-    UniqueFd fd = open_private_file(path_for(key), O_RDONLY, S_IFREG, &st);
-    if (!fd.valid() || st.st_size <= 0 || static_cast<std::size_t>(st.st_size) > kMaxFactFileBytes)
-      return std::nullopt;
-    std::string record(static_cast<std::size_t>(st.st_size), '\0');
-    std::size_t done = 0;
-    while (done < record.size()) {
-      const ssize_t n = ::read(fd.get(), record.data() + done, record.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return std::nullopt;  // shorter than it said: not a whole record
-      done += static_cast<std::size_t>(n);
-    }
-    return decode_runtime_fact(record, key);
-  } catch (...) {
-    return std::nullopt;  // out of memory: read the library instead
+std::optional<std::string> RuntimeFactMemo::load(const std::string& key) {
+  std::string why;
+  // Both checked before reading: a directory another user can write could hold a file that
+  // lies, and a fact decides which compiler library this process trusts for an arch.
+  if (!make_runtime_directory(runtime_dir_, &why) || !make_private_directory(facts_dir_, &why))
+    return std::nullopt;
+  // Never blocks: a FIFO planted as a fact is refused, not waited on.
+  struct stat st {};
+  UniqueFd fd = open_private_file(path_for(key), O_RDONLY, S_IFREG, &st);
+  if (!fd.valid() || st.st_size <= 0 || static_cast<std::size_t>(st.st_size) > kMaxFactFileBytes)
+    return std::nullopt;
+  std::string record(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t done = 0;
+  while (done < record.size()) {
+    const ssize_t n = ::read(fd.get(), record.data() + done, record.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return std::nullopt;  // shorter than it said: not a whole record
+    done += static_cast<std::size_t>(n);
   }
+  return decode_runtime_fact(record, key);
 }
 
-void RuntimeFactMemo::remember(const std::string& key, const std::string& value) noexcept {
-  try {
-    const std::string record = encode_runtime_fact(key, value);
-    if (record.size() > kMaxFactFileBytes) return;
-    std::string why;
-    if (!make_runtime_directory(runtime_dir_, &why) || !make_private_directory(facts_dir_, &why))
-      return;
-    std::string temp = facts_dir_ + "/.tmp-XXXXXX";
-    UniqueFd fd(::mkostemp(temp.data(), O_CLOEXEC));
-    if (!fd.valid()) return;
-    const bool written = write_all(fd.get(), record);
-    fd.reset();
-    // rename() replaces atomically: a concurrent reader sees the old record or the new one.
-    if (!written || ::rename(temp.c_str(), path_for(key).c_str()) != 0) ::unlink(temp.c_str());
-  } catch (...) {
-    // Remembering is an optimisation.
-  }
+void RuntimeFactMemo::store(const std::string& key, const std::string& value) {
+  const std::string record = encode_runtime_fact(key, value);
+  if (record.size() > kMaxFactFileBytes) return;
+  std::string why;
+  if (!make_runtime_directory(runtime_dir_, &why) || !make_private_directory(facts_dir_, &why))
+    return;
+  std::string temp = facts_dir_ + "/.tmp-XXXXXX";
+  UniqueFd fd(::mkostemp(temp.data(), O_CLOEXEC));
+  if (!fd.valid()) return;
+  const bool written = write_all(fd.get(), record);
+  fd.reset();
+  // rename() replaces atomically: a concurrent reader sees the old record or the new one.
+  if (!written || ::rename(temp.c_str(), path_for(key).c_str()) != 0) ::unlink(temp.c_str());
 }
 
 std::shared_ptr<LibraryFactMemo> runtime_fact_memo() {

@@ -61,19 +61,21 @@ constexpr LibrarySpec<NvrtcApi> kNvrtc = {&nvrtc_search, &bind_nvrtc, &fill_iden
 
 std::vector<std::string> nvrtc_library_candidates() { return kNvrtc.candidates(); }
 
-std::optional<LoadedNvrtc> load_nvrtc_from(const std::vector<std::string>& candidates,
-                                           std::string* error) {
-  return value_or_message(kNvrtc.find(candidates), error);
+Expected<LoadedNvrtc> load_nvrtc_from(const std::vector<std::string>& candidates) {
+  return kNvrtc.find(candidates);
 }
 
-const NvrtcApi* load_nvrtc(std::string* error) {
+Expected<const NvrtcApi*> load_nvrtc() {
   static NoDestructor<LazyLibrary<NvrtcApi>> library("cannot load NVRTC", kNvrtc);
-  return library->api(error);
+  Expected<const NvrtcApi*> api = library->api();
+  if (api) return api;
+  return Failure{HIPACM_ERROR_BACKEND_UNAVAILABLE, std::move(api).failure().message};
 }
 
 std::string nvrtc_version_string() {
-  const NvrtcApi* api = load_nvrtc(nullptr);
-  if (api == nullptr) return "nvrtc unavailable";
+  const Expected<const NvrtcApi*> loaded = load_nvrtc();
+  if (!loaded) return "nvrtc unavailable";
+  const NvrtcApi* api = loaded.value();
   return "nvrtc " + api->version + " (" + api->library_path + ")";
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hip_backend/rtc/rtc_shared.h"
+#include "support/failure.h"
 #include "support/lazy_library.h"
 
 namespace hipacm::backend {
@@ -48,9 +49,9 @@ using LoadedNvrtc = BoundLibrary<NvrtcApi>;
 
 /// Loads NVRTC once per process (thread-safe). NVRTC is thread-safe, so
 /// unlike hipRTC nothing here or in its compiles takes a process-wide lock.
-/// Candidates: nvrtc_library_candidates(). Returns nullptr and sets *error
-/// (may be null) when none opens or the opened one lacks a symbol.
-const NvrtcApi* load_nvrtc(std::string* error);
+/// Candidates: nvrtc_library_candidates(). A failure (BACKEND_UNAVAILABLE) when
+/// none opens or the opened one lacks a symbol. The table lives until process exit.
+Expected<const NvrtcApi*> load_nvrtc();
 
 /// $HIPACM_NVRTC_LIBRARY alone when set and non-empty; otherwise
 /// libnvrtc.so.13, .12, .11 on the default search path, then the same names in
@@ -59,8 +60,7 @@ std::vector<std::string> nvrtc_library_candidates();
 
 /// The uncached loader behind load_nvrtc: opens the candidates in order and
 /// stops at the first that opens.
-std::optional<LoadedNvrtc> load_nvrtc_from(const std::vector<std::string>& candidates,
-                                           std::string* error);
+Expected<LoadedNvrtc> load_nvrtc_from(const std::vector<std::string>& candidates);
 
 /// The compiler's identity for cache keys: "nvrtc 13.0 (/path/libnvrtc.so.13)",
 /// or "nvrtc unavailable" when it cannot be loaded.

@@ -87,12 +87,10 @@ CheckedRequest checked_request(const CompileRequest& request) {
   }
   check_request_text(request);
   check_request_counts(request, 1, 2);  // the prelude; the arch and the pre-include
-  std::vector<std::string> options;
-  std::string option_error;
-  if (!translate_options_for_nvrtc(request.options, request.arch, &options, &option_error)) {
-    fail_compile(HIPACM_ERROR_INVALID_ARGUMENT, option_error);
-  }
-  return {std::move(options), NameExpressions(request.name_expressions)};
+  Expected<std::vector<std::string>> options =
+      translate_options_for_nvrtc(request.options, request.arch);
+  if (!options) fail_compile(HIPACM_ERROR_INVALID_ARGUMENT, options.failure().message);
+  return {std::move(options).value(), NameExpressions(request.name_expressions)};
 }
 
 // Which NVRTC this process compiles with, said once, at its first compile: not inside the
@@ -100,46 +98,45 @@ CheckedRequest checked_request(const CompileRequest& request) {
 void announce_library() {
   static constinit std::atomic<bool> announced{false};
   if (announced.load(std::memory_order_relaxed)) return;
-  const NvrtcApi* api = load_nvrtc(nullptr);
-  if (api != nullptr && !announced.exchange(true, std::memory_order_relaxed))
-    log_compiler_chosen("NVRTC", api->version, api->library_path);
+  const Expected<const NvrtcApi*> api = load_nvrtc();
+  if (api && !announced.exchange(true, std::memory_order_relaxed))
+    log_compiler_chosen("NVRTC", api.value()->version, api.value()->library_path);
 }
 
 }  // namespace
 
-hipacm_status validate_nvidia_arch(const std::string& arch, std::string* error,
-                                   LibraryFactMemo* memo) {
-  std::string load_error;
-  const std::optional<NvrtcFacts> facts = nvrtc_facts(memo, &load_error);
+Expected<void> validate_nvidia_arch(const std::string& arch, LibraryFactMemo* memo) {
+  const Expected<NvrtcFacts> facts = nvrtc_facts(memo);
   if (!facts) {
-    *error = "arch '" + arch + "' needs NVRTC: " + load_error;
-    return HIPACM_ERROR_BACKEND_UNAVAILABLE;
+    return Failure{HIPACM_ERROR_BACKEND_UNAVAILABLE,
+                   "arch '" + arch + "' needs NVRTC: " + facts.failure().message};
   }
   const int number = is_nvidia_arch(arch) ? arch_number(arch) : -1;
   const auto& supported = facts->archs;
   if (number >= 0 && std::find(supported.begin(), supported.end(), number) != supported.end()) {
-    return HIPACM_SUCCESS;
+    return {};
   }
-  *error = "unknown NVIDIA arch '" + arch + "'; " + facts->identity + " supports " +
-           (supported.empty() ? std::string("none (nvrtcGetSupportedArchs failed)")
-                              : supported_list(supported)) +
-           " (as sm_XX for CUBIN or compute_XX for PTX, optionally with an 'a' suffix)";
-  return HIPACM_ERROR_INVALID_ARGUMENT;
+  return Failure{HIPACM_ERROR_INVALID_ARGUMENT,
+                 "unknown NVIDIA arch '" + arch + "'; " + facts->identity + " supports " +
+                     (supported.empty() ? std::string("none (nvrtcGetSupportedArchs failed)")
+                                        : supported_list(supported)) +
+                     " (as sm_XX for CUBIN or compute_XX for PTX, optionally with an 'a' suffix)"};
 }
 
-bool translate_options_for_nvrtc(const std::vector<std::string>& options, const std::string& arch,
-                                 std::vector<std::string>* translated, std::string* error) {
-  translated->clear();
-  translated->push_back("--gpu-architecture=" + arch);
-  translated->push_back(std::string("--pre-include=") + kHipPreludeName);
+Expected<std::vector<std::string>> translate_options_for_nvrtc(
+    const std::vector<std::string>& options, const std::string& arch) {
+  std::vector<std::string> out;
+  out.push_back("--gpu-architecture=" + arch);
+  out.push_back(std::string("--pre-include=") + kHipPreludeName);
   for (const std::string& option : options) {
     bool names_arch = false;
     for (std::string_view prefix : kArchPrefixes) {
       if (!option.starts_with(prefix)) continue;
       const std::string value = option.substr(prefix.size());
       if (!is_nvidia_arch(value) || arch_suffix(value) != arch_suffix(arch)) {
-        *error = "option '" + option + "' conflicts with the arch '" + arch + "' of the request";
-        return false;
+        return Failure{
+            HIPACM_ERROR_INVALID_ARGUMENT,
+            "option '" + option + "' conflicts with the arch '" + arch + "' of the request"};
       }
       names_arch = true;
     }
@@ -150,16 +147,16 @@ bool translate_options_for_nvrtc(const std::vector<std::string>& options, const 
     for (std::string_view flag : kAmdOnlyPrefixes) amd_only = amd_only || option == flag;
     if (amd_only) continue;
     if (option == "-ffast-math") {
-      translated->push_back("--use_fast_math");
+      out.push_back("--use_fast_math");
     } else if (option == "-fgpu-rdc") {
-      translated->push_back("--relocatable-device-code=true");
+      out.push_back("--relocatable-device-code=true");
     } else if (option == "-g" || option == "-ggdb") {
-      translated->push_back("--generate-line-info");
+      out.push_back("--generate-line-info");
     } else {
-      translated->push_back(option);
+      out.push_back(option);
     }
   }
-  return true;
+  return out;
 }
 
 CompileResult compile_with_nvrtc_api(const NvrtcApi* api, const std::string& load_error,
@@ -167,9 +164,8 @@ CompileResult compile_with_nvrtc_api(const NvrtcApi* api, const std::string& loa
   return run_checked_compile("NVRTC", request, [&](CompiledProgram* out, double* seconds) {
     const CheckedRequest checked = checked_request(request);
     const NvrtcApi& loaded = require_loaded(api, load_error);
-    std::string arch_error;
-    const hipacm_status arch_status = validate_nvidia_arch(request.arch, &arch_error);
-    if (arch_status != HIPACM_SUCCESS) fail_compile(arch_status, arch_error);
+    if (const Expected<void> arch = validate_nvidia_arch(request.arch); !arch)
+      fail_compile(arch.failure().status, arch.failure().message);
     // NVRTC is thread-safe: no lock, unlike hipRTC.
     const Stopwatch stopwatch(seconds);
     NvrtcProgram(loaded, request, headers_with_prelude(request))

@@ -10,6 +10,7 @@
 #include "hip_backend/compiler.h"
 #include "hip_backend/library_facts.h"
 #include "hip_backend/nvrtc/nvrtc_api.h"
+#include "support/failure.h"
 
 namespace hipacm::backend {
 
@@ -24,17 +25,16 @@ CompileResult compile_with_nvrtc_api(const NvrtcApi* api, const std::string& loa
                                      const CompileRequest& request);
 
 /// Checks an NVIDIA arch against NVRTC's nvrtcGetSupportedArchs, as `memo` remembers it for the
-/// NVRTC that dlopen would load (nvrtc_facts.h), else as NVRTC says. Returns HIPACM_SUCCESS,
+/// NVRTC that dlopen would load (nvrtc_facts.h), else as NVRTC says. Success, or a failure:
 /// INVALID_ARGUMENT (the message lists the supported archs) or BACKEND_UNAVAILABLE (NVRTC
-/// cannot be loaded), with *error set.
-hipacm_status validate_nvidia_arch(const std::string& arch, std::string* error,
-                                   LibraryFactMemo* memo = nullptr);
+/// cannot be loaded).
+Expected<void> validate_nvidia_arch(const std::string& arch, LibraryFactMemo* memo = nullptr);
 
 /// hipRTC-style options turned into NVRTC ones (docs/NVIDIA.md has the
 /// table): sets --gpu-architecture from `arch`, drops -O levels and AMD-only
-/// code-generation flags, translates -ffast-math and friends. Returns false
-/// with *error when an option names a different or an AMD arch.
-bool translate_options_for_nvrtc(const std::vector<std::string>& options, const std::string& arch,
-                                 std::vector<std::string>* translated, std::string* error);
+/// code-generation flags, translates -ffast-math and friends. A failure
+/// (INVALID_ARGUMENT) when an option names a different or an AMD arch.
+Expected<std::vector<std::string>> translate_options_for_nvrtc(
+    const std::vector<std::string>& options, const std::string& arch);
 
 }  // namespace hipacm::backend

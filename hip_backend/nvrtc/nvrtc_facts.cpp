@@ -52,16 +52,17 @@ std::optional<NvrtcFacts> decode_nvrtc_facts(const std::string& payload) {
   return facts;
 }
 
-std::optional<NvrtcFacts> nvrtc_facts(LibraryFactMemo* memo, std::string* error) {
+Expected<NvrtcFacts> nvrtc_facts(LibraryFactMemo* memo) {
   const std::vector<std::string> candidates = nvrtc_library_candidates();
   if (const auto recalled = recall_library_fact(memo, kNvrtcFacts, candidates)) {
     if (auto facts = decode_nvrtc_facts(*recalled)) {
       facts->from_memo = true;
-      return facts;
+      return std::move(*facts);
     }
   }
-  const NvrtcApi* api = load_nvrtc(error);
-  if (api == nullptr) return std::nullopt;
+  const Expected<const NvrtcApi*> loaded = load_nvrtc();
+  if (!loaded) return loaded.failure();
+  const NvrtcApi* api = loaded.value();
   NvrtcFacts facts;
   facts.identity = nvrtc_version_string();
   facts.archs = api->supported_archs;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hip_backend/library_facts.h"
+#include "support/failure.h"
 
 namespace hipacm::backend {
 
@@ -20,9 +21,9 @@ struct NvrtcFacts {
 };
 
 /// The facts from `memo` when it provably describes the NVRTC that dlopen would load
-/// (recall_library_fact), else from NVRTC itself (loading it), then remembered. nullopt with
-/// *error when NVRTC cannot be loaded.
-std::optional<NvrtcFacts> nvrtc_facts(LibraryFactMemo* memo, std::string* error);
+/// (recall_library_fact), else from NVRTC itself (loading it), then remembered. A failure
+/// (BACKEND_UNAVAILABLE) when NVRTC cannot be loaded.
+Expected<NvrtcFacts> nvrtc_facts(LibraryFactMemo* memo);
 
 /// The payload a memo keeps, and its parser (nullopt for anything malformed: it is read from a
 /// file, so it is never trusted).

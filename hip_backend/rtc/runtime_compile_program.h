@@ -279,29 +279,9 @@ CompileResult run_checked_compile(std::string_view library, const CompileRequest
   return result;
 }
 
-/// Loads a library with `load` (its table, or null with the reason in the string) and compiles
-/// with `compile` against it. A loader that throws leaves the library BACKEND_UNAVAILABLE, with
+/// Loads a library with `load` (its table, or the failure that says why not) and compiles with
+/// `compile` against it. A loader that throws leaves the library BACKEND_UNAVAILABLE, with
 /// `load_context` ("cannot load hipRTC") before the reason.
-template <class Table>
-CompileResult compile_with_loaded(const Table* (*load)(std::string*), std::string_view load_context,
-                                  CompileResult (*compile)(const Table*, const std::string&,
-                                                           const CompileRequest&),
-                                  const CompileRequest& request) noexcept {
-  std::string load_error;
-  const Table* api = nullptr;
-  try {
-    api = load(&load_error);
-  } catch (...) {
-    Failure failure = failure_from_current_exception(load_context);
-    CompileResult result;
-    result.status = HIPACM_ERROR_BACKEND_UNAVAILABLE;
-    result.error_message = std::move(failure.message);
-    return result;
-  }
-  return compile(api, load_error, request);
-}
-
-/// The same for a loader that answers with Expected.
 template <class Table>
 CompileResult compile_with_loaded(Expected<const Table*> (*load)(), std::string_view load_context,
                                   CompileResult (*compile)(const Table*, const std::string&,

@@ -81,7 +81,7 @@ std::shared_ptr<backend::Compiler> with_persistent_cache(const CacheSettings& se
 CachingCompiler::CachingCompiler(std::shared_ptr<backend::Compiler> inner, CacheSettings settings)
     : inner_(std::move(inner)),
       settings_(std::move(settings)),
-      fact_memo_(library_fact_memo(settings_)) {}
+      fact_memo_(fact_memo_for(settings_)) {}
 
 CachingCompiler::~CachingCompiler() {
   if (settings_.policy != Policy::kReadWrite || settings_.user_db.empty()) return;

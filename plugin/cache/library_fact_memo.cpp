@@ -1,34 +1,31 @@
 // SPDX-License-Identifier: MIT
-// library_fact_memo.cpp - the user cache database as the backend's LibraryFactMemo.
+// library_fact_memo.cpp - the user cache database as a backend of the remembered-facts store,
+// and the one choice of the backend that serves a process.
 #include "plugin/cache/library_fact_memo.h"
 
+#include "hip_backend/machine/runtime_fact_memo.h"
 #include "plugin/cache/registry.h"
 
 namespace hipacm::cache {
 namespace {
 
-class StoreFactMemo final : public backend::LibraryFactMemo {
+/// The library_facts table of the database at `db_path`; the key and value are kept as given.
+class StoreFactMemo final : public backend::FactMemoBackend {
  public:
   StoreFactMemo(std::string db_path, CacheStore::Access access)
       : db_path_(std::move(db_path)), access_(access) {}
 
-  std::optional<std::string> recall(const std::string& key) noexcept override {
-    try {
-      if (auto store = shared_store(db_path_, access_)) return store->find_fact(key);
-    } catch (...) {
-      // A cache that cannot answer only means reading the library again.
-    }
+ protected:
+  std::optional<std::string> load(const std::string& key) override {
+    if (auto db = shared_store(db_path_, access_)) return db->find_fact(key);
     return std::nullopt;
   }
 
-  void remember(const std::string& key, const std::string& value) noexcept override {
-    if (access_ != CacheStore::Access::kReadWrite) return;
-    try {
-      if (auto store = shared_store(db_path_, access_)) store->put_fact(key, value);
-    } catch (...) {
-      // Remembering is an optimisation; a full or locked cache skips it.
-    }
+  void store(const std::string& key, const std::string& value) override {
+    if (auto db = shared_store(db_path_, access_)) db->put_fact(key, value);
   }
+
+  bool writable() const noexcept override { return access_ == CacheStore::Access::kReadWrite; }
 
  private:
   const std::string db_path_;
@@ -42,6 +39,11 @@ std::shared_ptr<backend::LibraryFactMemo> library_fact_memo(const CacheSettings&
   return std::make_shared<StoreFactMemo>(settings.user_db, settings.policy == Policy::kReadWrite
                                                                ? CacheStore::Access::kReadWrite
                                                                : CacheStore::Access::kReadOnly);
+}
+
+std::shared_ptr<backend::LibraryFactMemo> fact_memo_for(const CacheSettings& settings) {
+  if (std::shared_ptr<backend::LibraryFactMemo> memo = library_fact_memo(settings)) return memo;
+  return backend::runtime_fact_memo();
 }
 
 }  // namespace hipacm::cache

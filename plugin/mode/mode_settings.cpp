@@ -51,9 +51,8 @@ std::string resolve_arch(const std::optional<std::string>& requested,
     arch = backend::default_arch(&why);
     if (arch.empty()) throw StatusError(HIPACM_ERROR_BACKEND_UNAVAILABLE, why);
   }
-  std::string error;
-  const hipacm_status status = backend::validate_arch(arch, &error, memo);
-  if (status != HIPACM_SUCCESS) throw StatusError(status, error);
+  if (const Expected<void> valid = backend::validate_arch(arch, memo); !valid)
+    throw StatusError(valid.failure().status, valid.failure().message);
   return arch;
 }
 

@@ -56,9 +56,9 @@ class ExampleKernels : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(ExampleKernels, AllSixteenCompileWithEveryKernelPresent) {
   const std::string arch = GetParam();
-  std::string unavailable;
-  if (validate_arch(arch, &unavailable) == HIPACM_ERROR_BACKEND_UNAVAILABLE) {
-    GTEST_SKIP() << "no compiler for " << arch << " here: " << unavailable;
+  if (const Expected<void> valid = validate_arch(arch);
+      !valid && valid.failure().status == HIPACM_ERROR_BACKEND_UNAVAILABLE) {
+    GTEST_SKIP() << "no compiler for " << arch << " here: " << valid.failure().message;
   }
   const std::vector<Example> examples = load_examples();
   ASSERT_EQ(examples.size(), 16u);
@@ -91,7 +91,8 @@ INSTANTIATE_TEST_SUITE_P(Targets, ExampleKernels, ::testing::Values("gfx90a", "g
 TEST(CrossPlatformCheck, RejectsAnElfForTheOtherPlatform) {
   std::string error;
   Expected<void> checked;
-  if (load_nvrtc(&error) == nullptr) GTEST_SKIP() << "NVRTC is not available here: " << error;
+  if (const auto loaded = load_nvrtc(); !loaded)
+    GTEST_SKIP() << "NVRTC is not available here: " << loaded.failure().message;
   const std::vector<Example> examples = load_examples();
   CompileRequest request = examples.at(0).request;
   request.arch = "sm_90";

@@ -150,7 +150,7 @@ TEST_F(LibraryFacts, ADamagedRecordMisses) {
 
 TEST_F(LibraryFacts, ALibraryAlreadyLoadedHereIsNeverRecalled) {
   // dlopen would hand back the loaded copy, whatever the memo says.
-  auto libc = DynamicLibrary::open("libc.so.6", nullptr);
+  auto libc = DynamicLibrary::open("libc.so.6");
   ASSERT_TRUE(libc);
   remember_library_fact(&memo_, "fact", {"libc.so.6"}, libc->path(), "payload");
   EXPECT_EQ(memo_.values.size(), 1u);
@@ -225,9 +225,8 @@ TEST(NvrtcFactsPayload, RoundTripsAndRejectsMalformedText) {
 // recall itself is checked against the library file in LibraryFacts.* above).
 TEST(NvrtcFactsPayload, AreRememberedFromTheLoadedNvrtc) {
   MapMemo memo;
-  std::string error;
-  const auto read = nvrtc_facts(&memo, &error);
-  if (!read) GTEST_SKIP() << "no NVRTC: " << error;
+  const auto read = nvrtc_facts(&memo);
+  if (!read) GTEST_SKIP() << "no NVRTC: " << read.failure().message;
   EXPECT_FALSE(read->from_memo);
   EXPECT_EQ(read->identity, nvrtc_version_string());
   EXPECT_FALSE(read->archs.empty());
@@ -235,9 +234,9 @@ TEST(NvrtcFactsPayload, AreRememberedFromTheLoadedNvrtc) {
   // NVRTC is loaded in this process now, so recall declines (dlopen would return the loaded
   // copy, and reading it is cheap); the stored payload itself is what a later process decodes.
   const std::string& record = memo.values.begin()->second;
-  const auto payload_at = record.rfind(encode_nvrtc_facts(*read));
+  const auto payload_at = record.rfind(encode_nvrtc_facts(read.value()));
   ASSERT_NE(payload_at, std::string::npos);
-  EXPECT_EQ(payload_at + encode_nvrtc_facts(*read).size(), record.size());
+  EXPECT_EQ(payload_at + encode_nvrtc_facts(read.value()).size(), record.size());
 }
 
 }  // namespace

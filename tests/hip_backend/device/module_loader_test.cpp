@@ -13,7 +13,8 @@ namespace {
 
 TEST(ModuleLoader, CudaLoadWithoutADriverIsBackendUnavailable) {
   std::string error;
-  if (load_nvrtc(&error) == nullptr) GTEST_SKIP() << "NVRTC is not available here: " << error;
+  if (const auto loaded = load_nvrtc(); !loaded)
+    GTEST_SKIP() << "NVRTC is not available here: " << loaded.failure().message;
   if (load_cuda_driver(&error) != nullptr) {
     GTEST_SKIP() << "a CUDA driver is present; the device suite covers real loads";
   }

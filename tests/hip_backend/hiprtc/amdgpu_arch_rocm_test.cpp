@@ -100,8 +100,10 @@ TEST(AmdgpuArchOnThisRocm, GenericTargetsNeverReachHiprtc) {
     EXPECT_EQ(result.status, HIPACM_ERROR_INVALID_ARGUMENT) << result.error_message;
     EXPECT_TRUE(contains(result.error_message, expected)) << result.error_message;
     EXPECT_EQ(result.log, "") << "hipRTC ran: " << result.log;
-    std::string error;
-    EXPECT_EQ(validate_arch(name, &error), HIPACM_ERROR_INVALID_ARGUMENT) << name;
+    const Expected<void> valid = validate_arch(name);
+    EXPECT_FALSE(valid) << name;
+    const std::string& error = valid.failure().message;
+    EXPECT_EQ(valid.failure().status, HIPACM_ERROR_INVALID_ARGUMENT) << name;
     EXPECT_TRUE(contains(error, expected)) << error;
   }
 }
@@ -117,8 +119,10 @@ TEST(AmdgpuArchOnThisRocm, SpirvNeverReachesHiprtc) {
       contains(result.error_message, "portable SPIR-V is not available (hipRTC " + hiprtc.library))
       << result.error_message;
   EXPECT_EQ(result.log, "");
-  std::string error;
-  EXPECT_EQ(validate_arch("amdgcnspirv", &error), HIPACM_ERROR_INVALID_ARGUMENT);
+  const Expected<void> valid = validate_arch("amdgcnspirv");
+  EXPECT_FALSE(valid);
+  const std::string& error = valid.failure().message;
+  EXPECT_EQ(valid.failure().status, HIPACM_ERROR_INVALID_ARGUMENT);
   EXPECT_TRUE(contains(error, "portable SPIR-V is not available")) << error;
   CompileRequest in_option = sample_request("gfx90a");
   in_option.options = {"--offload-arch=amdgcnspirv"};

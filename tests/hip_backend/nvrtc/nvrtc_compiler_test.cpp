@@ -17,13 +17,18 @@
 namespace hipacm::backend {
 namespace {
 
+// An arch check's answer as the status the C ABI reports for it.
+hipacm_status status_of(const Expected<void>& checked) {
+  return checked ? HIPACM_SUCCESS : checked.failure().status;
+}
+
 using testing::sample_request;
 
 class Nvrtc : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string error;
-    if (load_nvrtc(&error) == nullptr) GTEST_SKIP() << "NVRTC is not available here: " << error;
+    if (const auto loaded = load_nvrtc(); !loaded)
+      GTEST_SKIP() << "NVRTC is not available here: " << loaded.failure().message;
   }
 };
 
@@ -32,7 +37,9 @@ bool contains(const std::vector<std::string>& names, const std::string& name) {
 }
 
 TEST_F(Nvrtc, ReportsVersionAndSupportedArchs) {
-  const NvrtcApi* api = load_nvrtc(nullptr);
+  const Expected<const NvrtcApi*> loaded = load_nvrtc();
+  ASSERT_TRUE(loaded);
+  const NvrtcApi* api = loaded.value();
   ASSERT_NE(api, nullptr);
   EXPECT_FALSE(api->version.empty());
   EXPECT_TRUE(std::find(api->supported_archs.begin(), api->supported_archs.end(), 90) !=
@@ -48,7 +55,7 @@ TEST_F(Nvrtc, InventoryListsBothCompilersAndPicksByArch) {
   EXPECT_EQ(compilers[0].name, "hiprtc");
   EXPECT_EQ(compilers[1].name, "nvrtc");
   EXPECT_TRUE(compilers[1].available) << compilers[1].error;
-  EXPECT_EQ(compilers[1].version, load_nvrtc(nullptr)->version);
+  EXPECT_EQ(compilers[1].version, load_nvrtc().value()->version);
   EXPECT_EQ(describe_compiler_for("sm_90").name, "nvrtc");
   EXPECT_EQ(describe_compiler_for("compute_80").platform, "nvidia");
   EXPECT_EQ(describe_compiler_for("gfx90a").name, "hiprtc");
@@ -106,14 +113,15 @@ TEST_F(Nvrtc, CompileErrorIsCompilationWithTheLog) {
 }
 
 TEST_F(Nvrtc, UnknownArchIsInvalidArgumentListingTheSupportedOnes) {
-  std::string error;
-  EXPECT_EQ(validate_arch("sm_1", &error), HIPACM_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(error.find("sm_90"), std::string::npos) << error;
-  EXPECT_EQ(validate_arch("sm_", &error), HIPACM_ERROR_INVALID_ARGUMENT);
-  EXPECT_EQ(validate_arch("sm_90x", &error), HIPACM_ERROR_INVALID_ARGUMENT);
-  EXPECT_EQ(validate_arch("sm_90", &error), HIPACM_SUCCESS) << error;
-  EXPECT_EQ(validate_arch("sm_90a", &error), HIPACM_SUCCESS) << error;
-  EXPECT_EQ(validate_arch("compute_90", &error), HIPACM_SUCCESS) << error;
+  const Expected<void> sm_1 = validate_arch("sm_1");
+  EXPECT_EQ(status_of(sm_1), HIPACM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(sm_1.failure().message.find("sm_90"), std::string::npos) << sm_1.failure().message;
+  EXPECT_EQ(status_of(validate_arch("sm_")), HIPACM_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(status_of(validate_arch("sm_90x")), HIPACM_ERROR_INVALID_ARGUMENT);
+  for (const char* arch : {"sm_90", "sm_90a", "compute_90"}) {
+    const Expected<void> valid = validate_arch(arch);
+    EXPECT_EQ(status_of(valid), HIPACM_SUCCESS) << valid.failure().message;
+  }
   const CompileResult result = compile_for_target(sample_request("sm_1"));
   EXPECT_EQ(result.status, HIPACM_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(result.error_message.find("supports"), std::string::npos) << result.error_message;
@@ -155,21 +163,23 @@ TEST_F(Nvrtc, CallersOwnHipRuntimeHeaderReplacesThePrelude) {
 }
 
 TEST(NvrtcOptions, TranslatesHiprtcStyleOptions) {
-  std::vector<std::string> out;
-  std::string error;
-  ASSERT_TRUE(translate_options_for_nvrtc(
+  const Expected<std::vector<std::string>> translated = translate_options_for_nvrtc(
       {"-O3", "-O0", "-ffast-math", "-DBLOCK_SIZE=256", "-mwavefrontsize64", "-fgpu-rdc", "-g",
        "--gpu-architecture=sm_90", "-std=c++17"},
-      "sm_90", &out, &error))
-      << error;
-  EXPECT_EQ(out, (std::vector<std::string>{"--gpu-architecture=sm_90",
-                                           "--pre-include=hip/hip_runtime.h", "--use_fast_math",
-                                           "-DBLOCK_SIZE=256", "--relocatable-device-code=true",
-                                           "--generate-line-info", "-std=c++17"}));
-  EXPECT_FALSE(translate_options_for_nvrtc({"--offload-arch=gfx90a"}, "sm_90", &out, &error));
+      "sm_90");
+  ASSERT_TRUE(translated) << translated.failure().message;
+  EXPECT_EQ(translated.value(),
+            (std::vector<std::string>{"--gpu-architecture=sm_90", "--pre-include=hip/hip_runtime.h",
+                                      "--use_fast_math", "-DBLOCK_SIZE=256",
+                                      "--relocatable-device-code=true", "--generate-line-info",
+                                      "-std=c++17"}));
+  const auto amd = translate_options_for_nvrtc({"--offload-arch=gfx90a"}, "sm_90");
+  EXPECT_FALSE(amd);
+  const std::string error = amd ? std::string() : amd.failure().message;
   EXPECT_NE(error.find("conflicts"), std::string::npos) << error;
-  EXPECT_FALSE(translate_options_for_nvrtc({"--gpu-architecture=sm_80"}, "sm_90", &out, &error));
-  EXPECT_TRUE(translate_options_for_nvrtc({"-arch=compute_90"}, "sm_90", &out, &error)) << error;
+  EXPECT_FALSE(translate_options_for_nvrtc({"--gpu-architecture=sm_80"}, "sm_90"));
+  const auto ptx = translate_options_for_nvrtc({"-arch=compute_90"}, "sm_90");
+  EXPECT_TRUE(ptx) << ptx.failure().message;
 }
 
 TEST(NvrtcLoader, CandidatesHonourTheOverrideAndCudaHome) {
@@ -190,8 +200,9 @@ TEST(NvrtcLoader, CandidatesHonourTheOverrideAndCudaHome) {
 }
 
 TEST(NvrtcLoader, MissingLibraryIsAClearError) {
-  std::string error;
-  EXPECT_FALSE(load_nvrtc_from({"/nonexistent/libnvrtc.so.13"}, &error));
+  const auto loaded = load_nvrtc_from({"/nonexistent/libnvrtc.so.13"});
+  EXPECT_FALSE(loaded);
+  const std::string error = loaded ? std::string() : loaded.failure().message;
   EXPECT_NE(error.find("cannot open NVRTC"), std::string::npos) << error;
   EXPECT_NE(error.find("HIPACM_NVRTC_LIBRARY"), std::string::npos) << error;
   EXPECT_NE(error.find("/nonexistent/libnvrtc.so.13"), std::string::npos) << error;
@@ -207,8 +218,9 @@ TEST(NvrtcLoader, OverrideToAMissingFileMakesNvidiaArchsUnavailable) {
   if (override_path == nullptr || std::string(override_path).find("missing") == std::string::npos) {
     GTEST_SKIP() << "runs only with HIPACM_NVRTC_LIBRARY set to a missing file (ctest does that)";
   }
-  std::string error;
-  EXPECT_EQ(validate_arch("sm_90", &error), HIPACM_ERROR_BACKEND_UNAVAILABLE);
+  const Expected<void> valid = validate_arch("sm_90");
+  EXPECT_EQ(status_of(valid), HIPACM_ERROR_BACKEND_UNAVAILABLE);
+  const std::string& error = valid.failure().message;
   EXPECT_NE(error.find(override_path), std::string::npos) << error;
   const CompileResult result = compile_for_target(sample_request("sm_90"));
   EXPECT_EQ(result.status, HIPACM_ERROR_BACKEND_UNAVAILABLE);

@@ -275,7 +275,7 @@ TEST(RunCheckedCompile, OutputIsAcceptedOnlyThroughTheCodeObjectCheck) {
   EXPECT_EQ(result.log, "kept");
 }
 
-const FakeTable* throwing_loader(std::string*) { throw std::runtime_error("loader broke"); }
+Expected<const FakeTable*> throwing_loader() { throw std::runtime_error("loader broke"); }
 
 CompileResult never_called(const FakeTable*, const std::string&, const CompileRequest&) {
   ADD_FAILURE() << "compiled without a library";

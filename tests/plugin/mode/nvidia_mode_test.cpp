@@ -16,9 +16,8 @@ namespace {
 class NvidiaMode : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string error;
-    if (backend::load_nvrtc(&error) == nullptr) {
-      GTEST_SKIP() << "NVRTC is not available here: " << error;
+    if (const auto loaded = backend::load_nvrtc(); !loaded) {
+      GTEST_SKIP() << "NVRTC is not available here: " << loaded.failure().message;
     }
   }
 };
@@ -187,7 +186,7 @@ TEST_F(NvidiaMode, BackendInfoReportsNvrtcForAnNvidiaDefaultArch) {
   ASSERT_EQ(status, HIPACM_SUCCESS) << hipacm_last_error_message();
   EXPECT_STREQ(info.compiler, "nvrtc");
   EXPECT_STREQ(info.default_arch, "sm_90");
-  EXPECT_EQ(info.version, backend::load_nvrtc(nullptr)->version);
+  EXPECT_EQ(info.version, backend::load_nvrtc().value()->version);
   EXPECT_NE(std::string(info.library_path).find("libnvrtc"), std::string::npos)
       << info.library_path;
 }
