@@ -107,6 +107,7 @@ std::optional<CachingCompiler::Keyed> CachingCompiler::key_for(
     }
     Keyed keyed;
     keyed.inputs_digest = inputs.digest;
+    keyed.scanned = inputs;
     keyed.compiler = backend::compiler_identity(request.arch, fact_memo_.get());
     // Without an exact compiler version a key could outlive the compiler.
     if (keyed.compiler.version.empty()) return std::nullopt;
@@ -220,9 +221,11 @@ backend::CompileResult CachingCompiler::compile_with_plan(const backend::Compile
                                       ") in the kernel cache: " + result.not_cacheable_why);
     return result;
   }
-  // A header that changed while the compiler ran may be in the object under
-  // the old key: store only what was compiled from the files the key names.
-  if (!keyed->inputs_digest.empty() && scan_external_inputs(request).digest != keyed->inputs_digest)
+  // A header that changed while the compiler ran may be in the object under the old key: store
+  // only what was compiled from the files the key names. Every path the key's scan looked at is
+  // looked at again (a stat each); only where one changed does a new scan decide.
+  if (!keyed->inputs_digest.empty() && !inputs_unchanged(keyed->scanned) &&
+      scan_external_inputs(request).digest != keyed->inputs_digest)
     return result;
   if (result.status == HIPACM_SUCCESS)
     store(*keyed, request, result);

@@ -9,6 +9,7 @@
 #include "hip_backend/compiler.h"
 #include "hip_backend/dispatch/compiler_identity.h"
 #include "hip_backend/library_facts.h"
+#include "plugin/cache/key/external_inputs.h"
 #include "plugin/cache/store/location.h"
 
 namespace hipacm::cache {
@@ -52,6 +53,8 @@ class CachingCompiler final : public backend::Compiler {
     backend::CompilerIdentity compiler;
     /// The digest of the files on disk the key covers; empty when it reads none.
     std::string inputs_digest;
+    /// The scan that made it: what the compile's result is checked against before it is stored.
+    ExternalInputs scanned;
   };
   /// look_up's plan: the key of one request, made once for its whole miss.
   struct KeyedRequest;

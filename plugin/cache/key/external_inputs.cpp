@@ -9,6 +9,7 @@
 
 #include "plugin/cache/key/include_directives.h"
 #include "plugin/cache/key/include_scanner.h"
+#include "plugin/cache/key/scanned_files.h"
 #include "plugin/cache/key/search_plan.h"
 #include "support/failure.h"
 #include "support/pass_counts.h"
@@ -45,6 +46,7 @@ ExternalInputs scan_external_inputs(const backend::CompileRequest& request,
                         name + " and would be loaded in its place";
           return out;
         }
+        out.absent_precompiled.push_back(name + suffix);
       }
     }
     Scanner scanner(plan, limits);
@@ -59,7 +61,10 @@ ExternalInputs scan_external_inputs(const backend::CompileRequest& request,
       return out;
     }
     out.files_read = scanner.files();
-    if (scanner.probed_anything()) out.digest = scanner.digest();
+    if (scanner.probed_anything()) {
+      out.digest = scanner.digest();
+      out.observed.assign(scanner.observed().begin(), scanner.observed().end());
+    }
     if (!plan.environment.empty()) {
       Sha256 sha;
       sha.add_field("hipacm-compiler-environment");
@@ -74,6 +79,20 @@ ExternalInputs scan_external_inputs(const backend::CompileRequest& request,
     out.why_not = failure_from_current_exception("the include scan failed").message;
   }
   return out;
+}
+
+bool inputs_unchanged(const ExternalInputs& scanned) noexcept {
+  try {
+    for (const auto& [path, state] : scanned.observed)
+      if (input_scan::path_state(path) != state) return false;
+    for (const std::string& path : scanned.absent_precompiled) {
+      struct stat st {};
+      if (::lstat(path.c_str(), &st) == 0) return false;
+    }
+    return true;
+  } catch (...) {
+    return false;
+  }
 }
 
 }  // namespace hipacm::cache

@@ -4,6 +4,8 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "hip_backend/compiler.h"
 
@@ -26,6 +28,11 @@ struct ExternalInputs {
   /// requests keep their plain key.
   std::string digest;
   std::size_t files_read = 0;  ///< candidates that exist (for tests and logs)
+  /// Every path the scan looked at, with stat's answer there (a regular file's identity:
+  /// device, inode, size, mtime, ctime), for inputs_unchanged. Empty when the digest is.
+  std::vector<std::pair<std::string, std::string>> observed;
+  /// The precompiled headers (<forced include>.pch, .gch) the scan found absent.
+  std::vector<std::string> absent_precompiled;
 };
 
 /// Limits of one scan: a request past them is not cached.
@@ -45,5 +52,11 @@ struct ExternalInputLimits {
 /// compiler's do. Never throws.
 ExternalInputs scan_external_inputs(const backend::CompileRequest& request,
                                     const ExternalInputLimits& limits = {}) noexcept;
+
+/// True when every path `scanned` looked at still gives stat's answer it gave then (the same
+/// regular file by identity, or still none), so a new scan of the same request would make the
+/// same digest: what the cache checks after a compile without scanning again. False (a new scan
+/// decides) on any difference. Never throws.
+bool inputs_unchanged(const ExternalInputs& scanned) noexcept;
 
 }  // namespace hipacm::cache

@@ -71,9 +71,12 @@ void Scanner::probe(const std::string& path) {
   }
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
-    probes_[path] = errno == ENOENT || errno == ENOTDIR ? "absent" : "error";
+    const int error = errno;
+    probes_[path] = error == ENOENT || error == ENOTDIR ? "absent" : "error";
+    observed_[path] = stat_state(nullptr, error);
     return;
   }
+  observed_[path] = stat_state(&st, 0);
   if (!S_ISREG(st.st_mode)) {
     probes_[path] = "not-a-file";
     return;

@@ -35,6 +35,8 @@ class Scanner {
 
   /// Hex SHA-256 over every probed path and what was there, in path order.
   std::string digest() const;
+  /// Every probed path with stat's answer there (stat_state), for inputs_unchanged.
+  const std::map<std::string, std::string>& observed() const { return observed_; }
 
  private:
   void stop(std::string why);
@@ -42,7 +44,8 @@ class Scanner {
 
   const SearchPlan& plan_;
   const ExternalInputLimits& limits_;
-  std::map<std::string, std::string> probes_;  // path -> state; sorted for the digest
+  std::map<std::string, std::string> probes_;    // path -> state; sorted for the digest
+  std::map<std::string, std::string> observed_;  // path -> stat_state when probed
   std::map<std::string, ScannedFile> found_;
   std::deque<std::string> queue_;
   std::size_t total_bytes_ = 0;

@@ -3,6 +3,7 @@
 #include "plugin/cache/key/scanned_files.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/thread/lock_guard.hpp>
@@ -17,6 +18,21 @@ FileIdentity identity_of(const struct stat& st) {
   return {st.st_dev, st.st_ino, st.st_size,
           std::int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec,
           std::int64_t{st.st_ctim.tv_sec} * 1000000000 + st.st_ctim.tv_nsec};
+}
+
+std::string stat_state(const struct stat* st, int stat_errno) {
+  if (st == nullptr) return stat_errno == ENOENT || stat_errno == ENOTDIR ? "absent" : "error";
+  if (!S_ISREG(st->st_mode)) return "not-a-file";
+  const FileIdentity id = identity_of(*st);
+  return "file " + std::to_string(id.device) + " " + std::to_string(id.inode) + " " +
+         std::to_string(id.size) + " " + std::to_string(id.mtime_ns) + " " +
+         std::to_string(id.ctime_ns);
+}
+
+std::string path_state(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return stat_state(nullptr, errno);
+  return stat_state(&st, 0);
 }
 
 bool ScanMemo::find(const std::string& path, const FileIdentity& id, ScannedFile* out) {

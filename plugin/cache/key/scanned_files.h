@@ -56,6 +56,13 @@ class ScanMemo {
 /// The process's one memo, shared by every scan; never destroyed.
 ScanMemo& scan_memo();
 
+/// What a stat of a path answered (`st`, or null with `stat_errno`), as one comparable string:
+/// "absent", "error", "not-a-file", or a regular file's identity. The same answer later means a
+/// scan would find there what it found before (the memo reuses a file of the same identity).
+std::string stat_state(const struct stat* st, int stat_errno);
+/// stat_state of what stat says is at `path` now.
+std::string path_state(const std::string& path);
+
 /// Reads a regular file of at most `limit` bytes; false for anything else.
 bool read_file(const std::string& path, std::size_t limit, std::string* out, FileIdentity* id);
 
