@@ -79,7 +79,7 @@ std::string search_directories(void* handle) {
 
 bool any_loaded(const std::vector<std::string>& candidates) {
   for (const std::string& name : candidates) {
-    if (DynamicLibrary::open_if_loaded(name, nullptr)) return true;
+    if (DynamicLibrary::open_if_loaded(name)) return true;
   }
   return false;
 }

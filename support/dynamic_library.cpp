@@ -20,8 +20,8 @@ std::string take_dlerror(const char* fallback) {
   return message != nullptr ? std::string(message) : std::string(fallback);
 }
 
-void set_error(std::string* error, std::string message) {
-  if (error != nullptr) *error = std::move(message);
+Failure unavailable(std::string message) {
+  return Failure{HIPACM_ERROR_BACKEND_UNAVAILABLE, std::move(message)};
 }
 
 }  // namespace
@@ -51,52 +51,38 @@ DynamicLibrary::~DynamicLibrary() {
   if (handle_ != nullptr) dlclose(handle_);
 }
 
-std::optional<DynamicLibrary> DynamicLibrary::open_with(const std::string& name, int extra_flags,
-                                                        Lifetime lifetime, std::string* error) {
-  if (name.empty()) {
-    set_error(error, "empty library name");
-    return std::nullopt;
-  }
+Expected<DynamicLibrary> DynamicLibrary::open_with(const std::string& name, int extra_flags,
+                                                   Lifetime lifetime) {
+  if (name.empty()) return Failure{HIPACM_ERROR_INVALID_ARGUMENT, "empty library name"};
   // dlopen("") would return the main program; a NUL inside the name would
   // silently open a different file.
-  if (name.find('\0') != std::string::npos) {
-    set_error(error, "library name contains a NUL byte");
-    return std::nullopt;
-  }
+  if (name.find('\0') != std::string::npos)
+    return Failure{HIPACM_ERROR_INVALID_ARGUMENT, "library name contains a NUL byte"};
   int flags = RTLD_NOW | RTLD_LOCAL | extra_flags;
   if (lifetime == Lifetime::kPinned) flags |= RTLD_NODELETE;
   dlerror();
   void* handle = dlopen(name.c_str(), flags);
-  if (handle == nullptr) {
-    set_error(error,
-              take_dlerror((extra_flags & RTLD_NOLOAD) != 0 ? "not loaded" : "dlopen failed"));
-    return std::nullopt;
-  }
+  if (handle == nullptr)
+    return unavailable(
+        take_dlerror((extra_flags & RTLD_NOLOAD) != 0 ? "not loaded" : "dlopen failed"));
   return DynamicLibrary(handle, name);
 }
 
-std::optional<DynamicLibrary> DynamicLibrary::open_if_loaded(const std::string& name,
-                                                             std::string* error,
-                                                             Lifetime lifetime) {
-  return open_with(name, RTLD_NOLOAD, lifetime, error);
+Expected<DynamicLibrary> DynamicLibrary::open_if_loaded(const std::string& name,
+                                                        Lifetime lifetime) {
+  return open_with(name, RTLD_NOLOAD, lifetime);
 }
 
-std::optional<DynamicLibrary> DynamicLibrary::open(const std::string& name, std::string* error,
-                                                   Lifetime lifetime) {
-  if (auto loaded = open_with(name, RTLD_NOLOAD, lifetime, nullptr)) return loaded;
-  return open_with(name, 0, lifetime, error);
+Expected<DynamicLibrary> DynamicLibrary::open(const std::string& name, Lifetime lifetime) {
+  if (auto loaded = open_with(name, RTLD_NOLOAD, lifetime)) return loaded;
+  return open_with(name, 0, lifetime);
 }
 
-void* DynamicLibrary::symbol(const char* name, std::string* error) const {
-  if (handle_ == nullptr || name == nullptr) {
-    set_error(error, "no library or no symbol name");
-    return nullptr;
-  }
+Expected<void*> DynamicLibrary::symbol(const char* name) const {
+  if (handle_ == nullptr || name == nullptr) return unavailable("no library or no symbol name");
   dlerror();
   void* address = dlsym(handle_, name);
-  if (address == nullptr) {
-    set_error(error, take_dlerror("symbol has a NULL address"));
-  }
+  if (address == nullptr) return unavailable(take_dlerror("symbol has a NULL address"));
   return address;
 }
 

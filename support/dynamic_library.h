@@ -2,8 +2,9 @@
 // dynamic_library.h - an owning dlopen handle: move-only, dlclose'd when it goes away.
 #pragma once
 
-#include <optional>
 #include <string>
+
+#include "support/failure.h"
 
 namespace hipacm::backend {
 
@@ -18,13 +19,14 @@ class DynamicLibrary {
 
   /// Reuses the library if the process already has it (RTLD_NOLOAD), otherwise
   /// loads it; `name` is a soname or a path, searched like dlopen does.
-  /// Returns nullopt with *error (may be null) holding dlerror().
-  static std::optional<DynamicLibrary> open(const std::string& name, std::string* error,
-                                            Lifetime lifetime = Lifetime::kUnloadable);
+  /// A failure (BACKEND_UNAVAILABLE; INVALID_ARGUMENT for an empty name or one with a NUL byte)
+  /// holds dlerror().
+  static Expected<DynamicLibrary> open(const std::string& name,
+                                       Lifetime lifetime = Lifetime::kUnloadable);
 
-  /// Only the RTLD_NOLOAD half of open(): nullopt when it is not loaded yet.
-  static std::optional<DynamicLibrary> open_if_loaded(const std::string& name, std::string* error,
-                                                      Lifetime lifetime = Lifetime::kUnloadable);
+  /// Only the RTLD_NOLOAD half of open(): a failure when it is not loaded yet.
+  static Expected<DynamicLibrary> open_if_loaded(const std::string& name,
+                                                 Lifetime lifetime = Lifetime::kUnloadable);
 
   DynamicLibrary(DynamicLibrary&& other) noexcept;
   DynamicLibrary& operator=(DynamicLibrary&& other) noexcept;
@@ -32,19 +34,19 @@ class DynamicLibrary {
   DynamicLibrary& operator=(const DynamicLibrary&) = delete;
   ~DynamicLibrary();
 
-  /// The address of `name`, or nullptr with *error (may be null) saying why.
+  /// The address of `name`, or a BACKEND_UNAVAILABLE failure saying why.
   /// A symbol whose value is NULL counts as missing: callers want functions.
-  void* symbol(const char* name, std::string* error) const;
+  Expected<void*> symbol(const char* name) const;
 
-  /// Resolves `name` into the function pointer *fn. False, with *error (may
-  /// be null) holding the dlerror text, when it is missing. The one place
-  /// where a symbol's address becomes a typed function pointer.
+  /// Resolves `name` into the function pointer *fn; when it is missing, *fn is left alone and
+  /// the failure holds the dlerror text. The one place where a symbol's address becomes a typed
+  /// function pointer.
   template <class Fn>
-  bool bind(const char* name, Fn* fn, std::string* error) const {
-    void* address = symbol(name, error);
-    if (address == nullptr) return false;
-    *fn = reinterpret_cast<Fn>(address);
-    return true;
+  Expected<void> bind(const char* name, Fn* fn) const {
+    Expected<void*> address = symbol(name);
+    if (!address) return std::move(address).failure();
+    *fn = reinterpret_cast<Fn>(address.value());
+    return {};
   }
 
   /// The file that was opened (from dlinfo), or the requested name if unknown.
@@ -52,8 +54,8 @@ class DynamicLibrary {
 
  private:
   DynamicLibrary(void* handle, const std::string& requested_name);
-  static std::optional<DynamicLibrary> open_with(const std::string& name, int extra_flags,
-                                                 Lifetime lifetime, std::string* error);
+  static Expected<DynamicLibrary> open_with(const std::string& name, int extra_flags,
+                                            Lifetime lifetime);
 
   void* handle_ = nullptr;
   std::string path_;

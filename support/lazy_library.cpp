@@ -41,25 +41,24 @@ Expected<OpenedLibrary> open_and_bind(const LibrarySearch& search,
                                       const std::function<void(SymbolBinder&)>& bind) {
   if (search.prefer_loaded) {
     for (const std::string& name : candidates) {
-      auto library = DynamicLibrary::open_if_loaded(name, nullptr, search.lifetime);
+      auto library = DynamicLibrary::open_if_loaded(name, search.lifetime);
       if (!library) continue;
-      SymbolBinder binder(*library);
+      SymbolBinder binder(library.value());
       bind(binder);
-      if (binder.complete()) return OpenedLibrary{std::move(*library), name};
+      if (binder.complete()) return OpenedLibrary{std::move(library).value(), name};
     }
   }
   std::string tried;
   for (const std::string& name : candidates) {
-    std::string open_error;
-    auto library = DynamicLibrary::open(name, &open_error, search.lifetime);
+    auto library = DynamicLibrary::open(name, search.lifetime);
     if (!library) {
-      tried += (tried.empty() ? "" : "; ") + open_error;
+      tried += (tried.empty() ? "" : "; ") + library.failure().message;
       continue;
     }
-    SymbolBinder binder(*library);
+    SymbolBinder binder(library.value());
     bind(binder);
     if (!binder.complete()) return unavailable(binder.missing_message(search.name));
-    return OpenedLibrary{std::move(*library), name};
+    return OpenedLibrary{std::move(library).value(), name};
   }
   return unavailable(not_found_message(search, candidates.size(), tried));
 }

@@ -56,16 +56,16 @@ class SymbolBinder {
   template <class Fn>
   void require(const char* name, Fn* fn) {
     if (!complete()) return;
-    if (std::string why; !library_.bind(name, fn, &why)) {
+    if (Expected<void> bound = library_.bind(name, fn); !bound) {
       missing_ = name;
-      why_ = std::move(why);
+      why_ = std::move(bound).failure().message;
     }
   }
 
   /// *fn = the address of `name`, or nullptr: the caller copes without it.
   template <class Fn>
   void optional(const char* name, Fn* fn) {
-    if (!library_.bind(name, fn, nullptr)) *fn = nullptr;
+    if (!library_.bind(name, fn)) *fn = nullptr;
   }
 
   bool complete() const { return missing_.empty(); }
@@ -123,14 +123,6 @@ Expected<BoundLibrary<Api>> find_library(const LibrarySearch& search,
                            std::move(api)};
 }
 
-/// The value, or nullopt with *error (may be null) holding the failure's message.
-template <class T>
-std::optional<T> value_or_message(Expected<T> expected, std::string* error) {
-  if (expected) return std::move(expected).value();
-  if (error != nullptr) *error = expected.failure().message;
-  return std::nullopt;
-}
-
 /// How to load one library: where to look, what to bind, and what to read once it is bound.
 /// Plain function pointers, so a constexpr LibrarySpec needs no constructor at start-up.
 template <class Api>
@@ -165,8 +157,9 @@ class LazyLibrary {
   LazyLibrary(const LazyLibrary&) = delete;
   LazyLibrary& operator=(const LazyLibrary&) = delete;
 
-  /// The library, or nullptr with *error (may be null) saying why. The first call loads it.
-  const BoundLibrary<Api>* get(std::string* error) const {
+  /// The library, or the failure that kept it from loading (the same every time). The first
+  /// call loads it.
+  const Expected<BoundLibrary<Api>>& get() const {
     std::call_once(once_, [this] {
       try {
         result_.emplace(load_());
@@ -174,15 +167,14 @@ class LazyLibrary {
         result_.emplace(failure_from_current_exception(context_));
       }
     });
-    if (result_->has_value()) return &result_->value();
-    if (error != nullptr) *error = result_->failure().message;
-    return nullptr;
+    return *result_;
   }
 
-  /// get()'s table of entry points.
-  const Api* api(std::string* error) const {
-    const BoundLibrary<Api>* bound = get(error);
-    return bound != nullptr ? &bound->api : nullptr;
+  /// get()'s table of entry points, or its failure.
+  Expected<const Api*> api() const {
+    const Expected<BoundLibrary<Api>>& bound = get();
+    if (!bound) return bound.failure();
+    return &bound.value().api;
   }
 
  private:

@@ -40,7 +40,9 @@ Expected<BoundLibrary<CudaDriverApi>> load_once() {
 
 const CudaDriverApi* load_cuda_driver(std::string* error) {
   static NoDestructor<LazyLibrary<CudaDriverApi>> driver("cannot load the CUDA driver", &load_once);
-  return driver->api(error);
+  const Expected<const CudaDriverApi*> api = driver->api();
+  if (!api && error != nullptr) *error = api.failure().message;
+  return api ? api.value() : nullptr;
 }
 
 std::string cuda_error_text(const CudaDriverApi& api, cu_result result) {

@@ -62,7 +62,9 @@ std::vector<std::string> hip_runtime_candidates() { return kHipRuntime.candidate
 const HipRuntimeApi* load_hip_runtime(std::string* error) {
   static NoDestructor<LazyLibrary<HipRuntimeApi>> library("cannot load the HIP runtime",
                                                           kHipRuntime);
-  return library->api(error);
+  const Expected<const HipRuntimeApi*> api = library->api();
+  if (!api && error != nullptr) *error = api.failure().message;
+  return api ? api.value() : nullptr;
 }
 
 const char* hip_device_properties_symbol() {

@@ -54,9 +54,9 @@ Expected<LoadedHiprtc> load_hiprtc_from(const std::vector<std::string>& candidat
 
 Expected<const HiprtcApi*> load_hiprtc() {
   static NoDestructor<LazyLibrary<HiprtcApi>> library("cannot load hipRTC", kHiprtc);
-  std::string error;
-  if (const HiprtcApi* api = library->api(&error)) return api;
-  return Failure{HIPACM_ERROR_BACKEND_UNAVAILABLE, std::move(error)};
+  Expected<const HiprtcApi*> api = library->api();
+  if (api) return api;
+  return Failure{HIPACM_ERROR_BACKEND_UNAVAILABLE, std::move(api).failure().message};
 }
 
 std::string hiprtc_result_name(hiprtc_result result) {

@@ -175,7 +175,7 @@ std::string mapped_comgr_path() {
 // already mapped under that soname, if any. Paths are resolved to their real file.
 std::string library_file(const std::string& name) {
   if (name.find('/') == std::string::npos)
-    if (const auto mapped = DynamicLibrary::open_if_loaded(name, nullptr))
+    if (const auto mapped = DynamicLibrary::open_if_loaded(name))
       return real_or_given(mapped->path());
   return real_or_given(name);
 }

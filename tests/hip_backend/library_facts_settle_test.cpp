@@ -56,7 +56,7 @@ bool comgr_loaded() { return rocm_facts::comgr_mapped(); }
 
 bool hiprtc_loaded() {
   for (const std::string& name : hiprtc_library_candidates())
-    if (DynamicLibrary::open_if_loaded(name, nullptr)) return true;
+    if (DynamicLibrary::open_if_loaded(name)) return true;
   return false;
 }
 

@@ -110,7 +110,7 @@ TEST(LazyLibrary, MissingSymbolNamesTheSymbolAndTheFile) {
 
 TEST(LazyLibrary, PreferLoadedReusesWhatTheProcessHas) {
   constexpr const char* kUnloaded = "libanl.so.1";  // a glibc library nothing here links
-  if (DynamicLibrary::open_if_loaded(kUnloaded, nullptr))
+  if (DynamicLibrary::open_if_loaded(kUnloaded))
     GTEST_SKIP() << kUnloaded << " is already loaded in this process";
   LibrarySearch search = test_search();
   search.lifetime = DynamicLibrary::Lifetime::kUnloadable;
@@ -139,15 +139,18 @@ TEST(LazyLibrary, LoadsOnceHoweverManyThreadsAsk) {
   std::vector<const StringApi*> seen(8, nullptr);
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < seen.size(); ++i) {
-    threads.emplace_back([&, i] { seen[i] = library.api(nullptr); });
+    threads.emplace_back([&, i] {
+      const Expected<const StringApi*> api = library.api();
+      seen[i] = api ? api.value() : nullptr;
+    });
   }
   for (std::thread& thread : threads) thread.join();
   EXPECT_EQ(g_loads.load(), 1);
   ASSERT_NE(seen[0], nullptr);
   for (const StringApi* api : seen) EXPECT_EQ(api, seen[0]);
-  std::string error = "untouched";
-  EXPECT_EQ(library.api(&error), seen[0]);
-  EXPECT_EQ(error, "untouched");
+  const Expected<const StringApi*> again = library.api();
+  EXPECT_EQ(again ? again.value() : nullptr, seen[0]);
+  EXPECT_TRUE(again.has_value()) << "a loaded library reports no failure";
 }
 
 TEST(LazyLibrary, AFailedLoadIsRememberedWithItsMessage) {
@@ -155,12 +158,14 @@ TEST(LazyLibrary, AFailedLoadIsRememberedWithItsMessage) {
       [] { return LibrarySearch{.name = "Test", .defaults = {"/nonexistent/libtest.so"}}; },
       &bind_strlen};
   const LazyLibrary<StringApi> library("cannot load Test", kMissing);
-  std::string error;
-  EXPECT_EQ(library.get(&error), nullptr);
+  const Expected<BoundLibrary<StringApi>>& first = library.get();
+  EXPECT_FALSE(first.has_value());
+  const std::string error = first ? std::string() : first.failure().message;
   EXPECT_EQ(error.rfind("cannot open Test (tried 1 libraries: ", 0), 0u) << error;
   EXPECT_EQ(error.find("; set "), std::string::npos) << "no override to suggest: " << error;
-  std::string again;
-  EXPECT_EQ(library.get(&again), nullptr);
+  const Expected<BoundLibrary<StringApi>>& second = library.get();
+  EXPECT_FALSE(second.has_value());
+  const std::string again = second ? std::string() : second.failure().message;
   EXPECT_EQ(again, error);
 }
 
@@ -168,8 +173,9 @@ TEST(LazyLibrary, AnExceptionFromTheLoadBecomesAMessage) {
   const LazyLibrary<StringApi> library(
       "cannot load Test",
       []() -> Expected<BoundLibrary<StringApi>> { throw std::runtime_error("broken table"); });
-  std::string error;
-  EXPECT_EQ(library.api(&error), nullptr);
+  const Expected<const StringApi*> api = library.api();
+  EXPECT_FALSE(api.has_value());
+  const std::string error = api ? std::string() : api.failure().message;
   EXPECT_EQ(error, "cannot load Test: broken table");
 }
 
