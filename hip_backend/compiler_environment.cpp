@@ -98,14 +98,14 @@ std::vector<std::string> capture_compiler_environment() {
   return environment;
 }
 
-bool apply_compiler_environment(const std::vector<std::string>& environment, std::string* why) {
+Expected<void> apply_compiler_environment(const std::vector<std::string>& environment) {
   std::set<std::string_view> seen;
   for (const std::string& entry : environment) {
     const std::string_view name = std::string_view(entry).substr(0, entry.find('='));
     if (find_compiler_variable(name) == nullptr || !seen.insert(name).second) {
-      *why = "the request's environment names '" + std::string(name) +
-             "', which is not a compiler variable or is named twice";
-      return false;
+      return Failure{HIPACM_ERROR_INVALID_ARGUMENT,
+                     "the request's environment names '" + std::string(name) +
+                         "', which is not a compiler variable or is named twice"};
     }
   }
   for (const std::string& entry : environment) {
@@ -117,7 +117,7 @@ bool apply_compiler_environment(const std::vector<std::string>& environment, std
       ::setenv(name.c_str(), entry.c_str() + eq + 1, 1);
     }
   }
-  return true;
+  return {};
 }
 
 }  // namespace hipacm::backend

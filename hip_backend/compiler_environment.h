@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "support/failure.h"
+
 namespace hipacm::backend {
 
 /// How a variable the compiler reads takes part in a compile's key.
@@ -35,8 +37,8 @@ std::vector<std::string> capture_compiler_environment();
 
 /// Makes `environment` (as capture_compiler_environment() writes it) this process's: sets or
 /// unsets each variable. Only for single-threaded worker processes (setenv is not thread-safe).
-/// False, with `why`, for an entry that names no compiler variable or repeats one; nothing is
-/// changed then.
-bool apply_compiler_environment(const std::vector<std::string>& environment, std::string* why);
+/// A failure (INVALID_ARGUMENT) for an entry that names no compiler variable or repeats one;
+/// nothing is changed then.
+Expected<void> apply_compiler_environment(const std::vector<std::string>& environment);
 
 }  // namespace hipacm::backend

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "hip_backend/compiler.h"
+#include "support/failure.h"
 
 namespace hipacm::backend {
 
@@ -20,12 +21,13 @@ inline constexpr std::size_t kMaxSourceNameComponentBytes = 255;
 /// directory: not absolute, no '.' or '..' component, no empty component
 /// ("a//b", a trailing '/'), at most kMaxSourceNameBytes in all and
 /// kMaxSourceNameComponentBytes per component, and only letters, digits and
-/// `_ - . + @ /`. Sub-directories ("detail/math.h") are fine. On false, *why
-/// says what is wrong; it quotes the name only when every byte is printable.
-bool source_name_allowed(std::string_view name, std::string* why);
+/// `_ - . + @ /`. Sub-directories ("detail/math.h") are fine. Otherwise the
+/// failure (INVALID_ARGUMENT) says what is wrong; it quotes the name only when
+/// every byte is printable.
+Expected<void> source_name_allowed(std::string_view name);
 
 /// source_name_allowed() for the request's source name and every header
-/// name. On false, *why names the field ("source_name", "header_names[2]").
-bool request_names_allowed(const CompileRequest& request, std::string* why);
+/// name. The failure names the field ("source_name", "header_names[2]").
+Expected<void> request_names_allowed(const CompileRequest& request);
 
 }  // namespace hipacm::backend

@@ -40,9 +40,8 @@ CheckedRequest checked_request(const CompileRequest& request, const HiprtcFacts&
   // comgr writes each header to <temp dir>/include/<name>: a name that
   // leaves that directory must never reach it, whoever sent the request
   // (the host validates too; a worker does not trust its host's checks).
-  std::string name_error;
-  if (!request_names_allowed(request, &name_error)) {
-    fail_compile(HIPACM_ERROR_INVALID_ARGUMENT, name_error);
+  if (const Expected<void> names = request_names_allowed(request); !names) {
+    fail_compile(HIPACM_ERROR_INVALID_ARGUMENT, names.failure().message);
   }
   check_request_counts(request, 0, options.size());
   options.insert(options.end(), request.options.begin(), request.options.end());

@@ -31,8 +31,8 @@ std::string bounded_string(const char* s, const std::string& what) {
 
 /// Refuses a name that could escape the directory the compiler writes it to.
 void require_safe_name(const std::string& name, const std::string& what) {
-  std::string why;
-  if (!backend::source_name_allowed(name, &why)) invalid(what + " " + why);
+  if (const auto allowed = backend::source_name_allowed(name); !allowed)
+    invalid(what + " " + allowed.failure().message);
 }
 
 std::vector<std::string> read_list(const char* const* items, std::size_t count, const char* what) {

@@ -109,14 +109,13 @@ std::uint32_t parallel_compiles(std::uint32_t jobs) {
 
 void check_request_names(const std::vector<KernelInput>& inputs) {
   for (const KernelInput& input : inputs) {
-    std::string why;
-    if (!backend::source_name_allowed(input.source_name, &why))
-      throw InputError(
-          fmt::format("{}: source name refused: {}", printable(input.label), printable(why)));
+    if (const auto allowed = backend::source_name_allowed(input.source_name); !allowed)
+      throw InputError(fmt::format("{}: source name refused: {}", printable(input.label),
+                                   printable(allowed.failure().message)));
     for (const auto& header : input.headers)
-      if (!backend::source_name_allowed(header.first, &why))
-        throw InputError(
-            fmt::format("{}: header name refused: {}", printable(input.label), printable(why)));
+      if (const auto allowed = backend::source_name_allowed(header.first); !allowed)
+        throw InputError(fmt::format("{}: header name refused: {}", printable(input.label),
+                                     printable(allowed.failure().message)));
   }
 }
 

@@ -88,10 +88,10 @@ bool load_faults(std::vector<WorkerFault>* faults) {
 /// The host's request reader refuses these names already; a name that
 /// climbs out of the compiler's directory must not reach it by any path.
 bool refuse_unsafe_names(const CompileRequest& request, CompileResult* result) {
-  std::string why;
-  if (hipacm::backend::request_names_allowed(request, &why)) return false;
+  const Expected<void> allowed = hipacm::backend::request_names_allowed(request);
+  if (allowed) return false;
   result->status = HIPACM_ERROR_INVALID_ARGUMENT;
-  result->error_message = "hipacm-worker refused the request: " + why;
+  result->error_message = "hipacm-worker refused the request: " + allowed.failure().message;
   return true;
 }
 
@@ -143,12 +143,14 @@ CompileResult compile_safely(const CompileRequest& request,
     }
     // The host's compiler variables when it submitted, not those this worker started with: the
     // key was made from them (a host may set CPATH after its workers started).
-    std::string why;
-    if (!request.environment.empty() &&
-        !hipacm::backend::apply_compiler_environment(request.environment, &why)) {
+    if (const Expected<void> applied =
+            request.environment.empty()
+                ? Expected<void>()
+                : hipacm::backend::apply_compiler_environment(request.environment);
+        !applied) {
       CompileResult result;
       result.status = HIPACM_ERROR_INVALID_ARGUMENT;
-      result.error_message = "hipacm-worker: " + why;
+      result.error_message = "hipacm-worker: " + applied.failure().message;
       return result;
     }
     return hipacm::backend::compile_in_worker(request, pending);

@@ -127,13 +127,13 @@ TEST(Trust01_HeaderNames, SubdirectoriesAndLongestNamesStayValid) {
   std::string message;
   EXPECT_EQ(c.run(&message), HIPACM_SUCCESS) << message;
 
-  std::string why;
   const std::string longest = std::string(255, 'a') + "/" + std::string(255, 'b') + "/" +
                               std::string(255, 'c') + "/" + std::string(256, 'd').substr(0, 255);
   EXPECT_EQ(longest.size(), 1023u);
-  EXPECT_TRUE(backend::source_name_allowed(longest, &why)) << why;
-  EXPECT_TRUE(backend::source_name_allowed("x.h", &why)) << why;
-  EXPECT_TRUE(backend::source_name_allowed("-._+@", &why)) << why;
+  for (const std::string& name : {longest, std::string("x.h"), std::string("-._+@")}) {
+    const Expected<void> allowed = backend::source_name_allowed(name);
+    EXPECT_TRUE(allowed) << allowed.failure().message;
+  }
 }
 
 TEST(Trust01_SourceName, EscapingSourceNameIsRefused) {
@@ -154,13 +154,18 @@ TEST(Trust01_SourceName, TheWorkerSidePolicyNamesTheField) {
   backend::CompileRequest request;
   request.source = vadd_source();
   request.headers = {{"fine.h", ""}, {"../up.h", ""}};
-  std::string why;
-  EXPECT_FALSE(backend::request_names_allowed(request, &why));
+  Expected<void> allowed = backend::request_names_allowed(request);
+  std::string why = allowed.failure().message;
+  EXPECT_FALSE(allowed);
   EXPECT_NE(why.find("header_names[1]"), std::string::npos) << why;
   request.headers.pop_back();
-  EXPECT_TRUE(backend::request_names_allowed(request, &why)) << why;
+  allowed = backend::request_names_allowed(request);
+  why = allowed.failure().message;
+  EXPECT_TRUE(allowed) << why;
   request.source_name = "/abs.hip";
-  EXPECT_FALSE(backend::request_names_allowed(request, &why));
+  allowed = backend::request_names_allowed(request);
+  why = allowed.failure().message;
+  EXPECT_FALSE(allowed);
   EXPECT_EQ(why.rfind("source_name", 0), 0u) << why;
 }
 
