@@ -11,7 +11,6 @@
 
 #include "hip_backend/device/device_arch.h"
 #include "hip_backend/dispatch/arch_validation.h"
-#include "hip_backend/machine/runtime_fact_memo.h"
 #include "hip_backend/pool/prestart_setting.h"
 #include "plugin/cache/library_fact_memo.h"
 #include "support/settings.h"
@@ -106,8 +105,7 @@ ModeSettings resolve_mode_settings(const ModeConfig& config) {
   // whose kernels are all cached loads neither comgr nor hipRTC. Without a
   // cache the runtime directory does, so that a host whose workers compile
   // does not load the compiler only to check its arch.
-  std::shared_ptr<backend::LibraryFactMemo> memo = cache::library_fact_memo(s.cache);
-  if (!memo) memo = backend::runtime_fact_memo();
+  const std::shared_ptr<backend::LibraryFactMemo> memo = cache::fact_memo_for(s.cache);
   s.arch = resolve_arch(config.arch, memo.get());
   return s;
 }
