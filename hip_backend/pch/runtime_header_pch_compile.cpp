@@ -193,7 +193,7 @@ bool shadows_runtime_header(const CompileRequest& request) {
 std::optional<std::string> pch_key_for(const CompileRequest& request,
                                        RuntimeHeaderPchSetting setting) {
   if (!is_amdgpu_arch(request.arch) || setting == RuntimeHeaderPchSetting::kOff ||
-      !runtime_header_pch_supported(nullptr))
+      !runtime_header_pch_supported())
     return std::nullopt;
   std::vector<std::string> options;
   try {
@@ -201,8 +201,7 @@ std::optional<std::string> pch_key_for(const CompileRequest& request,
   } catch (...) {
     return std::nullopt;
   }
-  if (!runtime_header_pch_applies(options, nullptr) || shadows_runtime_header(request))
-    return std::nullopt;
+  if (!runtime_header_pch_applies(options) || shadows_runtime_header(request)) return std::nullopt;
   return runtime_header_pch_key(request.arch, options);
 }
 
@@ -373,8 +372,9 @@ int run_runtime_header_pch_helper(int argc, char** argv) {
       return 1;
     }
     // hipRTC emits the PCH with the request's own options.
-    if (!emit_runtime_header_pch(request, temp_dir, pch, &why)) {
-      std::fprintf(stderr, "hipacm-worker: runtime-header PCH: %s\n", why.c_str());
+    if (const Expected<void> emitted = emit_runtime_header_pch(request, temp_dir, pch); !emitted) {
+      std::fprintf(stderr, "hipacm-worker: runtime-header PCH: %s\n",
+                   emitted.failure().message.c_str());
       return 1;
     }
     return kHelperDone;
