@@ -18,6 +18,7 @@
 #include "hip_backend/codeobject/amdgpu_target.h"
 #include "plugin/cache/integrity.h"
 #include "plugin/cache/store/location.h"
+#include "support/status_error.h"
 
 namespace hipacm::cache {
 namespace {
@@ -145,8 +146,9 @@ CacheAdmin::CacheAdmin(std::shared_ptr<CacheStore> store, std::string path, bool
 
 CacheAdmin CacheAdmin::inspect(const std::string& db_path) {
   if (!exists(db_path))
-    throw NoCacheError("no cache at " + db_path +
-                       ": there is no database file there (nothing was created)");
+    throw StatusError(
+        HIPACM_ERROR_INVALID_ARGUMENT,
+        "no cache at " + db_path + ": there is no database file there (nothing was created)");
   bool unlocked = false;
   try {
     auto store = open_for_reading(db_path, &unlocked);

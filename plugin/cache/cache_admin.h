@@ -17,12 +17,6 @@
 
 namespace hipacm::cache {
 
-/// No cache database is where one was looked for; nothing was created there.
-class NoCacheError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 /// What a cache holds.
 struct CacheStats {
   std::string path;
@@ -91,7 +85,7 @@ class CacheAdmin {
   /// creating anything: not the database, not a journal beside it. It works on a read-only file
   /// system and for a user who may not write the cache (a system cache). A database that no
   /// process has open is read without locks, and read again if it changed meanwhile. Throws
-  /// NoCacheError when there is no file at `db_path`.
+  /// StatusError (INVALID_ARGUMENT) when there is no file at `db_path`.
   static CacheAdmin inspect(const std::string& db_path);
   /// Opens the default user cache: $HIPACM_CACHE_DIR, else
   /// $XDG_CACHE_HOME/hipacm, else ~/.cache/hipacm.
