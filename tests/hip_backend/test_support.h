@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hip_backend/compiler.h"
+#include "tests/scoped_env.h"
 
 namespace hipacm::backend::testing {
 
@@ -23,16 +24,6 @@ CompileRequest sample_request(const std::string& arch);
 const CompileResult& sample_gfx90a();
 
 /// Sets (or, with nullopt, unsets) an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::optional<std::string>& value);
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-  ~ScopedEnv();
-
- private:
-  std::string name_;
-  std::optional<std::string> previous_;
-};
+using ScopedEnv = test::ScopedEnv;
 
 }  // namespace hipacm::backend::testing

@@ -26,6 +26,7 @@
 #include "hip_backend/dispatch/compile_dispatch.h"
 #include "hip_backend/pool/worker_pool.h"
 #include "support/log.h"
+#include "tests/scoped_env.h"
 
 namespace hipacm::test {
 
@@ -128,33 +129,6 @@ class LogLines {
   std::vector<std::string> lines_;
 };
 
-/// Sets (or, with nullopt, unsets) an environment variable for a scope.
-/// Only for moments when no other test thread runs: setenv is not thread-safe.
-class ScopedEnv {
- public:
-  ScopedEnv(std::string name, std::optional<std::string> value) : name_(std::move(name)) {
-    if (const char* old = std::getenv(name_.c_str())) old_ = old;
-    if (value) {
-      ::setenv(name_.c_str(), value->c_str(), 1);
-    } else {
-      ::unsetenv(name_.c_str());
-    }
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      ::setenv(name_.c_str(), old_->c_str(), 1);
-    } else {
-      ::unsetenv(name_.c_str());
-    }
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
-
 /// Enables worker fault injection with `spec` for workers spawned in this
 /// scope; the pool is emptied on entry and exit so no worker outlives its spec.
 class FaultScope {
@@ -194,6 +168,21 @@ inline std::optional<ProcInfo> read_proc(pid_t pid) {
   std::istringstream rest(line.substr(close + 2));
   rest >> info.state >> info.ppid;
   return info;
+}
+
+/// Whether `pid` is a process that has not ended.
+inline bool alive(pid_t pid) {
+  const auto info = read_proc(pid);
+  return info && info->state != 'Z';
+}
+
+/// Whether a worker of the service is back with it, waiting for its next host: it has let go of
+/// its last host's socket (its fd 3 is /dev/null again) and sleeps on its line to the service.
+inline bool back_in_service(pid_t pid) {
+  std::error_code ec;
+  const auto target = std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/fd/3", ec);
+  const auto info = read_proc(pid);
+  return !ec && target == "/dev/null" && info && info->state == 'S';
 }
 
 /// Every live or zombie child of `parent`.

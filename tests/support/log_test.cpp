@@ -19,6 +19,7 @@
 
 #include "support/log.h"
 #include "support/unique_fd.h"
+#include "tests/scoped_env.h"
 
 namespace hipacm::test {
 namespace {
@@ -42,32 +43,6 @@ void record(void* user, std::int32_t level, const char* message) {
 /// Removes any sink at the end of a test.
 struct SinkReset {
   ~SinkReset() { set_log_sink(nullptr, nullptr, LogLevel::kOff); }
-};
-
-/// Sets (or unsets, with nullopt) an environment variable for a scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) {
-      ::setenv(name, value->c_str(), 1);
-    } else {
-      ::unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      ::setenv(name_, old_->c_str(), 1);
-    } else {
-      ::unsetenv(name_);
-    }
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
 };
 
 /// Points fd 2 at a temporary file for a scope; text() reads what was written there.

@@ -11,35 +11,19 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "tests/scoped_env.h"
 
 namespace hipacm::settings {
 namespace {
 
-/// Sets (or unsets, with nullopt) an environment variable for a scope.
-class ScopedEnv {
+/// Sets (or unsets, with nullopt) the variable of a setting for a scope.
+class ScopedEnv : public test::ScopedEnv {
  public:
-  ScopedEnv(Id id, std::optional<std::string> value) : name_(name(id)) {
-    if (const char* old = std::getenv(name_)) old_ = old;
-    if (value) {
-      ::setenv(name_, value->c_str(), 1);
-    } else {
-      ::unsetenv(name_);
-    }
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      ::setenv(name_, old_->c_str(), 1);
-    } else {
-      ::unsetenv(name_);
-    }
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
+  ScopedEnv(Id id, std::optional<std::string> value)
+      : test::ScopedEnv(name(id), std::move(value)) {}
 };
 
 // The row docs/SETTINGS.md holds for `setting`.

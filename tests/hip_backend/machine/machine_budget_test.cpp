@@ -348,13 +348,28 @@ TEST(MachineBudgetPools, WithoutTheBudgetTheSameProcessesCompileTogether) {
 
 // --- compiles in the host process --------------------------------------------------------------
 
+/// This process's own budget, at one slot, in `dir`/run for a scope.
+class OwnOneSlotBudget {
+ public:
+  explicit OwnOneSlotBudget(const std::string& dir)
+      : slot_file_(dir + "/run/worker-slots"),
+        jobs_("HIPACM_MACHINE_JOBS", "1"),
+        where_("HIPACM_RUNTIME_DIR", dir + "/run") {}
+  /// False when the budget was set up before the test (once a process): the test then skips.
+  bool in_effect() const { return MachineBudget::instance().slot_file() == slot_file_; }
+
+ private:
+  std::string slot_file_;
+  ScopedEnv jobs_, where_;
+};
+
+constexpr const char* kRunAlone =
+    "this process's budget was set up before this test; run it alone, as ctest does";
+
 TEST(MachineBudgetInProcess, AHostCompileWaitsForASlotLikeAWorkerAndGivesItBack) {
   TempDir dir("hipacm-budget-");
-  ScopedEnv jobs("HIPACM_MACHINE_JOBS", "1");
-  ScopedEnv where("HIPACM_RUNTIME_DIR", dir.path() + "/run");
-  if (MachineBudget::instance().slot_file() != dir.path() + "/run/worker-slots")
-    GTEST_SKIP()
-        << "this process's budget was set up before this test; run it alone, as ctest does";
+  const OwnOneSlotBudget own(dir.path());
+  if (!own.in_effect()) GTEST_SKIP() << kRunAlone;
   // Another process of the user, as far as the slot file is concerned, holds the only slot.
   MachineBudget other(config_for(dir.path(), 1));
   MachineSlot held = other.acquire();
@@ -518,11 +533,8 @@ TEST(Trust2_06_StoppedHolder, IsNotWaitedForAndIsNamed) {
 // The same through the compilers a mode uses, with the process's own budget (one slot).
 TEST(Trust2_06_BusyHolder, CompilesWithATimeoutEndTimeoutInWorkersAndInTheHost) {
   TempDir dir("hipacm-budget-");
-  ScopedEnv jobs("HIPACM_MACHINE_JOBS", "1");
-  ScopedEnv where("HIPACM_RUNTIME_DIR", dir.path() + "/run");
-  if (MachineBudget::instance().slot_file() != dir.path() + "/run/worker-slots")
-    GTEST_SKIP()
-        << "this process's budget was set up before this test; run it alone, as ctest does";
+  const OwnOneSlotBudget own(dir.path());
+  if (!own.in_effect()) GTEST_SKIP() << kRunAlone;
   SlotHolder holder(dir.path(), /*stop=*/false);
   ASSERT_TRUE(holder.ready());
   backend::WorkerCompiler workers(kWorkerPath, 1, 2000);

@@ -71,21 +71,6 @@ TEST(Trust2_09_CompilerPlugins, AWorkerThatCompiledWithXclangIsNotReused) {
   backend::WorkerPool::instance().shutdown();
 }
 
-/// Whether `pid` is a process that has not ended.
-bool alive(pid_t pid) {
-  const auto info = read_proc(pid);
-  return info && info->state != 'Z';
-}
-
-/// Whether a worker of the service is back with it, waiting for its next host: it has let go of
-/// its last host's socket (its fd 3 is /dev/null again) and sleeps on its line to the service.
-bool back_in_service(pid_t pid) {
-  std::error_code ec;
-  const auto target = fs::read_symlink("/proc/" + std::to_string(pid) + "/fd/3", ec);
-  const auto info = read_proc(pid);
-  return !ec && target == "/dev/null" && info && info->state == 'S';
-}
-
 // The service keeps a worker a host gives back warm for the next host. One that compiled with
 // -Xclang must not go back, even when the host gives it back as usable (the worker decides).
 TEST(Trust2_09_CompilerPlugins, TheCompileServiceDoesNotRestockAWorkerThatCompiledWithXclang) {
@@ -98,9 +83,10 @@ TEST(Trust2_09_CompilerPlugins, TheCompileServiceDoesNotRestockAWorkerThatCompil
     ScopedEnv idle("HIPACM_SERVICE_IDLE_MS", "60000");
     std::string error;
     auto order = [&] { return WorkerProcess::spawn(kWorkerPath, &error, kArch); };
-    std::string why;
-    const std::string socket = backend::compile_service_socket(
-        kWorkerPath, WorkerProcess::environment_for("/unused"), &why);
+    const Expected<std::string> named =
+        backend::compile_service_socket(kWorkerPath, WorkerProcess::environment_for("/unused"));
+    const std::string why = named ? std::string() : named.failure().message;
+    const std::string socket = named ? named.value() : std::string();
 
     // A plain compile: the worker goes back and serves the next order (the service works here).
     auto worker = order();

@@ -63,23 +63,31 @@ bool eventually(Done done, int seconds = 20) {
   return done();
 }
 
+/// Forks a host process that runs `body(report)` and then _exits 1; `report(pid)` sends one pid
+/// back over a pipe. Gives the host's pid in *host and the pid it reported in *reported (a fatal
+/// failure when the pipe or the fork fails or nothing comes back: call it through
+/// ASSERT_NO_FATAL_FAILURE).
+template <class Body>
+void fork_host(Body body, pid_t* host, pid_t* reported) {
+  int p[2];
+  ASSERT_EQ(::pipe(p), 0);
+  *host = ::fork();
+  ASSERT_GE(*host, 0);
+  if (*host == 0) {
+    ::close(p[0]);
+    body([fd = p[1]](pid_t pid) {
+      [[maybe_unused]] const ssize_t w = ::write(fd, &pid, sizeof pid);
+    });
+    _exit(1);
+  }
+  ::close(p[1]);
+  ASSERT_EQ(::read(p[0], reported, sizeof *reported), static_cast<ssize_t>(sizeof *reported));
+  ::close(p[0]);
+}
+
 /// The pid of the service listening at `socket_path`, or -1.
 pid_t listener_pid(const std::string& socket_path) {
   return backend::compile_service_pid(socket_path);
-}
-
-bool alive(pid_t pid) {
-  const auto info = read_proc(pid);
-  return info && info->state != 'Z';
-}
-
-/// Whether a worker of the service is back with it, waiting for its next host: it has let go of
-/// its last host's socket (its fd 3 is /dev/null again) and sleeps on its line to the service.
-bool back_in_service(pid_t pid) {
-  std::error_code ec;
-  const auto target = fs::read_symlink("/proc/" + std::to_string(pid) + "/fd/3", ec);
-  const auto info = read_proc(pid);
-  return !ec && target == "/dev/null" && info && info->state == 'S';
 }
 
 /// Each test gets its own runtime directory, so its own service, which it stops at the end.
@@ -124,6 +132,17 @@ class CompileService : public ::testing::Test {
     auto worker = WorkerProcess::spawn(kWorkerPath, &error, kArch);
     EXPECT_TRUE(worker) << error;
     return worker;
+  }
+
+  /// Orders a worker and has it compile once: the worker in *worker, and in *service the pid of
+  /// the service that handed it out (a fatal failure when either fails: call it through
+  /// ASSERT_NO_FATAL_FAILURE).
+  void order_a_worker_that_compiled(std::unique_ptr<WorkerProcess>* worker, pid_t* service) {
+    *worker = ordered_worker();
+    ASSERT_TRUE(*worker);
+    ASSERT_EQ((*worker)->compile(make_request(kernel_source(2)), 60000).status, HIPACM_SUCCESS);
+    *service = listener_pid(socket_path());
+    ASSERT_GT(*service, 0);
   }
 
   std::string dir_;
@@ -218,27 +237,22 @@ TEST_F(CompileService, ProcessesShareOneWarmService) {
   // them all, and it is none of their children.
   std::vector<pid_t> parents;
   for (int i = 0; i < 3; ++i) {
-    int p[2];
-    ASSERT_EQ(::pipe(p), 0);
-    const pid_t child = ::fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-      ::close(p[0]);
-      std::string error;
-      auto worker = WorkerProcess::spawn(kWorkerPath, &error, kArch);
-      pid_t parent = -1;
-      if (worker &&
-          worker->compile(make_request(kernel_source(10 + i)), 60000).status == HIPACM_SUCCESS) {
-        if (const auto info = read_proc(worker->pid())) parent = info->ppid;
-      }
-      [[maybe_unused]] const ssize_t w = ::write(p[1], &parent, sizeof parent);
-      worker.reset();
-      _exit(parent > 0 ? 0 : 1);
-    }
-    ::close(p[1]);
+    pid_t child = -1;
     pid_t parent = -1;
-    ASSERT_EQ(::read(p[0], &parent, sizeof parent), static_cast<ssize_t>(sizeof parent));
-    ::close(p[0]);
+    ASSERT_NO_FATAL_FAILURE(fork_host(
+        [i](auto report) {
+          std::string error;
+          auto worker = WorkerProcess::spawn(kWorkerPath, &error, kArch);
+          pid_t its_parent = -1;
+          if (worker && worker->compile(make_request(kernel_source(10 + i)), 60000).status ==
+                            HIPACM_SUCCESS) {
+            if (const auto info = read_proc(worker->pid())) its_parent = info->ppid;
+          }
+          report(its_parent);
+          worker.reset();
+          _exit(its_parent > 0 ? 0 : 1);
+        },
+        &child, &parent));
     int status = 0;
     ASSERT_EQ(::waitpid(child, &status, 0), child);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "process " << i;
@@ -278,23 +292,16 @@ TEST_F(CompileService, ATimeoutKillsTheWorker) {
 
 TEST_F(CompileService, AHostThatDiesTakesItsBusyWorkerWithIt) {
   FaultScope hang("hang");
-  int p[2];
-  ASSERT_EQ(::pipe(p), 0);
-  const pid_t host = ::fork();
-  ASSERT_GE(host, 0);
-  if (host == 0) {
-    ::close(p[0]);
-    std::string error;
-    auto worker = WorkerProcess::spawn(kWorkerPath, &error, kArch);
-    const pid_t pid = worker ? worker->pid() : -1;
-    [[maybe_unused]] const ssize_t w = ::write(p[1], &pid, sizeof pid);
-    if (worker) worker->compile(make_request(kernel_source(1)), 0);  // hangs until killed
-    _exit(1);
-  }
-  ::close(p[1]);
+  pid_t host = -1;
   pid_t worker = -1;
-  ASSERT_EQ(::read(p[0], &worker, sizeof worker), static_cast<ssize_t>(sizeof worker));
-  ::close(p[0]);
+  ASSERT_NO_FATAL_FAILURE(fork_host(
+      [](auto report) {
+        std::string error;
+        auto spawned = WorkerProcess::spawn(kWorkerPath, &error, kArch);
+        report(spawned ? spawned->pid() : -1);
+        if (spawned) spawned->compile(make_request(kernel_source(1)), 0);  // hangs until killed
+      },
+      &host, &worker));
   ASSERT_GT(worker, 0);
   EXPECT_TRUE(alive(worker));
   boost::this_thread::sleep_for(boost::chrono::milliseconds(200));  // it is compiling (hung)
@@ -306,12 +313,10 @@ TEST_F(CompileService, AHostThatDiesTakesItsBusyWorkerWithIt) {
 
 TEST_F(CompileService, ExitsWhenIdleAndRemovesItsSocket) {
   ScopedEnv quick("HIPACM_SERVICE_IDLE_MS", "300");
-  auto worker = ordered_worker();
-  ASSERT_TRUE(worker);
-  ASSERT_EQ(worker->compile(make_request(kernel_source(2)), 60000).status, HIPACM_SUCCESS);
+  std::unique_ptr<WorkerProcess> worker;
+  pid_t service = -1;
+  ASSERT_NO_FATAL_FAILURE(order_a_worker_that_compiled(&worker, &service));
   const std::string socket = socket_path();
-  const pid_t service = listener_pid(socket);
-  ASSERT_GT(service, 0);
   // Busy with a worker, it stays.
   boost::this_thread::sleep_for(boost::chrono::milliseconds(800));
   EXPECT_TRUE(alive(service));
@@ -333,12 +338,10 @@ TEST_F(CompileService, AHostThatIsAChildSubreaperIsLeftNoZombies) {
   // Such a host adopts the service it starts, and whatever the service leaves behind.
   ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
   ScopedEnv quick("HIPACM_SERVICE_IDLE_MS", "300");
-  auto worker = ordered_worker();
-  ASSERT_TRUE(worker);
-  ASSERT_EQ(worker->compile(make_request(kernel_source(2)), 60000).status, HIPACM_SUCCESS);
+  std::unique_ptr<WorkerProcess> worker;
+  pid_t service = -1;
+  ASSERT_NO_FATAL_FAILURE(order_a_worker_that_compiled(&worker, &service));
   const std::string socket = socket_path();
-  const pid_t service = listener_pid(socket);
-  ASSERT_GT(service, 0);
   const auto info = read_proc(service);
   ASSERT_TRUE(info);
   EXPECT_EQ(info->ppid, ::getpid()) << "the service was not adopted: nothing here to test";

@@ -7,33 +7,10 @@
 #include <string>
 
 #include "test_support.h"
+#include "tests/scoped_env.h"
 
 namespace hipacm::test {
 namespace {
-
-// Sets an environment variable for one test and restores it afterwards.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) {
-      old_ = old;
-      had_ = true;
-    }
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (had_) {
-      setenv(name_, old_.c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::string old_;
-  bool had_ = false;
-};
 
 TEST(IsolationPolicy, ProcessWithoutWorkerIsBackendUnavailable) {
   ScopedEnv worker("HIPACM_WORKER", "/nonexistent/hipacm-worker");
