@@ -99,18 +99,30 @@ struct CompileSpec {
   std::int32_t policy = HIPACM_CACHE_READWRITE;
   bool cache_failures = false;
   std::uint32_t compile_timeout_ms = 0;
+  std::int32_t isolation = HIPACM_ISOLATION_IN_PROCESS;
 };
+
+/// A mode's settings for reading and writing the cache in `cache_dir` (empty: the environment
+/// decides), which must outlive them, on kArch.
+inline hipacm_mode_config cache_mode_config(const std::string& cache_dir,
+                                            std::int32_t isolation = HIPACM_ISOLATION_IN_PROCESS,
+                                            std::uint32_t max_workers = 1) {
+  hipacm_mode_config cfg;
+  hipacm_mode_config_init(&cfg);
+  cfg.arch = kArch;
+  cfg.max_workers = max_workers;
+  cfg.isolation = isolation;
+  cfg.cache_dir = cache_dir.empty() ? nullptr : cache_dir.c_str();
+  cfg.cache_policy = HIPACM_CACHE_READWRITE;
+  return cfg;
+}
 
 /// Enters a mode on `cache_dir` (empty: the environment decides), compiles
 /// one kernel, reads its result, and exits.
 inline Outcome compile_in_mode(const std::string& cache_dir, const CompileSpec& spec = {}) {
   Outcome out;
-  hipacm_mode_config cfg;
-  hipacm_mode_config_init(&cfg);
+  hipacm_mode_config cfg = cache_mode_config(cache_dir, spec.isolation);
   cfg.arch = spec.arch.c_str();
-  cfg.max_workers = 1;
-  cfg.isolation = HIPACM_ISOLATION_IN_PROCESS;
-  cfg.cache_dir = cache_dir.empty() ? nullptr : cache_dir.c_str();
   cfg.cache_policy = spec.policy;
   cfg.cache_failures = spec.cache_failures ? 1 : 0;
   cfg.compile_timeout_ms = spec.compile_timeout_ms;

@@ -29,13 +29,7 @@ std::string warm_kernel(int i) { return kernel_source("warm_" + std::to_string(i
 // Compiles kKernels kernels in one mode with several pool threads; true when
 // every one succeeded. Counts hits in *hits.
 bool warm(const std::string& dir, int* hits) {
-  hipacm_mode_config cfg;
-  hipacm_mode_config_init(&cfg);
-  cfg.arch = kArch;
-  cfg.max_workers = 3;
-  cfg.isolation = HIPACM_ISOLATION_IN_PROCESS;
-  cfg.cache_dir = dir.c_str();
-  cfg.cache_policy = HIPACM_CACHE_READWRITE;
+  const hipacm_mode_config cfg = cache_mode_config(dir, HIPACM_ISOLATION_IN_PROCESS, 3);
   hipacm_mode* mode = nullptr;
   if (hipacm_mode_enter(&cfg, &mode) != HIPACM_SUCCESS) return false;
   std::vector<std::string> sources;
@@ -227,13 +221,7 @@ TEST(CacheConcurrency, SubmittingThreadsHitTogether) {
   TempDir dir;
   int hits = 0;
   ASSERT_TRUE(warm(dir.path(), &hits));
-  hipacm_mode_config cfg;
-  hipacm_mode_config_init(&cfg);
-  cfg.arch = kArch;
-  cfg.max_workers = 2;
-  cfg.isolation = HIPACM_ISOLATION_IN_PROCESS;
-  cfg.cache_dir = dir.path().c_str();
-  cfg.cache_policy = HIPACM_CACHE_READWRITE;
+  const hipacm_mode_config cfg = cache_mode_config(dir.path(), HIPACM_ISOLATION_IN_PROCESS, 2);
   hipacm_mode* mode = nullptr;
   ASSERT_EQ(hipacm_mode_enter(&cfg, &mode), HIPACM_SUCCESS);
   constexpr int kThreads = 8;

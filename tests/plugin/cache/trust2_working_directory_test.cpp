@@ -31,6 +31,7 @@
 #include "support/dynamic_library.h"
 #include "support/loaded_objects.h"
 #include "tests/plugin/cache/cache_test_support.h"
+#include "tests/scoped_env.h"
 
 extern char** environ;
 
@@ -38,6 +39,7 @@ namespace hipacm::cache_test {
 namespace {
 
 namespace fs = std::filesystem;
+using test::ScopedEnv;
 
 // The poison: every `threadIdx` in a kernel that includes hipRTC's header through this PCH reads
 // `blockIdx` instead.
@@ -123,27 +125,6 @@ bool hiprtc_is_rocm52() {
     }                                                                      \
   } while (false)
 
-/// Sets a variable for one scope, and puts the old value back.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value.c_str(), 1);
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-  ~ScopedEnv() {
-    if (old_)
-      ::setenv(name_, old_->c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
-
 /// This process in `dir` for one scope. Workers take their working directory when they start, so
 /// the warm ones go: every compile below starts a worker in the directory it names.
 class InDirectory {
@@ -172,36 +153,12 @@ struct Settings {
 
 /// One saxpy compile through a mode on `cache_dir` with `run`'s isolation.
 Outcome compile_saxpy(const std::string& cache_dir, const Settings& run) {
-  Outcome out;
-  hipacm_mode_config cfg;
-  hipacm_mode_config_init(&cfg);
-  cfg.arch = kArch;
-  cfg.max_workers = 1;
-  cfg.isolation = run.isolation;
-  cfg.cache_dir = cache_dir.c_str();
-  cfg.cache_policy = HIPACM_CACHE_READWRITE;
-  cfg.cache_failures = run.cache_failures ? 1 : 0;
-  hipacm_mode* mode = nullptr;
-  out.enter_status = hipacm_mode_enter(&cfg, &mode);
-  if (out.enter_status != HIPACM_SUCCESS) return out;
-  test::Request req(kSaxpy);
-  req.with_options(run.options);
-  hipacm_future* future = nullptr;
-  out.status = hipacm_submit(mode, req.get(), &future);
-  if (out.status == HIPACM_SUCCESS) {
-    const hipacm_kernel* kernel = nullptr;
-    out.status = hipacm_future_result(future, &kernel);
-    if (out.status == HIPACM_SUCCESS) {
-      const auto* bytes = static_cast<const std::uint8_t*>(kernel->code);
-      out.code.assign(bytes, bytes + kernel->code_size);
-      out.from_cache = kernel->from_cache != 0;
-    } else {
-      out.error_message = hipacm_future_error_message(future);
-    }
-    hipacm_future_release(future);
-  }
-  hipacm_mode_exit(mode, nullptr);
-  return out;
+  CompileSpec spec;
+  spec.source = kSaxpy;
+  spec.options = run.options;
+  spec.cache_failures = run.cache_failures;
+  spec.isolation = run.isolation;
+  return compile_in_mode(cache_dir, spec);
 }
 
 /// Entries and stored failures in the cache at `cache_dir`.
@@ -422,13 +379,7 @@ TEST_F(Trust2_01_WorkingDirectory, ARelativeIncludeDirectoryStillWorksUnderTheAb
   TempDir cache;
   const InDirectory in(work);
   const std::string absolute = fs::current_path().string() + "/inc";
-  hipacm_mode_config cfg;
-  hipacm_mode_config_init(&cfg);
-  cfg.arch = kArch;
-  cfg.max_workers = 1;
-  cfg.isolation = HIPACM_ISOLATION_PROCESS;
-  cfg.cache_dir = cache.path().c_str();
-  cfg.cache_policy = HIPACM_CACHE_READWRITE;
+  const hipacm_mode_config cfg = cache_mode_config(cache.path(), HIPACM_ISOLATION_PROCESS);
   const auto compile = [&](std::vector<std::string> options, Outcome* out) {
     hipacm_mode* mode = nullptr;
     ASSERT_EQ(hipacm_mode_enter(&cfg, &mode), HIPACM_SUCCESS);
@@ -487,23 +438,15 @@ TEST(Trust2_01_PathOptions, RelativePathsAreAnchoredAndNothingElseChanges) {
       "plain.cfg",
       "--config",
       "sub/x.cfg",
-      "-I-",
-      "-DX=inc/y",
-      "-D",
-      "inc",
-      "-Xclang",
-      "-include-pch",
-      "-Xclang",
-      "rel.pch",
-      "-fprofile-use",
-      "-I/abs",
-      "-O3",
-      " -Ispace",
-      "-fprofile-use=",
   };
+  // These name no path of the working directory (or none it may anchor): they stay as they are.
+  const std::vector<std::string> kept = {
+      "-I-",     "-DX=inc/y",     "-D",     "inc", "-Xclang",  "-include-pch",  "-Xclang",
+      "rel.pch", "-fprofile-use", "-I/abs", "-O3", " -Ispace", "-fprofile-use="};
+  options.insert(options.end(), kept.begin(), kept.end());
   const Expected<void> anchored = cache::anchor_relative_paths(&options);
   ASSERT_TRUE(anchored) << anchored.failure().message;
-  const std::vector<std::string> expected = {
+  std::vector<std::string> expected = {
       "-I" + here + "/inc",
       "-I",
       here + "/inc",
@@ -522,20 +465,8 @@ TEST(Trust2_01_PathOptions, RelativePathsAreAnchoredAndNothingElseChanges) {
       "plain.cfg",
       "--config",
       here + "/sub/x.cfg",
-      "-I-",
-      "-DX=inc/y",
-      "-D",
-      "inc",
-      "-Xclang",
-      "-include-pch",
-      "-Xclang",
-      "rel.pch",
-      "-fprofile-use",
-      "-I/abs",
-      "-O3",
-      " -Ispace",
-      "-fprofile-use=",
   };
+  expected.insert(expected.end(), kept.begin(), kept.end());
   EXPECT_EQ(options, expected);
   std::vector<std::string> clean = {"-O3", "-I/abs/inc", "-DN=4", "--offload-arch=gfx90a"};
   const std::vector<std::string> before = clean;
