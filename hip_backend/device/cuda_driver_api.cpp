@@ -38,11 +38,9 @@ Expected<BoundLibrary<CudaDriverApi>> load_once() {
 
 }  // namespace
 
-const CudaDriverApi* load_cuda_driver(std::string* error) {
+Expected<const CudaDriverApi*> load_cuda_driver() {
   static NoDestructor<LazyLibrary<CudaDriverApi>> driver("cannot load the CUDA driver", &load_once);
-  const Expected<const CudaDriverApi*> api = driver->api();
-  if (!api && error != nullptr) *error = api.failure().message;
-  return api ? api.value() : nullptr;
+  return driver->api();
 }
 
 std::string cuda_error_text(const CudaDriverApi& api, cu_result result) {

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "support/failure.h"
+
 namespace hipacm::backend {
 
 // Mirrors of the driver's C types, so the plugin builds and loads without CUDA.
@@ -44,9 +46,9 @@ struct CudaDriverApi {
 
 /// Loads libcuda.so.1 once per process (never the toolkit's link-time stub)
 /// and runs cuInit(0). $HIPACM_CUDA_DRIVER_LIBRARY overrides the name.
-/// Returns nullptr with *error (may be null) when there is no driver, a
+/// The table lives until process exit; a failure when there is no driver, a
 /// symbol is missing, or cuInit fails (e.g. no device).
-const CudaDriverApi* load_cuda_driver(std::string* error);
+Expected<const CudaDriverApi*> load_cuda_driver();
 
 /// "CUDA_ERROR_INVALID_IMAGE (device kernel image is invalid)", or the number
 /// when the driver cannot name it.

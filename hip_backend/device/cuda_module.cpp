@@ -83,9 +83,9 @@ class CudaModule final : public LoadedModule {
 
 ModuleLoad load_cuda_module(const std::vector<std::uint8_t>& code, int device,
                             const std::vector<std::string>& function_names) {
-  std::string driver_error;
-  const CudaDriverApi* api = load_cuda_driver(&driver_error);
-  if (api == nullptr) return runtime_unavailable("CUDA", device, driver_error);
+  const Expected<const CudaDriverApi*> loaded = load_cuda_driver();
+  if (!loaded) return runtime_unavailable("CUDA", device, loaded.failure().message);
+  const CudaDriverApi* api = loaded.value();
   int count = 0;
   cu_result result = api->cuDeviceGetCount(&count);
   if (result != kCudaSuccess || device >= count) {

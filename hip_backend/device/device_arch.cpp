@@ -30,8 +30,8 @@ namespace {
 
 constexpr const char* kKfdPath = "/dev/kfd";
 
-void set_why(std::string* why, std::string message) {
-  if (why != nullptr) *why = std::move(message);
+Failure no_arch(std::string message) {
+  return Failure{HIPACM_ERROR_BACKEND_UNAVAILABLE, std::move(message)};
 }
 
 #if HIPACM_HAVE_HIP_HEADERS
@@ -47,86 +47,74 @@ struct PropertiesBuffer {
 
 }  // namespace
 
-std::string query_hip_runtime_arch(std::string* why) {
+Expected<std::string> query_hip_runtime_arch() {
 #if HIPACM_HAVE_HIP_HEADERS
   try {
-    std::string runtime_error;
-    const HipRuntimeApi* runtime = load_hip_runtime(&runtime_error);
-    if (runtime == nullptr) {
-      set_why(why, runtime_error);
-      return "";
-    }
+    const Expected<const HipRuntimeApi*> loaded = load_hip_runtime();
+    if (!loaded) return no_arch(loaded.failure().message);
+    const HipRuntimeApi* runtime = loaded.value();
     if (runtime->get_device_properties == nullptr) {
-      set_why(why, "HIP runtime library " + runtime->library_path + " is missing symbol " +
-                       hip_device_properties_symbol());
-      return "";
+      return no_arch("HIP runtime library " + runtime->library_path + " is missing symbol " +
+                     hip_device_properties_symbol());
     }
     // This can wait for a compile: the runtime shares ROCm's process-wide state.
     RocmBackendLock lock;
     int count = 0;
     const hip_error count_status = runtime->hipGetDeviceCount(&count);
     if (count_status != kHipSuccess || count <= 0) {
-      set_why(why, "no HIP device (hipGetDeviceCount: " + hip_error_text(*runtime, count_status) +
-                       ", " + std::to_string(count) + " devices)");
-      return "";
+      return no_arch("no HIP device (hipGetDeviceCount: " + hip_error_text(*runtime, count_status) +
+                     ", " + std::to_string(count) + " devices)");
     }
     int device = 0;
     const hip_error device_status = runtime->hipGetDevice(&device);
     if (device_status != kHipSuccess) {
-      set_why(why, "hipGetDevice failed: " + hip_error_text(*runtime, device_status));
-      return "";
+      return no_arch("hipGetDevice failed: " + hip_error_text(*runtime, device_status));
     }
     auto buffer = std::make_unique<PropertiesBuffer>();
     const hip_error properties_status = runtime->get_device_properties(&buffer->properties, device);
     if (properties_status != kHipSuccess) {
-      set_why(why, "hipGetDeviceProperties(" + std::to_string(device) +
-                       ") failed: " + hip_error_text(*runtime, properties_status));
-      return "";
+      return no_arch("hipGetDeviceProperties(" + std::to_string(device) +
+                     ") failed: " + hip_error_text(*runtime, properties_status));
     }
     const char* name = buffer->properties.gcnArchName;
     const std::string arch(name, strnlen(name, sizeof buffer->properties.gcnArchName));
-    if (arch.empty()) set_why(why, "device " + std::to_string(device) + " has no gcnArchName");
+    if (arch.empty()) return no_arch("device " + std::to_string(device) + " has no gcnArchName");
     return arch;
   } catch (...) {
-    set_why(why, failure_from_current_exception("cannot query the HIP device").message);
-    return "";
+    return no_arch(failure_from_current_exception("cannot query the HIP device").message);
   }
 #else
-  set_why(why, "hipacm was built without HIP headers, so it cannot ask the HIP runtime");
-  return "";
+  return no_arch("hipacm was built without HIP headers, so it cannot ask the HIP runtime");
 #endif
 }
 
-std::string current_device_arch(std::string* why) {
+Expected<std::string> current_device_arch() {
   // Without the KFD node there is no AMD GPU to find; skip initializing the
   // HIP runtime (threads, device enumeration) for nothing.
   if (access(kKfdPath, F_OK) != 0) {
-    set_why(why, std::string("no AMD GPU (") + kKfdPath + " missing)");
-    return "";
+    return no_arch(std::string("no AMD GPU (") + kKfdPath + " missing)");
   }
   if (access(kKfdPath, R_OK | W_OK) != 0) {
     const int access_errno = errno;
-    set_why(why, std::string("no access to ") + kKfdPath + " (" + std::strerror(access_errno) +
-                     "); the user may need the render or video group");
-    return "";
+    return no_arch(std::string("no access to ") + kKfdPath + " (" + std::strerror(access_errno) +
+                   "); the user may need the render or video group");
   }
-  return query_hip_runtime_arch(why);
+  return query_hip_runtime_arch();
 }
 
-std::string default_arch(std::string* why) {
+Expected<std::string> default_arch() {
   if (auto from_env = settings::arch()) return *from_env;
   std::string no_device;
-  std::string arch;
   try {
-    arch = current_device_arch(&no_device);
+    Expected<std::string> arch = current_device_arch();
+    if (arch) return arch;
+    no_device = arch.failure().message;
   } catch (...) {
     no_device = failure_from_current_exception().message;
   }
-  if (!arch.empty()) return arch;
-  set_why(why, std::string("no target arch: set hipacm_mode_config.arch or ") +
-                   settings::name(settings::Id::kArch) + " (e.g. gfx90a); no GPU was found (" +
-                   no_device + ")");
-  return "";
+  return no_arch(std::string("no target arch: set hipacm_mode_config.arch or ") +
+                 settings::name(settings::Id::kArch) + " (e.g. gfx90a); no GPU was found (" +
+                 no_device + ")");
 }
 
 }  // namespace hipacm::backend

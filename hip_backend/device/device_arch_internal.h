@@ -4,13 +4,15 @@
 
 #include <string>
 
+#include "support/failure.h"
+
 namespace hipacm::backend {
 
 /// Asks the dlopen'd HIP runtime for the current device's gcnArchName, without
 /// the /dev/kfd pre-check that current_device_arch does first. Silent and
 /// crash-free on a machine without a GPU (measured with ROCm 5.2.3:
 /// hipGetDeviceCount returns hipErrorNoDevice at once and prints nothing).
-/// Returns "" with *why set on any failure.
-std::string query_hip_runtime_arch(std::string* why);
+/// A failure (BACKEND_UNAVAILABLE) saying why on any failure; never an empty arch.
+Expected<std::string> query_hip_runtime_arch();
 
 }  // namespace hipacm::backend

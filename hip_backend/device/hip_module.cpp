@@ -54,9 +54,9 @@ class HipModule final : public LoadedModule {
 
 ModuleLoad load_hip_module(const std::vector<std::uint8_t>& code, int device,
                            const std::vector<std::string>& function_names) {
-  std::string runtime_error;
-  const HipRuntimeApi* api = load_hip_runtime(&runtime_error);
-  if (api == nullptr) return runtime_unavailable("HIP", device, runtime_error);
+  const Expected<const HipRuntimeApi*> loaded = load_hip_runtime();
+  if (!loaded) return runtime_unavailable("HIP", device, loaded.failure().message);
+  const HipRuntimeApi* api = loaded.value();
   auto module = std::make_shared<HipModule>(*api);
   RocmBackendLock lock;
   int count = 0;

@@ -59,12 +59,10 @@ constexpr LibrarySpec<HipRuntimeApi> kHipRuntime = {&hip_runtime_search, &bind_h
 
 std::vector<std::string> hip_runtime_candidates() { return kHipRuntime.candidates(); }
 
-const HipRuntimeApi* load_hip_runtime(std::string* error) {
+Expected<const HipRuntimeApi*> load_hip_runtime() {
   static NoDestructor<LazyLibrary<HipRuntimeApi>> library("cannot load the HIP runtime",
                                                           kHipRuntime);
-  const Expected<const HipRuntimeApi*> api = library->api();
-  if (!api && error != nullptr) *error = api.failure().message;
-  return api ? api.value() : nullptr;
+  return library->api();
 }
 
 const char* hip_device_properties_symbol() {

@@ -37,8 +37,9 @@ struct HipRuntimeApi {
 std::vector<std::string> hip_runtime_candidates();
 
 /// The runtime, loaded (pinned: once initialized it has threads running its code) on first use.
-/// nullptr with *error (may be null) when no candidate opens or one lacks an entry point.
-const HipRuntimeApi* load_hip_runtime(std::string* error);
+/// The table lives until process exit; a failure when no candidate opens or one lacks an entry
+/// point.
+Expected<const HipRuntimeApi*> load_hip_runtime();
 
 /// "hipGetDevicePropertiesR0600" when built with ROCm 6+ headers (ROCm 6 renamed the entry point
 /// when the struct changed layout; the plain name keeps the old one), else

@@ -42,8 +42,8 @@ extern "C" HIPACM_API hipacm_status hipacm_get_backend_info(hipacm_backend_info*
     out->library_path = "";
     out->default_arch = "";
 
-    std::string why_no_arch;
-    out->default_arch = intern(backend::default_arch(&why_no_arch));
+    const Expected<std::string> default_arch = backend::default_arch();
+    out->default_arch = intern(default_arch ? default_arch.value() : std::string());
 
     // One compiler fits in the struct: the one that serves the default arch
     // (NVRTC when $HIPACM_ARCH names an NVIDIA target, hipRTC otherwise).

@@ -46,9 +46,9 @@ std::string resolve_arch(const std::optional<std::string>& requested,
                         std::string("arch is empty (pass NULL to use ") +
                             settings::name(settings::Id::kArch) + ")");
   } else {
-    std::string why;
-    arch = backend::default_arch(&why);
-    if (arch.empty()) throw StatusError(HIPACM_ERROR_BACKEND_UNAVAILABLE, why);
+    Expected<std::string> found = backend::default_arch();
+    if (!found) throw StatusError(HIPACM_ERROR_BACKEND_UNAVAILABLE, found.failure().message);
+    arch = std::move(found).value();
   }
   if (const Expected<void> valid = backend::validate_arch(arch, memo); !valid)
     throw StatusError(valid.failure().status, valid.failure().message);

@@ -19,8 +19,9 @@ using testing::ScopedEnv;
 bool have_kfd() { return access("/dev/kfd", F_OK) == 0; }
 
 TEST(DeviceArch, ReportsWhyThereIsNoDeviceOrAValidArch) {
-  std::string why;
-  const std::string arch = current_device_arch(&why);
+  const Expected<std::string> found = current_device_arch();
+  const std::string arch = found ? found.value() : std::string();
+  const std::string why = found ? std::string() : found.failure().message;
   if (!have_kfd()) {
     EXPECT_EQ(arch, "");
     EXPECT_EQ(why, "no AMD GPU (/dev/kfd missing)");
@@ -40,8 +41,9 @@ TEST(DeviceArch, ReportsWhyThereIsNoDeviceOrAValidArch) {
 TEST(DeviceArch, RuntimeQueryIsSilentWithoutAGpu) {
   ::testing::internal::CaptureStdout();
   ::testing::internal::CaptureStderr();
-  std::string why;
-  const std::string arch = query_hip_runtime_arch(&why);
+  const Expected<std::string> found = query_hip_runtime_arch();
+  const std::string arch = found ? found.value() : std::string();
+  const std::string why = found ? std::string() : found.failure().message;
   const std::string out = ::testing::internal::GetCapturedStdout();
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(out, "");
@@ -56,8 +58,8 @@ TEST(DeviceArch, RuntimeQueryIsSilentWithoutAGpu) {
 
 TEST(DeviceArch, DefaultArchPrefersTheEnvironment) {
   ScopedEnv env("HIPACM_ARCH", std::string("gfx1030"));
-  std::string why;
-  EXPECT_EQ(default_arch(&why), "gfx1030");
+  const Expected<std::string> arch = default_arch();
+  EXPECT_EQ(arch ? arch.value() : std::string(), "gfx1030");
 }
 
 TEST(DeviceArch, DefaultArchExplainsHowToSetOne) {
@@ -65,8 +67,9 @@ TEST(DeviceArch, DefaultArchExplainsHowToSetOne) {
   for (const std::optional<std::string>& value :
        {std::optional<std::string>(), std::optional<std::string>("")}) {
     ScopedEnv env("HIPACM_ARCH", value);
-    std::string why;
-    EXPECT_EQ(default_arch(&why), "");
+    const Expected<std::string> arch = default_arch();
+    EXPECT_EQ(arch ? arch.value() : std::string(), "");
+    const std::string why = arch ? std::string() : arch.failure().message;
     EXPECT_NE(why.find("no target arch"), std::string::npos) << why;
     EXPECT_NE(why.find("hipacm_mode_config.arch"), std::string::npos) << why;
     EXPECT_NE(why.find("HIPACM_ARCH"), std::string::npos) << why;

@@ -12,12 +12,13 @@ namespace hipacm::backend {
 namespace {
 
 TEST(ModuleLoader, CudaLoadWithoutADriverIsBackendUnavailable) {
-  std::string error;
   if (const auto loaded = load_nvrtc(); !loaded)
     GTEST_SKIP() << "NVRTC is not available here: " << loaded.failure().message;
-  if (load_cuda_driver(&error) != nullptr) {
+  const Expected<const CudaDriverApi*> driver = load_cuda_driver();
+  if (driver) {
     GTEST_SKIP() << "a CUDA driver is present; the device suite covers real loads";
   }
+  const std::string error = driver.failure().message;
   const CompileResult compiled = compile_for_target(testing::sample_request("sm_90"));
   ASSERT_EQ(compiled.status, HIPACM_SUCCESS) << compiled.error_message << "\n" << compiled.log;
   const ModuleLoad load = load_module(compiled.code, "sm_90", 0, {"vadd"});
@@ -28,8 +29,9 @@ TEST(ModuleLoader, CudaLoadWithoutADriverIsBackendUnavailable) {
 }
 
 TEST(ModuleLoader, DriverOverrideToAMissingFileNamesIt) {
-  std::string error;
-  if (load_cuda_driver(&error) != nullptr) GTEST_SKIP() << "a CUDA driver was already loaded";
+  const Expected<const CudaDriverApi*> driver = load_cuda_driver();
+  if (driver) GTEST_SKIP() << "a CUDA driver was already loaded";
+  const std::string& error = driver.failure().message;
   EXPECT_NE(error.find("no CUDA driver"), std::string::npos) << error;
 }
 
