@@ -49,28 +49,26 @@ class CudaModule final : public LoadedModule {
 
   // Each step leaves what it acquired in a member, so the destructor undoes
   // exactly what succeeded when a later step fails.
-  cu_result load(const std::vector<std::uint8_t>& code, const std::vector<std::string>& names,
-                 std::string* step) {
-    *step = "cuDevicePrimaryCtxRetain";
+  cu_result load(const std::vector<std::uint8_t>& code, const std::vector<std::string>& names) {
+    step_ = "cuDevicePrimaryCtxRetain";
     cu_context context = nullptr;
     cu_result result = api_.cuDevicePrimaryCtxRetain(&context, device_);
     if (result != kCudaSuccess) return result;
     context_ = context;
     PushedContext pushed(api_, context_);
-    *step = "cuCtxPushCurrent";
+    step_ = "cuCtxPushCurrent";
     if (pushed.result() != kCudaSuccess) return pushed.result();
-    *step = "cuModuleLoadData";
+    step_ = "cuModuleLoadData";
     cu_module module = nullptr;
     result = api_.cuModuleLoadData(&module, code.data());
     if (result != kCudaSuccess) return result;
     module_ = module;
-    return resolve_functions(
-        names, "cuModuleGetFunction", step, [&](void** function, const char* name) {
-          cu_function resolved = nullptr;
-          const cu_result got = api_.cuModuleGetFunction(&resolved, module, name);
-          *function = resolved;
-          return got;
-        });
+    return resolve_functions(names, "cuModuleGetFunction", [&](void** function, const char* name) {
+      cu_function resolved = nullptr;
+      const cu_result got = api_.cuModuleGetFunction(&resolved, module, name);
+      *function = resolved;
+      return got;
+    });
   }
 
  private:
@@ -102,10 +100,10 @@ ModuleLoad load_cuda_module(const std::vector<std::uint8_t>& code, int device,
         nullptr};
   }
   auto module = std::make_shared<CudaModule>(*api, handle);
-  std::string step;
-  result = module->load(code, function_names, &step);
+  result = module->load(code, function_names);
   if (result != kCudaSuccess) {
-    return step_failed(status_for(result), step, "CUDA", device, cuda_error_text(*api, result));
+    return step_failed(status_for(result), module->failed_step(), "CUDA", device,
+                       cuda_error_text(*api, result));
   }
   return loaded_module(std::move(module));
 }

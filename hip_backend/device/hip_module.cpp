@@ -20,31 +20,30 @@ class HipModule final : public LoadedModule {
 
   // Under the ROCm lock. Restores the thread's current device afterwards.
   hip_error load(const std::vector<std::uint8_t>& code, int device,
-                 const std::vector<std::string>& names, std::string* step) {
+                 const std::vector<std::string>& names) {
     int previous = 0;
-    *step = "hipGetDevice";
+    step_ = "hipGetDevice";
     hip_error error = api_.hipGetDevice(&previous);
     if (error != kHipSuccess) return error;
-    *step = "hipSetDevice(" + std::to_string(device) + ")";
+    step_ = "hipSetDevice(" + std::to_string(device) + ")";
     error = api_.hipSetDevice(device);
     if (error != kHipSuccess) return error;
-    error = load_on_current(code, names, step);
+    error = load_on_current(code, names);
     api_.hipSetDevice(previous);
     return error;
   }
 
  private:
   hip_error load_on_current(const std::vector<std::uint8_t>& code,
-                            const std::vector<std::string>& names, std::string* step) {
-    *step = "hipModuleLoadData";
+                            const std::vector<std::string>& names) {
+    step_ = "hipModuleLoadData";
     void* module = nullptr;
     hip_error error = api_.hipModuleLoadData(&module, code.data());
     if (error != kHipSuccess) return error;
     module_ = module;
-    return resolve_functions(names, "hipModuleGetFunction", step,
-                             [&](void** function, const char* name) {
-                               return api_.hipModuleGetFunction(function, module, name);
-                             });
+    return resolve_functions(names, "hipModuleGetFunction", [&](void** function, const char* name) {
+      return api_.hipModuleGetFunction(function, module, name);
+    });
   }
 
   const HipRuntimeApi& api_;
@@ -65,12 +64,11 @@ ModuleLoad load_hip_module(const std::vector<std::uint8_t>& code, int device,
     return no_such_device("HIP runtime", device, count,
                           counted != kHipSuccess ? hip_error_text(*api, counted) : "");
   }
-  std::string step;
-  const hip_error error = module->load(code, device, function_names, &step);
+  const hip_error error = module->load(code, device, function_names);
   if (error != kHipSuccess) {
     return step_failed(
-        error == kHipErrorOutOfMemory ? HIPACM_ERROR_OUT_OF_MEMORY : HIPACM_ERROR_INTERNAL, step,
-        "HIP", device, hip_error_text(*api, error));
+        error == kHipErrorOutOfMemory ? HIPACM_ERROR_OUT_OF_MEMORY : HIPACM_ERROR_INTERNAL,
+        module->failed_step(), "HIP", device, hip_error_text(*api, error));
   }
   return loaded_module(std::move(module));
 }

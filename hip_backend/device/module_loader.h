@@ -27,16 +27,19 @@ class LoadedModule {
   /// CUfunction / hipFunction_t, in the order of the names passed to load_module.
   const std::vector<void*>& functions() const noexcept { return functions_; }
 
+  /// The driver call a failed load stopped at, e.g. cuModuleGetFunction("vadd"): the load
+  /// returns the driver's own code, which the caller maps to a status, and this names the call.
+  const std::string& failed_step() const noexcept { return step_; }
+
  protected:
   /// Resolves `names` in order with `get(void** function, const char* name)`, the driver's
-  /// get-function call named `call` in *step. Returns the first failing code, or 0 (success on
+  /// get-function call named `call` (the step). Returns the first failing code, or 0 (success on
   /// both platforms).
   template <class Get>
-  int resolve_functions(const std::vector<std::string>& names, const char* call, std::string* step,
-                        Get get) {
+  int resolve_functions(const std::vector<std::string>& names, const char* call, Get get) {
     functions_.reserve(names.size());
     for (const std::string& name : names) {
-      *step = std::string(call) + "(\"" + name + "\")";
+      step_ = std::string(call) + "(\"" + name + "\")";
       void* function = nullptr;
       if (const int error = get(&function, name.c_str()); error != 0) return error;
       functions_.push_back(function);
@@ -44,6 +47,8 @@ class LoadedModule {
     return 0;
   }
 
+  /// The driver call under way; failed_step() once a load has failed.
+  std::string step_;
   void* module_ = nullptr;
   std::vector<void*> functions_;
 };
