@@ -183,8 +183,7 @@ CacheAdmin CacheAdmin::open(const std::string& db_path) {
     if (Expected<void> prepared = prepare_writable_dir(dir); !prepared)
       throw std::runtime_error(prepared.failure().message);
   }
-  std::string fs_name;
-  const bool network = on_network_filesystem(dir.empty() ? "." : dir, &fs_name);
+  const bool network = network_filesystem(dir.empty() ? "." : dir).has_value();
   return CacheAdmin(CacheStore::open(db_path, CacheStore::Access::kReadWrite, network));
 }
 

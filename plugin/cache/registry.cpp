@@ -42,11 +42,11 @@ std::shared_ptr<CacheStore> open_store(const std::string& db_path, CacheStore::A
   const std::string dir = std::filesystem::path(db_path).parent_path().string();
   bool network = false;
   try {
-    std::string fs_name;
-    network = on_network_filesystem(dir.empty() ? "." : dir, &fs_name);
+    const std::optional<std::string> fs_name = network_filesystem(dir.empty() ? "." : dir);
+    network = fs_name.has_value();
     if (network)
       warn("cache-nfs:" + db_path,
-           "the kernel cache " + db_path + " is on " + fs_name +
+           "the kernel cache " + db_path + " is on " + *fs_name +
                "; using SQLite's rollback journal instead of WAL. Concurrent use from several "
                "hosts relies on the file system's locking (see docs/CACHE.md)");
     if (access == CacheStore::Access::kReadWrite && !dir.empty()) {

@@ -11,7 +11,9 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <system_error>
+#include <utility>
 
 namespace hipacm::cli {
 namespace fs = std::filesystem;
@@ -28,8 +30,10 @@ void check_writable(CacheLocation* location) {
   }
   // The same owner and mode check as every process that opens the cache there.
   if (location->exists) {
-    location->problem = cache::cache_dir_problem(location->path);
-    if (!location->problem.empty()) return;
+    if (Expected<void> own = cache::check_cache_dir(location->path); !own) {
+      location->problem = std::move(own).failure().message;
+      return;
+    }
   }
   while (!fs::exists(probe, ec) && probe.has_parent_path() && probe != probe.parent_path())
     probe = probe.parent_path();
@@ -57,8 +61,8 @@ CacheLocation resolve_cache_location(const std::string& explicit_dir) {
                     : backend::environment_value("XDG_CACHE_HOME") ? "XDG_CACHE_HOME"
                                                                    : "HOME";
   location.database = cache::database_in(location.path);
-  std::string fs_name;
-  if (cache::on_network_filesystem(location.path, &fs_name)) location.network_fs = fs_name;
+  if (std::optional<std::string> fs_name = cache::network_filesystem(location.path))
+    location.network_fs = std::move(*fs_name);
   check_writable(&location);
   return location;
 }

@@ -95,7 +95,7 @@ std::string system_cache_path() {
 
 std::int64_t max_cache_bytes() { return settings::cache_max_bytes(); }
 
-bool on_network_filesystem(const std::string& path, std::string* fs_name) {
+std::optional<std::string> network_filesystem(const std::string& path) {
   // statfs magic numbers from linux/magic.h and the CIFS/SMB2 sources.
   struct Known {
     unsigned long magic;
@@ -109,27 +109,27 @@ bool on_network_filesystem(const std::string& path, std::string* fs_name) {
   std::filesystem::path probe(path);
   std::error_code ec;
   while (!probe.empty() && !std::filesystem::exists(probe, ec)) probe = probe.parent_path();
-  if (probe.empty()) return false;
+  if (probe.empty()) return std::nullopt;
   struct statfs info {};
-  if (::statfs(probe.c_str(), &info) != 0) return false;
-  for (const Known& known : kNetwork) {
-    if (static_cast<unsigned long>(info.f_type) == known.magic) {
-      *fs_name = known.name;
-      return true;
-    }
-  }
-  return false;
+  if (::statfs(probe.c_str(), &info) != 0) return std::nullopt;
+  for (const Known& known : kNetwork)
+    if (static_cast<unsigned long>(info.f_type) == known.magic) return std::string(known.name);
+  return std::nullopt;
 }
 
-std::string cache_dir_problem(const std::string& dir) {
+Expected<void> check_cache_dir(const std::string& dir) {
+  const auto refused = [](std::string message) {
+    return Failure{HIPACM_ERROR_INVALID_ARGUMENT, std::move(message)};
+  };
   struct stat st {};
-  if (::stat(dir.c_str(), &st) != 0) return "cannot inspect " + dir + ": " + std::strerror(errno);
-  if (!S_ISDIR(st.st_mode)) return dir + " is not a directory";
+  if (::stat(dir.c_str(), &st) != 0)
+    return refused("cannot inspect " + dir + ": " + std::strerror(errno));
+  if (!S_ISDIR(st.st_mode)) return refused(dir + " is not a directory");
   if (st.st_uid != ::geteuid())
-    return dir + " belongs to another user (uid " + std::to_string(st.st_uid) + ")";
+    return refused(dir + " belongs to another user (uid " + std::to_string(st.st_uid) + ")");
   if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
-    return dir + " is writable by other users (mode " + octal_mode(st.st_mode) + ")";
-  return "";
+    return refused(dir + " is writable by other users (mode " + octal_mode(st.st_mode) + ")");
+  return {};
 }
 
 Expected<void> prepare_writable_dir(const std::string& dir) {
@@ -149,9 +149,7 @@ Expected<void> prepare_writable_dir(const std::string& dir) {
   if (!std::filesystem::is_directory(dir, ec)) return unusable(dir + " is not a directory");
   if (::access(dir.c_str(), W_OK | X_OK) != 0)
     return unusable(dir + " is not writable: " + std::strerror(errno));
-  if (std::string problem = cache_dir_problem(dir); !problem.empty())
-    return unusable(std::move(problem));
-  return {};
+  return check_cache_dir(dir);
 }
 
 }  // namespace hipacm::cache

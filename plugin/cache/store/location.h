@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "support/failure.h"
@@ -51,18 +52,18 @@ std::string system_cache_path();
 /// uses the default.
 std::int64_t max_cache_bytes();
 
-/// True when `path` (or its nearest existing parent) is on NFS, SMB/CIFS or
-/// another network file system; *fs_name then names it.
-bool on_network_filesystem(const std::string& path, std::string* fs_name);
+/// The name of the network file system (NFS, SMB/CIFS, ...) that `path` (or its nearest
+/// existing parent) is on; nullopt when it is on none.
+std::optional<std::string> network_filesystem(const std::string& path);
 
-/// Why the existing directory `dir` may not hold a cache this process writes ("" when it may):
-/// it must be a directory (a link to one counts as what it names) owned by this user and
-/// writable by no one else, or another user could plant or swap the database or its -wal,
-/// -shm, -journal and claims files beside it.
-std::string cache_dir_problem(const std::string& dir);
+/// Whether the existing directory `dir` may hold a cache this process writes; the failure
+/// (INVALID_ARGUMENT) says why not: it must be a directory (a link to one counts as what it
+/// names) owned by this user and writable by no one else, or another user could plant or swap
+/// the database or its -wal, -shm, -journal and claims files beside it.
+Expected<void> check_cache_dir(const std::string& dir);
 
 /// Creates `dir` and its parents (mode 0700 for new ones). Fails (INVALID_ARGUMENT, naming the
-/// directory) when it cannot, when it is not a writable directory, or when cache_dir_problem()
+/// directory) when it cannot, when it is not a writable directory, or when check_cache_dir()
 /// finds it is not this user's alone.
 Expected<void> prepare_writable_dir(const std::string& dir);
 
