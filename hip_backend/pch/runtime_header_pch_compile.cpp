@@ -22,7 +22,7 @@
 
 #include "hip_backend/dispatch/compile_dispatch.h"
 #include "hip_backend/hiprtc/inprocess_compiler.h"
-#include "hip_backend/hiprtc/runtime_header_pch.h"
+#include "hip_backend/pch/runtime_header_pch.h"
 #include "hip_backend/pch/runtime_header_pch_store.h"
 #include "hip_backend/process/child_descriptors.h"
 #include "hip_backend/process/private_temp_dir.h"

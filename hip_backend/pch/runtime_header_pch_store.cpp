@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "hip_backend/machine/runtime_dir.h"
+#include "hip_backend/pch/runtime_header_pch_file.h"
 #include "hip_backend/process/private_temp_dir.h"
 #include "hip_backend/protocol/worker_protocol.h"
-#include "hip_backend/runtime_header_pch_file.h"
 #include "support/environment.h"
 #include "support/file_lock.h"
 #include "support/no_destructor.h"

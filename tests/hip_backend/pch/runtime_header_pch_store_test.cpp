@@ -13,8 +13,8 @@
 #include <optional>
 #include <string>
 
+#include "hip_backend/pch/runtime_header_pch_file.h"
 #include "hip_backend/pch/runtime_header_pch_store.h"
-#include "hip_backend/runtime_header_pch_file.h"
 
 namespace hipacm::test {
 namespace {

@@ -20,7 +20,7 @@
 #include "hip_backend/dispatch/compile_dispatch.h"
 #include "hip_backend/hiprtc/inprocess_compiler.h"
 #include "hip_backend/hiprtc/rocm_toolchain.h"
-#include "hip_backend/hiprtc/runtime_header_pch.h"
+#include "hip_backend/pch/runtime_header_pch.h"
 #include "hip_backend/pch/runtime_header_pch_store.h"
 #include "hip_backend/pool/worker_compiler.h"
 #include "hip_backend/pool/worker_pool.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // runtime_header_pch.cpp - the options a runtime-header PCH may serve, its key, and the PCH that
 // hipRTC's own first step emits.
-#include "hip_backend/hiprtc/runtime_header_pch.h"
+#include "hip_backend/pch/runtime_header_pch.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "hip_backend/compiler.h"
-#include "hip_backend/runtime_header_pch_file.h"
+#include "hip_backend/pch/runtime_header_pch_file.h"
 #include "support/failure.h"
 
 namespace hipacm::backend {

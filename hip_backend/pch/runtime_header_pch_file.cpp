@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // runtime_header_pch_file.cpp - the plausibility check on a runtime-header PCH file.
-#include "hip_backend/runtime_header_pch_file.h"
+#include "hip_backend/pch/runtime_header_pch_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
