@@ -70,7 +70,7 @@ rocm_test_environment
 rocm_env=()
 for var in "${ROCM_TEST_ENV[@]}"; do
   # A compile service would outlive the root's namespace until it idles out.
-  case $var in HIPACM_COMGR_LIBRARY=* | HIPACM_COMPILE_SERVICE=*) rocm_env+=("$var") ;; esac
+  case $var in HIPACM_COMGR_LIBRARY=* | HIPACM_ISOLATION=*) rocm_env+=("$var") ;; esac
 done
 
 # Runs a command in a root with the bundled libs and ROCm knobs: in_root ROOT [VAR=VALUE]... CMD...

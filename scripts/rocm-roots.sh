@@ -118,7 +118,7 @@ rocm_root_exec() {
 rocm_test_environment() {
   ROCM_TEST_ENV=("HIPACM_ARCH=${HIPACM_ARCH:-gfx90a}" "HIPACM_CACHE=${HIPACM_CACHE:-off}"
     "HIPACM_MACHINE_JOBS=${HIPACM_MACHINE_JOBS:-256}"
-    "HIPACM_COMPILE_SERVICE=${HIPACM_COMPILE_SERVICE:-off}" CTEST_OUTPUT_ON_FAILURE=1)
+    "HIPACM_ISOLATION=${HIPACM_ISOLATION:-service=off}" CTEST_OUTPUT_ON_FAILURE=1)
   local var
   for var in LSAN_OPTIONS ASAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS; do
     if [ -n "${!var:-}" ]; then ROCM_TEST_ENV+=("$var=${!var}"); fi

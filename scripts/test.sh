@@ -13,9 +13,10 @@ export HIPACM_CACHE=${HIPACM_CACHE:-off}
 # ctest runs suites side by side, each sizing its pools as if alone; a machine-wide budget of
 # nproc would make them queue behind each other. The budget's own tests set theirs.
 export HIPACM_MACHINE_JOBS=${HIPACM_MACHINE_JOBS:-256}
-# The suites count, time, kill and reap the workers they start; the compile service's own tests
-# (and the default's) turn it on themselves.
-export HIPACM_COMPILE_SERVICE=${HIPACM_COMPILE_SERVICE:-off}
+# The suites count, time, kill and reap the workers they start, so workers are their own
+# (HIPACM_ISOLATION's service=off); the compile service's own tests (and the default's) turn it on
+# themselves, and tests that choose an isolation keep service=off.
+export HIPACM_ISOLATION=${HIPACM_ISOLATION:-service=off}
 export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
 # hipRTC's LLVM installs its own signal stack on pool threads; ASan's would
 # then be unmapped twice at thread exit.

@@ -18,22 +18,25 @@ constexpr std::array<Info, static_cast<std::size_t>(Id::kCount)> kList = {{
      "the arch a mode compiles for when its config names none, and the tool's default arch; "
      "`sm_` and `compute_` archs select NVRTC",
      ""},
-    {Id::kIsolation, "HIPACM_ISOLATION", "`auto`, `in-process` or `process`", "`auto`", "isolation",
-     kUsers,
-     "where a mode whose config says AUTO compiles: in worker processes, in the host, or (`auto`) "
-     "in workers when `hipacm-worker` is found",
-     ""},
-    {Id::kCompileService, "HIPACM_COMPILE_SERVICE", "`auto`, `on` or `off`", "`auto`", "", kUsers,
-     "where workers come from: `auto` takes them from this user's compile service, which keeps "
-     "warm workers between processes, except in a host that is PID 1 or a child subreaper; `on` "
-     "in every host; `off`: each process spawns its own",
+    {Id::kIsolation, "HIPACM_ISOLATION",
+     "`auto`, `in-process` or `process`; `service=auto`, `on` or `off`; or both, comma-separated "
+     "(`process,service=off`)",
+     "`auto` (and `service=auto`)", "isolation", kUsers,
+     "where compiles run: for a mode whose config says AUTO, in worker processes, in the host, or "
+     "(`auto`) in workers when `hipacm-worker` is found; and, for every host, where workers come "
+     "from: this user's compile service, which keeps warm workers between processes (`auto`: "
+     "except "
+     "in a host that is PID 1 or a child subreaper; `on`: in every host), or each process's own "
+     "(`off`)",
      ""},
     {Id::kWorker, "HIPACM_WORKER", "a path", "beside `libhipacm.so`, or `<prefix>/libexec/hipacm/`",
      "", kUsers, "the `hipacm-worker` binary to run", ""},
-    {Id::kWorkerIdleMs, "HIPACM_WORKER_IDLE_MS", "milliseconds", "60000", "", kUsers,
-     "how long an idle warm worker waits before it retires", ""},
-    {Id::kServiceIdleMs, "HIPACM_SERVICE_IDLE_MS", "milliseconds", "300000", "", kUsers,
-     "how long a compile service with no worker in use waits before it exits", ""},
+    {Id::kIdleMs, "HIPACM_IDLE_MS", "milliseconds, or two: `WORKER,SERVICE`", "60000,300000", "",
+     kUsers,
+     "how long an idle warm worker waits before it retires, and how long a compile service with no "
+     "worker in use waits before it exits; one number sets both, and an empty part keeps its "
+     "default",
+     ""},
     {Id::kServiceFork, "HIPACM_SERVICE_FORK", "`on` or `off`", "`on`", "", kUsers,
      "`off`: the compile service spawns its workers instead of forking them from its warm state "
      "(it spawns anyway once a compiler has started threads in it)",
@@ -95,6 +98,20 @@ constexpr std::array<Info, static_cast<std::size_t>(Id::kCount)> kList = {{
      ""},
     {Id::kMpiRoundBytes, "HIPACM_MPI_ROUND_BYTES", "bytes, from 4 KiB to 1 GiB", "256 MiB", "",
      kUsers, "`warmup --mpi`: what a rank sends in one round of the exchange of code objects", ""},
+    {Id::kCompileService, "HIPACM_COMPILE_SERVICE", "`auto`, `on` or `off`", "`auto`", "", kUsers,
+     "deprecated: where workers come from, now `HIPACM_ISOLATION`'s `service=`; where set, it "
+     "still "
+     "applies, over `HIPACM_ISOLATION`",
+     "HIPACM_ISOLATION"},
+    {Id::kWorkerIdleMs, "HIPACM_WORKER_IDLE_MS", "milliseconds", "60000", "", kUsers,
+     "deprecated: the idle time of workers, now the first number of `HIPACM_IDLE_MS`; where set, "
+     "it "
+     "still applies, over `HIPACM_IDLE_MS`",
+     "HIPACM_IDLE_MS"},
+    {Id::kServiceIdleMs, "HIPACM_SERVICE_IDLE_MS", "milliseconds", "300000", "", kUsers,
+     "deprecated: the idle time of the compile service, now the second number of "
+     "`HIPACM_IDLE_MS`; where set, it still applies, over `HIPACM_IDLE_MS`",
+     "HIPACM_IDLE_MS"},
     {Id::kWorkerFault, "HIPACM_WORKER_FAULT", "a fault list (`crash-segv:when=MARK`, ...)", "none",
      "", kTests, "faults a worker injects, with `HIPACM_WORKER_ENABLE_FAULTS=1`", ""},
     {Id::kWorkerEnableFaults, "HIPACM_WORKER_ENABLE_FAULTS", "`1`", "unset", "", kTests,

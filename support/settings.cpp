@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <string_view>
+#include <vector>
 
 #include "support/byte_size.h"
 #include "support/environment.h"
@@ -45,6 +47,71 @@ std::optional<T> whole_number(const std::string& text) {
   return value;
 }
 
+// $HIPACM_ISOLATION's two settings: its isolation words (one, when it is well formed) and the
+// value of its service= item.
+struct IsolationParts {
+  std::vector<std::string> words;
+  std::optional<std::string> service;
+};
+
+IsolationParts isolation_parts(const std::string& value) {
+  constexpr std::string_view kService = "service=";
+  IsolationParts parts;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = value.find(',', start);
+    std::string item = value.substr(start, comma == std::string::npos ? comma : comma - start);
+    if (item.starts_with(kService)) {
+      parts.service = item.substr(kService.size());
+    } else {
+      parts.words.push_back(std::move(item));
+    }
+    if (comma == std::string::npos) return parts;
+    start = comma + 1;
+  }
+}
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& word : words) out += (out.empty() ? "" : ",") + word;
+  return out;
+}
+
+const char* service_word(CompileService value) {
+  switch (value) {
+    case CompileService::kOn:
+      return "on";
+    case CompileService::kOff:
+      return "off";
+    case CompileService::kAuto:
+      break;
+  }
+  return "auto";
+}
+
+// One part of $HIPACM_IDLE_MS: the first number (workers) or the second (the compile service);
+// a value without a comma gives both.
+std::string idle_part(const std::string& value, bool second) {
+  const std::size_t comma = value.find(',');
+  if (comma == std::string::npos) return value;
+  return second ? value.substr(comma + 1) : value.substr(0, comma);
+}
+
+// What replaces a deprecated name, said in its warning.
+std::string replacement(Id id, const std::string& value) {
+  switch (id) {
+    case Id::kCompileService:
+      return "put service=" + quoted(value) + " in " + named(Id::kIsolation);
+    case Id::kWorkerIdleMs:
+      return "give the workers' idle time as the first number of " + named(Id::kIdleMs);
+    case Id::kServiceIdleMs:
+      return "give the service's idle time as the second number of " + named(Id::kIdleMs);
+    default:
+      break;
+  }
+  return std::string("use ") + info(id).replaced_by;
+}
+
 // What a fault hook reads: its own variable, when `enable` is "1".
 std::optional<std::string> test_hook(Id enable, Id hook) {
   if (text(enable) != "1") return std::nullopt;
@@ -62,27 +129,68 @@ void put(Id id, const std::string& value, bool overwrite) {
 std::optional<std::string> arch() { return text(Id::kArch); }
 
 Expected<Isolation> isolation() {
+  report_deprecated();
   const std::optional<std::string> value = text(Id::kIsolation);
-  if (!value || *value == "auto") return Isolation::kAuto;
-  if (*value == "in-process") return Isolation::kInProcess;
-  if (*value == "process") return Isolation::kProcess;
-  return Failure{HIPACM_ERROR_INVALID_ARGUMENT, named(Id::kIsolation) + " is '" + *value +
-                                                    "'; expected auto, in-process or process"};
+  if (!value) return Isolation::kAuto;
+  const IsolationParts parts = isolation_parts(*value);
+  if (parts.words.empty()) return Isolation::kAuto;
+  if (parts.words.size() == 1) {
+    const std::string& word = parts.words.front();
+    if (word == "auto") return Isolation::kAuto;
+    if (word == "in-process") return Isolation::kInProcess;
+    if (word == "process") return Isolation::kProcess;
+  }
+  // A value of one word keeps the message it always had.
+  const bool one_word = parts.words.size() == 1 && !parts.service;
+  return Failure{
+      HIPACM_ERROR_INVALID_ARGUMENT,
+      named(Id::kIsolation) + " is '" + *value + "'; expected auto, in-process or process" +
+          (one_word ? "" : ", and at most one service=auto, on or off, separated by commas")};
+}
+
+std::optional<std::string> isolation_word() {
+  const std::optional<std::string> value = text(Id::kIsolation);
+  if (!value) return std::nullopt;
+  std::string words = joined(isolation_parts(*value).words);
+  if (words.empty()) return std::nullopt;
+  return words;
 }
 
 Parsed<CompileService> compile_service() {
-  const std::optional<std::string> value = text(Id::kCompileService);
+  report_deprecated();
+  std::optional<std::string> value = text(Id::kCompileService);
+  // Where the value came from, as its problem says it.
+  std::string where = named(Id::kCompileService) + "='";
+  std::string is_not = "' is not";
+  if (!value) {
+    if (const std::optional<std::string> isolation = text(Id::kIsolation))
+      value = isolation_parts(*isolation).service;
+    where = named(Id::kIsolation) + " has service='";
+    is_not = "', which is not";
+  }
   if (!value || *value == "auto") return {CompileService::kAuto, ""};
   if (*value == "on") return {CompileService::kOn, ""};
   if (*value == "off") return {CompileService::kOff, ""};
-  return {CompileService::kOff,
-          named(Id::kCompileService) + "='" + *value + "' is not auto, on or off; read as off"};
+  return {CompileService::kOff, where + *value + is_not + " auto, on or off; read as off"};
+}
+
+void put_compile_service(CompileService value) {
+  std::vector<std::string> words;
+  if (const std::optional<std::string> isolation = text(Id::kIsolation))
+    words = isolation_parts(*isolation).words;
+  words.push_back(std::string("service=") + service_word(value));
+  ::setenv(name(Id::kIsolation), joined(words).c_str(), 1);
+  ::unsetenv(name(Id::kCompileService));
 }
 
 std::optional<std::string> worker_path() { return text(Id::kWorker); }
 
 std::int64_t worker_idle_ms() {
-  const std::optional<std::string> value = text(Id::kWorkerIdleMs);
+  report_deprecated();
+  std::optional<std::string> value = text(Id::kWorkerIdleMs);
+  if (!value) {
+    if (const std::optional<std::string> idle = text(Id::kIdleMs)) value = idle_part(*idle, false);
+  }
   if (!value) return kDefaultWorkerIdleMs;
   const std::optional<std::int64_t> ms = whole_number<std::int64_t>(*value);
   if (!ms || *ms < 0) return kDefaultWorkerIdleMs;
@@ -90,7 +198,10 @@ std::int64_t worker_idle_ms() {
 }
 
 unsigned long service_idle_ms() {
-  const std::optional<std::string> value = text(Id::kServiceIdleMs);
+  std::optional<std::string> value = text(Id::kServiceIdleMs);
+  if (!value) {
+    if (const std::optional<std::string> idle = text(Id::kIdleMs)) value = idle_part(*idle, true);
+  }
   if (!value) return kDefaultServiceIdleMs;
   const std::optional<unsigned long> ms = whole_number<unsigned long>(*value);
   return ms ? std::min(*ms, kMaxServiceIdleMs) : kDefaultServiceIdleMs;
@@ -174,6 +285,18 @@ Parsed<backend::LogLevel> log_level() {
 std::optional<std::string> record_path() { return text(Id::kRecord); }
 
 std::optional<std::string> mpi_round_bytes() { return text(Id::kMpiRoundBytes); }
+
+void report_deprecated() {
+  for (const Info& setting : list()) {
+    if (*setting.replaced_by == '\0') continue;
+    const std::optional<std::string> value = text(setting.id);
+    if (!value) continue;
+    backend::log_once(backend::LogLevel::kWarning, setting.name,
+                      std::string(setting.name) +
+                          " is deprecated: " + replacement(setting.id, *value) +
+                          " instead (docs/SETTINGS.md); until then its value applies");
+  }
+}
 
 std::optional<std::string> worker_fault() {
   return test_hook(Id::kWorkerEnableFaults, Id::kWorkerFault);

@@ -17,10 +17,8 @@ namespace hipacm::settings {
 enum class Id : std::uint8_t {
   kArch,
   kIsolation,
-  kCompileService,
   kWorker,
-  kWorkerIdleMs,
-  kServiceIdleMs,
+  kIdleMs,
   kServiceFork,
   kPrestartWorkers,
   kMachineJobs,
@@ -38,6 +36,11 @@ enum class Id : std::uint8_t {
   kLog,
   kRecord,
   kMpiRoundBytes,
+  // Deprecated names, each merged into the setting its entry's replaced_by names.
+  kCompileService,
+  kWorkerIdleMs,
+  kServiceIdleMs,
+  // Test hooks.
   kWorkerFault,
   kWorkerEnableFaults,
   kMpiTestEnableFaults,
@@ -88,23 +91,38 @@ struct Parsed {
 /// $HIPACM_ARCH: the default arch.
 std::optional<std::string> arch();
 
+// $HIPACM_ISOLATION holds two settings, each optional: the isolation word ("process") and where
+// workers come from ("service=off"), comma-separated ("process,service=off").
+
 enum class Isolation : std::uint8_t { kAuto, kInProcess, kProcess };
-/// $HIPACM_ISOLATION, unset reading as kAuto; an unknown word is an INVALID_ARGUMENT failure.
+/// The isolation word of $HIPACM_ISOLATION, unset reading as kAuto; an unknown word (or two) is an
+/// INVALID_ARGUMENT failure.
 Expected<Isolation> isolation();
 
+/// $HIPACM_ISOLATION without its service= part, unchecked (for doctor's report).
+std::optional<std::string> isolation_word();
+
 enum class CompileService : std::uint8_t { kAuto, kOn, kOff };
-/// $HIPACM_COMPILE_SERVICE; an unknown word reads as kOff, with the problem.
+/// Where workers come from: the deprecated $HIPACM_COMPILE_SERVICE where it is set, else
+/// $HIPACM_ISOLATION's service= part, else kAuto. An unknown word reads as kOff, with the problem.
 Parsed<CompileService> compile_service();
+
+/// Makes $HIPACM_ISOLATION's service= part `value` for this process and the processes it starts,
+/// keeping its isolation word, and unsets the deprecated $HIPACM_COMPILE_SERVICE.
+void put_compile_service(CompileService value);
 
 /// $HIPACM_WORKER: the hipacm-worker binary to run.
 std::optional<std::string> worker_path();
 
-/// $HIPACM_WORKER_IDLE_MS: how long an idle worker waits before it retires (ms); a malformed or
-/// negative value reads as the default, and a year caps it.
+/// How long an idle worker waits before it retires (ms): the deprecated $HIPACM_WORKER_IDLE_MS
+/// where it is set, else $HIPACM_IDLE_MS's first number. A malformed or negative value reads as
+/// the default, and a year caps it.
 std::int64_t worker_idle_ms();
 
-/// $HIPACM_SERVICE_IDLE_MS: how long an idle compile service waits before it exits (ms); a
-/// malformed value reads as the default, and a day caps it.
+/// How long an idle compile service waits before it exits (ms): the deprecated
+/// $HIPACM_SERVICE_IDLE_MS where it is set, else $HIPACM_IDLE_MS's second number (or its only
+/// one). A malformed value reads as the default, and a day caps it. Read in the service, whose
+/// stderr is no one's: the hosts warn about the deprecated name instead.
 unsigned long service_idle_ms();
 
 /// $HIPACM_SERVICE_FORK: false only for "off".
@@ -151,6 +169,11 @@ std::optional<std::string> record_path();
 
 /// $HIPACM_MPI_ROUND_BYTES, unparsed: `warmup --mpi` checks it against its message bounds.
 std::optional<std::string> mpi_round_bytes();
+
+/// Logs one warning per process for each deprecated name that is set, saying what replaced it.
+/// The reads of the settings that replaced them (isolation(), compile_service(),
+/// worker_idle_ms()) call it, so every host that could be affected says so.
+void report_deprecated();
 
 // ---- Test hooks: honoured only with their enabling variable ----
 

@@ -18,7 +18,7 @@ trap 'rm -rf "$dir"' EXIT
 
 "$bench" --generate "$dir/set" --examples "$examples" --count 4 || exit 1
 # The bench's children choose the service themselves (h: the default, h-own: off).
-env -u HIPACM_COMPILE_SERVICE TMPDIR="$dir" PYTHONPATH="$source_dir/bindings/python" \
+env -u HIPACM_COMPILE_SERVICE -u HIPACM_ISOLATION TMPDIR="$dir" PYTHONPATH="$source_dir/bindings/python" \
   HIPACM_LIBRARY="$library" /usr/bin/python3 "$source_dir/bench/nvidia/python_bench.py" \
   --set "$dir/set" --arch "$arch" --threads 2 --rounds 1 --only hipacm --timeout 120 \
   --json "$dir/result.json" > "$dir/log" 2>&1

@@ -15,7 +15,7 @@ done
 cmake -S "$source_dir/consumer" -B "$prefix/consumer-build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$prefix/consumer-build" >/dev/null
 # The installed library finds its installed worker with no HIPACM_WORKER set.
-env -u HIPACM_WORKER LD_LIBRARY_PATH="$prefix/lib" HIPACM_ISOLATION=process \
+env -u HIPACM_WORKER LD_LIBRARY_PATH="$prefix/lib" HIPACM_ISOLATION=process,service=off \
   "$prefix/consumer-build/consumer"
 # The installed tool runs from bin/ (RPATH to lib/) and reports the installed worker.
 "$prefix/bin/hipacm" --version >/dev/null

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <optional>
@@ -41,6 +42,44 @@ std::vector<std::string> documented_rows() {
   for (std::string line; std::getline(in, line);)
     if (line.rfind("| `HIPACM_", 0) == 0) rows.push_back(line);
   return rows;
+}
+
+// The log lines a test saw (support/log.h's sink), from every thread.
+struct LogLines {
+  LogLines() { backend::set_log_sink(&LogLines::take, this, backend::LogLevel::kDebug); }
+  ~LogLines() { backend::set_log_sink(nullptr, nullptr, backend::LogLevel::kOff); }
+  LogLines(const LogLines&) = delete;
+  LogLines& operator=(const LogLines&) = delete;
+  static void take(void* self, std::int32_t, const char* message) {
+    static_cast<LogLines*>(self)->lines.emplace_back(message);
+  }
+  std::size_t count(const std::string& text) const {
+    std::size_t n = 0;
+    for (const std::string& line : lines) n += line.find(text) != std::string::npos ? 1 : 0;
+    return n;
+  }
+  std::vector<std::string> lines;
+};
+
+// First in the file: a deprecated name warns once per process, and a run of the whole binary in
+// one process must not have used that warning up already.
+TEST(Settings, ADeprecatedNameStillAppliesAndWarnsOnce) {
+  LogLines log;
+  ScopedEnv idle(Id::kIdleMs, "5000,7000");
+  ScopedEnv old(Id::kWorkerIdleMs, "1234");
+  EXPECT_EQ(worker_idle_ms(), 1234);
+  EXPECT_EQ(worker_idle_ms(), 1234);
+  EXPECT_EQ(service_idle_ms(), 7000u);
+  EXPECT_EQ(log.count("HIPACM_WORKER_IDLE_MS is deprecated: give the workers' idle time as the "
+                      "first number of HIPACM_IDLE_MS instead (docs/SETTINGS.md); until then its "
+                      "value applies"),
+            1u);
+  ScopedEnv service(Id::kCompileService, "on");
+  ScopedEnv new_name(Id::kIsolation, "process,service=off");
+  EXPECT_EQ(compile_service().value, CompileService::kOn);
+  EXPECT_EQ(isolation().value(), Isolation::kProcess);
+  EXPECT_EQ(log.count("HIPACM_COMPILE_SERVICE is deprecated: put service=on in HIPACM_ISOLATION"),
+            1u);
 }
 
 TEST(Settings, EveryEntryIsComplete) {
@@ -105,10 +144,57 @@ TEST(Settings, IsolationAndItsMessage) {
 }
 
 TEST(Settings, CompileServiceReadsAnUnknownWordAsOff) {
-  ScopedEnv bad(Id::kCompileService, "yes");
+  ScopedEnv new_name(Id::kIsolation, "process,service=yes");
+  {
+    ScopedEnv bad(Id::kCompileService, "yes");
+    const Parsed<CompileService> service = compile_service();
+    EXPECT_EQ(service.value, CompileService::kOff);
+    EXPECT_EQ(service.problem, "HIPACM_COMPILE_SERVICE='yes' is not auto, on or off; read as off");
+  }
+  ScopedEnv unset(Id::kCompileService, std::nullopt);
   const Parsed<CompileService> service = compile_service();
   EXPECT_EQ(service.value, CompileService::kOff);
-  EXPECT_EQ(service.problem, "HIPACM_COMPILE_SERVICE='yes' is not auto, on or off; read as off");
+  EXPECT_EQ(service.problem,
+            "HIPACM_ISOLATION has service='yes', which is not auto, on or off; read as off");
+  EXPECT_EQ(isolation().value(), Isolation::kProcess);  // the isolation word stands
+}
+
+TEST(Settings, IsolationHoldsWhereWorkersComeFrom) {
+  ScopedEnv unset(Id::kCompileService, std::nullopt);
+  struct Case {
+    const char* value;
+    Isolation isolation;
+    CompileService service;
+  };
+  for (const Case& c :
+       {Case{"process,service=off", Isolation::kProcess, CompileService::kOff},
+        Case{"service=on", Isolation::kAuto, CompileService::kOn},
+        Case{"service=auto,in-process", Isolation::kInProcess, CompileService::kAuto},
+        Case{"auto", Isolation::kAuto, CompileService::kAuto}}) {
+    SCOPED_TRACE(c.value);
+    ScopedEnv isolation_env(Id::kIsolation, c.value);
+    EXPECT_EQ(isolation().value(), c.isolation);
+    EXPECT_EQ(compile_service().value, c.service);
+    EXPECT_EQ(compile_service().problem, "");
+  }
+  ScopedEnv two(Id::kIsolation, "process,in-process");
+  EXPECT_EQ(isolation().failure().message,
+            "HIPACM_ISOLATION is 'process,in-process'; expected auto, in-process or process, and "
+            "at most one service=auto, on or off, separated by commas");
+  EXPECT_EQ(isolation_word(), "process,in-process");
+}
+
+TEST(Settings, PutCompileServiceKeepsTheIsolationWord) {
+  ScopedEnv isolation_env(Id::kIsolation, "process,service=on");
+  ScopedEnv old(Id::kCompileService, "auto");
+  put_compile_service(CompileService::kOff);
+  EXPECT_EQ(text(Id::kIsolation), "process,service=off");
+  EXPECT_EQ(text(Id::kCompileService), std::nullopt);
+  EXPECT_EQ(compile_service().value, CompileService::kOff);
+  ScopedEnv none(Id::kIsolation, std::nullopt);
+  put_compile_service(CompileService::kOn);
+  EXPECT_EQ(text(Id::kIsolation), "service=on");
+  EXPECT_EQ(isolation_word(), std::nullopt);
 }
 
 TEST(Settings, PrestartWorkers) {
@@ -133,14 +219,25 @@ TEST(Settings, MachineJobs) {
 }
 
 TEST(Settings, IdleTimesFallBackAndAreCapped) {
-  ScopedEnv worker(Id::kWorkerIdleMs, "-1");
-  ScopedEnv service(Id::kServiceIdleMs, "soon");
+  ScopedEnv idle(Id::kIdleMs, "-1,soon");
+  ScopedEnv worker(Id::kWorkerIdleMs, std::nullopt);
+  ScopedEnv service(Id::kServiceIdleMs, std::nullopt);
   EXPECT_EQ(worker_idle_ms(), 60000);
   EXPECT_EQ(service_idle_ms(), 300000u);
-  ScopedEnv worker_long(Id::kWorkerIdleMs, "9000000000000000000");
-  ScopedEnv service_long(Id::kServiceIdleMs, "900000000000");
+  ScopedEnv long_idle(Id::kIdleMs, "900000000000000");
   EXPECT_EQ(worker_idle_ms(), 365LL * 24 * 3600 * 1000);
   EXPECT_EQ(service_idle_ms(), 24UL * 3600 * 1000);
+  ScopedEnv one(Id::kIdleMs, "2500");
+  EXPECT_EQ(worker_idle_ms(), 2500);
+  EXPECT_EQ(service_idle_ms(), 2500u);
+  ScopedEnv service_only(Id::kIdleMs, ",600000");
+  EXPECT_EQ(worker_idle_ms(), 60000);
+  EXPECT_EQ(service_idle_ms(), 600000u);
+  // The old names read as they did.
+  ScopedEnv worker_old(Id::kWorkerIdleMs, "9000000000000000000");
+  ScopedEnv service_old(Id::kServiceIdleMs, "x");
+  EXPECT_EQ(worker_idle_ms(), 365LL * 24 * 3600 * 1000);
+  EXPECT_EQ(service_idle_ms(), 300000u);
 }
 
 TEST(Settings, HiprtcPchReadsAnUnknownWordAsOn) {

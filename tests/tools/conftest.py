@@ -39,9 +39,15 @@ def cache_dir(tmp_path):
 
 def base_env(cache):
     env = dict(os.environ)
-    # Tests choose their own arch, run the build's worker, and never touch the user's cache.
+    # Tests choose their own arch and isolation, run the build's worker, and never touch the user's
+    # cache. Where workers come from (HIPACM_ISOLATION's service= part, which scripts/test.sh sets
+    # to off) stays the runner's.
+    service = [part for part in env.get("HIPACM_ISOLATION", "").split(",")
+               if part.startswith("service=")]
     for name in ("HIPACM_ARCH", "HIPACM_ISOLATION", "HIPACM_WORKER", "HIPACM_CACHE"):
         env.pop(name, None)
+    if service:
+        env["HIPACM_ISOLATION"] = service[-1]
     env["HIPACM_CACHE_DIR"] = str(cache)
     return env
 
@@ -86,11 +92,16 @@ def run(cli_path, cache_dir):
 
     def _run(*args, env=None, timeout=600, cwd=None):
         full_env = base_env(cache_dir)
+        runner_service = full_env.get("HIPACM_ISOLATION")
         for name, value in (env or {}).items():
             if value is None:
                 full_env.pop(name, None)
             else:
                 full_env[name] = value
+        # A test's isolation word keeps the runner's service= part unless it gives its own.
+        isolation = (env or {}).get("HIPACM_ISOLATION")
+        if isolation and runner_service and "service=" not in isolation:
+            full_env["HIPACM_ISOLATION"] = isolation + "," + runner_service
         completed = subprocess.run([cli_path, *map(str, args)], capture_output=True, text=True,
                                    env=full_env, timeout=timeout, check=False, cwd=cwd)
         return Result(completed)

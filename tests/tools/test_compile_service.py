@@ -46,15 +46,18 @@ def gone(pid, seconds=20):
     return False
 
 
-# None: the variable unset, as for a user who never heard of it (the default, auto).
+# None: the variables unset, as for a user who never heard of them (the default, auto). The
+# deprecated HIPACM_COMPILE_SERVICE still works, and wins over HIPACM_ISOLATION's service=.
 @pytest.fixture(params=["on", None], ids=["on", "default"])
 def service_env(request, tmp_path):
-    return {"HIPACM_COMPILE_SERVICE": request.param, "HIPACM_RUNTIME_DIR": str(tmp_path / "run"),
+    return {"HIPACM_COMPILE_SERVICE": request.param, "HIPACM_ISOLATION": None,
+            "HIPACM_RUNTIME_DIR": str(tmp_path / "run"),
             "HIPACM_CACHE": "off", "HIPACM_SERVICE_IDLE_MS": "60000"}
 
 
 def test_doctor_says_the_service_is_used_by_default(run, tmp_path):
-    env = {"HIPACM_COMPILE_SERVICE": None, "HIPACM_RUNTIME_DIR": str(tmp_path / "run")}
+    env = {"HIPACM_COMPILE_SERVICE": None, "HIPACM_ISOLATION": None,
+           "HIPACM_RUNTIME_DIR": str(tmp_path / "run")}
     details = checks_by_name(run("doctor", "--json", env=env).json())["worker"]["details"]
     assert details["compile_service"] == "auto"
     assert details["compile_service_used"] is True

@@ -448,6 +448,7 @@ def test_trust2_10_mpi_ranks_leave_no_compile_service_behind(tmp_path, backend_u
     def job(name, setting):
         env = mpi_env(tmp_path, {"HIPACM_RUNTIME_DIR": str(runtime)})
         env.pop("HIPACM_COMPILE_SERVICE", None)
+        env.pop("HIPACM_ISOLATION", None)  # and its service= part: the default is unset
         if setting:
             env["HIPACM_COMPILE_SERVICE"] = setting
         command = [MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", str(RANKS), CLI,

@@ -39,7 +39,10 @@ def test_doctor_reports_the_documented_settings(run):
         assert setting["takes"] == takes, name
         assert setting["default"] == default, name
         assert (setting["overrides"] or "-") == field.strip("`"), name
-        assert sections[setting["for"]] == section, name
+        expected = "Deprecated names" if setting["replaced_by"] else sections[setting["for"]]
+        assert section == expected, name
+        if setting["replaced_by"]:
+            assert setting["replaced_by"] in reported, name  # it names a setting of the list
 
 
 def test_doctor_shows_what_this_process_reads(run):
@@ -56,8 +59,10 @@ def test_man_page_environment_section_is_the_users_list(run):
     assert ".SH ENVIRONMENT" in text
     section = text.split(".SH ENVIRONMENT", 1)[1].split("\n.SH ", 1)[0]
     in_man = re.findall(r"^\.B (HIPACM_[A-Z0-9_]+)$", section, re.M)
-    users = [n for n, s in doctor_settings(run).items() if s["for"] == "users"]
+    users = [n for n, s in doctor_settings(run).items()
+             if s["for"] == "users" and not s["replaced_by"]]
     assert in_man == users
+    assert len(users) <= 21  # the "at most about 20 variables a user can set"
 
 
 def names_in_tables(path, pattern):

@@ -24,12 +24,12 @@ int main(int argc, char** argv) {
     namespace settings = hipacm::settings;
     if (const std::optional<std::string> dir = settings::cache_dir())
       settings::put(settings::Id::kCacheDir, with_rank(*dir, session.rank()), /*overwrite=*/true);
-    // No compile service for a rank unless HIPACM_COMPILE_SERVICE=on asks for it: the service is
-    // keyed by the environment, which differs between ranks (OMPI_COMM_WORLD_RANK, PMIX_RANK,
+    // No compile service for a rank unless HIPACM_ISOLATION's service=on asks for it: the service
+    // is keyed by the environment, which differs between ranks (OMPI_COMM_WORLD_RANK, PMIX_RANK,
     // ...), so "auto" would start one service per rank, each lingering after the job. Each rank
     // spawns its own workers instead; the plugin reads this when it enters its first mode.
     if (hipacm::backend::compile_service_setting() == hipacm::backend::CompileServiceSetting::kAuto)
-      settings::put(settings::Id::kCompileService, "off", /*overwrite=*/true);
+      settings::put_compile_service(settings::CompileService::kOff);
     ClusterRunner cluster;
     cluster.rank = session.rank();
     cluster.run = &run_cluster_warmup;

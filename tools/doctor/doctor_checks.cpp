@@ -134,7 +134,7 @@ Check worker_check() {
   const std::string plugin_dir = fs::path(plugin.path).parent_path().string();
   std::string why;
   const std::string worker = backend::find_worker_binary_beside(plugin_dir, &why);
-  const std::string isolation = settings::text(Id::kIsolation).value_or("");
+  const std::string isolation = settings::isolation_word().value_or("");
   Check check = named("worker");
   check.details = {{"found", !worker.empty()},
                    {"path", worker},
@@ -223,7 +223,10 @@ Check worker_check() {
          fmt::format("set {} to on, off or check, or unset it", var(Id::kHiprtcPch)), pch_problem);
   else if (!service_problem.empty())
     flag(check, CheckLevel::kWarning, service_problem,
-         fmt::format("set {} to auto, on or off, or unset it", var(Id::kCompileService)),
+         settings::text(Id::kCompileService)
+             ? fmt::format("set {} to auto, on or off, or unset it", var(Id::kCompileService))
+             : fmt::format("give service= in {} as auto, on or off, or leave it out",
+                           var(Id::kIsolation)),
          service_problem);
   else if (!runtime.passed_over.empty())
     flag(check, CheckLevel::kWarning,

@@ -28,7 +28,7 @@ mkdir -p "$scratch/home" "$scratch/tmp"
 # host's environment as it is).
 run_warmup() {
   env -u AMD_COMGR_CACHE -u AMD_COMGR_CACHE_DIR -u AMD_COMGR_CACHE_POLICY -u XDG_CACHE_HOME \
-    HOME="$scratch/home" TMPDIR="$scratch/tmp" HIPACM_ISOLATION=process "$@"
+    HOME="$scratch/home" TMPDIR="$scratch/tmp" HIPACM_ISOLATION=process,service=off "$@"
 }
 cache_files() { find "$scratch/home" "$scratch/tmp" -name 'llvmcache*' 2>/dev/null; }
 

@@ -441,6 +441,7 @@ TEST_F(CompileService, FallsBackToItsOwnWorkersWhenTheServiceCannotBeUsed) {
 
 TEST_F(CompileService, IsWhereWorkersComeFromByDefault) {
   ScopedEnv unset("HIPACM_COMPILE_SERVICE", std::nullopt);
+  ScopedEnv unset_isolation("HIPACM_ISOLATION", std::nullopt);  // and its service= part
   ASSERT_EQ(backend::compile_service_setting(), backend::CompileServiceSetting::kAuto);
   ASSERT_EQ(backend::compile_service_auto_declined(), "") << "this test runs as a plain host";
   EXPECT_TRUE(backend::compile_service_requested());
@@ -460,6 +461,7 @@ TEST_F(CompileService, IsWhereWorkersComeFromByDefault) {
 TEST_F(CompileService, ByDefaultAChildSubreaperHostSpawnsItsOwnWorkers) {
   // Such a host would adopt the service it starts; by default it is not asked to reap it.
   ScopedEnv unset("HIPACM_COMPILE_SERVICE", std::nullopt);
+  ScopedEnv unset_isolation("HIPACM_ISOLATION", std::nullopt);  // and its service= part
   ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
   EXPECT_FALSE(backend::compile_service_requested());
   EXPECT_NE(backend::compile_service_auto_declined().find("child subreaper"), std::string::npos)
@@ -491,6 +493,7 @@ TEST(CompileServiceSetting, ReadsAutoOnAndOffAndAnythingElseAsOffWithAReason) {
                         {"ON", backend::CompileServiceSetting::kOff, true},
                         {"yes", backend::CompileServiceSetting::kOff, true},
                         {"1", backend::CompileServiceSetting::kOff, true}};
+  ScopedEnv unset_isolation("HIPACM_ISOLATION", std::nullopt);  // its service= part is the default
   for (const Case& c : cases) {
     ScopedEnv env("HIPACM_COMPILE_SERVICE", c.value);
     std::string problem;

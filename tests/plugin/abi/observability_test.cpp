@@ -117,7 +117,7 @@ class Observability : public ::testing::Test {
     setenv("HIPACM_WORKER_ENABLE_FAULTS", "1", 1);
     setenv("HIPACM_WORKER_FAULT", "crash-segv:when=@SEGV@,hang:when=@HANG@", 1);
     setenv("HIPACM_CACHE", "off", 1);
-    unsetenv("HIPACM_ISOLATION");
+    setenv("HIPACM_ISOLATION", "service=off", 1);  // AUTO isolation, workers of its own
   }
 };
 
