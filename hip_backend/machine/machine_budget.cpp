@@ -151,13 +151,12 @@ void MachineSlot::release() noexcept {
 MachineBudget::MachineBudget(MachineBudgetConfig config)
     : limit_(config.limit), max_wait_(config.max_wait) {
   if (limit_ == 0) return;
-  std::string why;
   if (config.runtime_dir.empty() || config.runtime_dir.front() != '/') {
     disable("its runtime directory '" + config.runtime_dir + "' is not an absolute path");
     return;
   }
-  if (!make_runtime_directory(config.runtime_dir, &why)) {
-    disable(std::move(why));
+  if (Expected<void> made = make_runtime_directory(config.runtime_dir); !made) {
+    disable(std::move(made).failure().message);
     return;
   }
   const std::string file = config.runtime_dir + "/worker-slots";

@@ -37,29 +37,27 @@ bool hipacm_name(const std::string& name) {
          name == "pch" || name == "facts" || name.rfind("compile-service-", 0) == 0;
 }
 
-bool inspect_directory(const std::string& dir, struct stat* st, std::string* why) {
+/// Why `dir` cannot hold hipacm's runtime files (INTERNAL).
+Failure unusable(std::string why) { return Failure{HIPACM_ERROR_INTERNAL, std::move(why)}; }
+
+Expected<void> inspect_directory(const std::string& dir, struct stat* st) {
   if (dir.empty() || dir.front() != '/') {
-    *why = "'" + dir + "' is not an absolute path";
-    return false;
+    return unusable("'" + dir + "' is not an absolute path");
   }
   if (::lstat(dir.c_str(), st) != 0) {
-    *why = "cannot inspect " + dir + ": " + std::strerror(errno);
-    return false;
+    return unusable("cannot inspect " + dir + ": " + std::strerror(errno));
   }
   if (!S_ISDIR(st->st_mode)) {
-    *why = dir +
-           (S_ISLNK(st->st_mode) ? " is not a directory (a symbolic link)" : " is not a directory");
-    return false;
+    return unusable(dir + (S_ISLNK(st->st_mode) ? " is not a directory (a symbolic link)"
+                                                : " is not a directory"));
   }
   if (st->st_uid != ::geteuid()) {
-    *why = dir + " belongs to another user (uid " + std::to_string(st->st_uid) + ")";
-    return false;
+    return unusable(dir + " belongs to another user (uid " + std::to_string(st->st_uid) + ")");
   }
   if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-    *why = dir + " is writable by other users";
-    return false;
+    return unusable(dir + " is writable by other users");
   }
-  return true;
+  return {};
 }
 
 std::string home_directory() {
@@ -89,14 +87,13 @@ std::string host_part() {
 
 // Makes the fallback's parents: they must be directories of this user no one else can write,
 // or another user could move our directory away and put theirs in its place.
-bool make_fallback_parents(const std::string& dir, std::string* why) {
+Expected<void> make_fallback_parents(const std::string& dir) {
   const std::string parent = dir.substr(0, dir.rfind('/'));
   const std::string base = parent.substr(0, parent.rfind('/'));
   if (::mkdir(base.c_str(), 0700) != 0 && errno != EEXIST) {
-    *why = "cannot create " + base + ": " + std::strerror(errno);
-    return false;
+    return unusable("cannot create " + base + ": " + std::strerror(errno));
   }
-  return make_private_directory(parent, why);
+  return make_private_directory(parent);
 }
 
 }  // namespace
@@ -128,19 +125,24 @@ RuntimeDirChoice choose_runtime_dir() {
   } else {
     choice.path = "/tmp/hipacm-" + std::to_string(::geteuid());
   }
-  std::string why;
-  if (make_runtime_directory(choice.path, &why)) return choice;
+  Expected<void> made = make_runtime_directory(choice.path);
+  if (made) return choice;
   // Anyone can make /tmp/hipacm-<uid> before us. Used anyway, the owner could answer our
   // service socket or hold our slots; refused without a fallback, every feature that needs it
   // would be lost to whoever made it.
   choice.passed_over = choice.path;
-  choice.passed_over_because = why;
+  choice.passed_over_because = std::move(made).failure().message;
   const std::string fallback = fallback_runtime_dir();
   std::string fallback_why;
-  if (!fallback.empty() && make_fallback_parents(fallback, &fallback_why) &&
-      make_runtime_directory(fallback, &fallback_why)) {
+  Expected<void> fallback_made = unusable("");  // no home directory: nothing more to say
+  if (!fallback.empty()) {
+    fallback_made = make_fallback_parents(fallback);
+    if (fallback_made) fallback_made = make_runtime_directory(fallback);
+  }
+  if (fallback_made) {
     choice.path = fallback;
   } else {
+    fallback_why = std::move(fallback_made).failure().message;
     choice.passed_over_because +=
         "; the fallback " + (fallback.empty() ? std::string("(no home directory)") : fallback) +
         " cannot be used either" + (fallback_why.empty() ? "" : ": " + fallback_why);
@@ -150,45 +152,39 @@ RuntimeDirChoice choose_runtime_dir() {
 
 std::string runtime_dir_from_environment() { return choose_runtime_dir().path; }
 
-bool make_private_directory(const std::string& dir, std::string* why) {
+Expected<void> make_private_directory(const std::string& dir) {
   if (dir.empty() || dir.front() != '/') {
-    *why = "'" + dir + "' is not an absolute path";
-    return false;
+    return unusable("'" + dir + "' is not an absolute path");
   }
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
-    *why = "cannot create " + dir + ": " + std::strerror(errno);
-    return false;
+    return unusable("cannot create " + dir + ": " + std::strerror(errno));
   }
   struct stat st {};
-  return inspect_directory(dir, &st, why);
+  return inspect_directory(dir, &st);
 }
 
-bool make_runtime_directory(const std::string& dir, std::string* why) {
+Expected<void> make_runtime_directory(const std::string& dir) {
   if (dir.empty() || dir.front() != '/') {
-    *why = "'" + dir + "' is not an absolute path";
-    return false;
+    return unusable("'" + dir + "' is not an absolute path");
   }
   const bool created = ::mkdir(dir.c_str(), 0700) == 0;
   if (!created && errno != EEXIST) {
-    *why = "cannot create " + dir + ": " + std::strerror(errno);
-    return false;
+    return unusable("cannot create " + dir + ": " + std::strerror(errno));
   }
   struct stat st {};
-  if (!inspect_directory(dir, &st, why)) return false;
+  if (Expected<void> inspected = inspect_directory(dir, &st); !inspected) return inspected;
   if ((st.st_mode & 077) != 0) {
     char mode[8];
     std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    *why = dir + " is open to other users (mode " + mode +
-           "): hipacm keeps its runtime files only in a directory of mode 0700";
-    return false;
+    return unusable(dir + " is open to other users (mode " + mode +
+                    "): hipacm keeps its runtime files only in a directory of mode 0700");
   }
   const std::string marker = dir + "/" + kRuntimeDirMarker;
-  if (!created && open_private_file(marker, O_RDONLY).valid()) return true;
+  if (!created && open_private_file(marker, O_RDONLY).valid()) return {};
   if (!created) {
     DIR* listing = ::opendir(dir.c_str());
     if (listing == nullptr) {
-      *why = "cannot list " + dir + ": " + std::strerror(errno);
-      return false;
+      return unusable("cannot list " + dir + ": " + std::strerror(errno));
     }
     std::string foreign;
     while (const dirent* entry = ::readdir(listing)) {
@@ -200,10 +196,10 @@ bool make_runtime_directory(const std::string& dir, std::string* why) {
     }
     ::closedir(listing);
     if (!foreign.empty()) {
-      *why = dir + " is not dedicated to hipacm (it holds '" + foreign +
-             "', which hipacm did not make): hipacm keeps its runtime files only in an empty "
-             "directory of mode 0700 or one it made";
-      return false;
+      return unusable(
+          dir + " is not dedicated to hipacm (it holds '" + foreign +
+          "', which hipacm did not make): hipacm keeps its runtime files only in an empty "
+          "directory of mode 0700 or one it made");
     }
   }
   // Made by us, or empty but for our own names: ours from now on.
@@ -212,7 +208,7 @@ bool make_runtime_directory(const std::string& dir, std::string* why) {
     static constexpr char kText[] = "This directory belongs to hipacm (its runtime directory).\n";
     [[maybe_unused]] const ssize_t n = ::write(fd.get(), kText, sizeof kText - 1);
   }
-  return true;
+  return {};
 }
 
 }  // namespace hipacm::backend

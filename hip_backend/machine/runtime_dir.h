@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "support/failure.h"
+
 namespace hipacm::backend {
 
 /// The file that marks a directory as hipacm's runtime directory.
@@ -37,13 +39,13 @@ std::string fallback_runtime_dir();
 
 /// Makes `dir` (mode 0700) if it is missing, then accepts it only as a real directory of this
 /// user that no one else may write to: a slot or a socket in a directory that another user
-/// controls could be held or answered against us. *why says what was wrong.
-bool make_private_directory(const std::string& dir, std::string* why);
+/// controls could be held or answered against us. The Failure (INTERNAL) says what was wrong.
+Expected<void> make_private_directory(const std::string& dir);
 
 /// make_private_directory(), and the directory must be dedicated to hipacm: no permission bits
 /// for group or others, and either made by hipacm (it carries kRuntimeDirMarker) or holding
 /// nothing but what hipacm puts there (then it is marked and adopted). A directory with other
 /// files in it (/, a home, a project) is refused, so hipacm never scatters its files there.
-bool make_runtime_directory(const std::string& dir, std::string* why);
+Expected<void> make_runtime_directory(const std::string& dir);
 
 }  // namespace hipacm::backend

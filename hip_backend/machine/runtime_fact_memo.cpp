@@ -69,10 +69,9 @@ std::string RuntimeFactMemo::path_for(const std::string& key) const {
 }
 
 std::optional<std::string> RuntimeFactMemo::load(const std::string& key) {
-  std::string why;
   // Both checked before reading: a directory another user can write could hold a file that
   // lies, and a fact decides which compiler library this process trusts for an arch.
-  if (!make_runtime_directory(runtime_dir_, &why) || !make_private_directory(facts_dir_, &why))
+  if (!make_runtime_directory(runtime_dir_) || !make_private_directory(facts_dir_))
     return std::nullopt;
   // Never blocks: a FIFO planted as a fact is refused, not waited on.
   struct stat st {};
@@ -93,9 +92,7 @@ std::optional<std::string> RuntimeFactMemo::load(const std::string& key) {
 void RuntimeFactMemo::store(const std::string& key, const std::string& value) {
   const std::string record = encode_runtime_fact(key, value);
   if (record.size() > kMaxFactFileBytes) return;
-  std::string why;
-  if (!make_runtime_directory(runtime_dir_, &why) || !make_private_directory(facts_dir_, &why))
-    return;
+  if (!make_runtime_directory(runtime_dir_) || !make_private_directory(facts_dir_)) return;
   std::string temp = facts_dir_ + "/.tmp-XXXXXX";
   UniqueFd fd(::mkostemp(temp.data(), O_CLOEXEC));
   if (!fd.valid()) return;

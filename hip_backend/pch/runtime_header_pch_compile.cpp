@@ -100,42 +100,36 @@ std::vector<std::string> helper_environment(const std::string& temp_dir) {
 }
 
 /// Writes `bytes` to a new file `path` (never through a link).
-bool write_new_file(const std::string& path, const std::vector<std::uint8_t>& bytes,
-                    std::string* why) {
+Expected<void> write_new_file(const std::string& path, const std::vector<std::uint8_t>& bytes) {
   UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
   if (!fd.valid()) {
-    *why = "cannot write " + path + ": " + std::strerror(errno);
-    return false;
+    return Failure{HIPACM_ERROR_INTERNAL, "cannot write " + path + ": " + std::strerror(errno)};
   }
-  return wire::write_all(fd.get(), bytes.data(), bytes.size(), why);
+  return wire::write_all(fd.get(), bytes.data(), bytes.size());
 }
 
 /// Reads the one frame in file `path` (bounded by the wire format's limits).
-bool read_frame_file(const std::string& path, wire::FrameHeader* header,
-                     std::vector<std::uint8_t>* payload, std::string* why) {
+Expected<void> read_frame_file(const std::string& path, wire::FrameHeader* header,
+                               std::vector<std::uint8_t>* payload) {
   UniqueFd fd = open_private_file(path, O_RDONLY);
   if (!fd.valid()) {
-    *why = "cannot read " + path + ": " + std::strerror(errno);
-    return false;
+    return Failure{HIPACM_ERROR_INTERNAL, "cannot read " + path + ": " + std::strerror(errno)};
   }
-  if (wire::read_frame(fd.get(), header, payload, why) == wire::ReadStatus::kFrame) return true;
-  if (why->empty()) *why = path + " holds no frame";
-  return false;
+  wire::ReadResult read = wire::read_frame(fd.get(), header, payload);
+  if (read.status == wire::ReadStatus::kFrame) return {};
+  if (read.error.empty()) read.error = path + " holds no frame";
+  return Failure{HIPACM_ERROR_INTERNAL, std::move(read.error)};
 }
 
-/// Starts the helper on `dir` (which holds the request); -1 with *why when it cannot start.
-pid_t start_helper(const std::string& dir, std::string* why) {
+/// Starts the helper on `dir` (which holds the request): its pid, or why it cannot start.
+Expected<pid_t> start_helper(const std::string& dir) {
   const std::string temp_dir = dir + "/tmp";
   if (::mkdir(temp_dir.c_str(), 0700) != 0) {
-    *why = "cannot make " + temp_dir + ": " + std::strerror(errno);
-    return -1;
+    return Failure{HIPACM_ERROR_INTERNAL, "cannot make " + temp_dir + ": " + std::strerror(errno)};
   }
   std::error_code ec;
   std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-  if (ec) {
-    *why = "cannot find this executable: " + ec.message();
-    return -1;
-  }
+  if (ec) return Failure{HIPACM_ERROR_INTERNAL, "cannot find this executable: " + ec.message()};
   std::string flag = kEmitHeaderPchFlag, where = dir;
   char* argv[] = {self.data(), flag.data(), where.data(), nullptr};
   const std::vector<std::string> environment = helper_environment(temp_dir);
@@ -149,8 +143,8 @@ pid_t start_helper(const std::string& dir, std::string* why) {
   const int rc =
       ok ? posix_spawn(&pid, self.c_str(), actions, setup.attr(), argv, envp.data()) : ENOMEM;
   if (rc != 0) {
-    *why = "cannot start the PCH helper: " + std::string(std::strerror(rc));
-    return -1;
+    return Failure{HIPACM_ERROR_INTERNAL,
+                   "cannot start the PCH helper: " + std::string(std::strerror(rc))};
   }
   return pid;
 }
@@ -274,11 +268,9 @@ CompileResult compile_in_worker(const CompileRequest& request,
 }
 
 PchBuild::PchBuild(PendingPchBuild build) : build_(std::move(build)) {
-  std::string why;
-  std::vector<std::uint8_t> frame;
   RuntimeHeaderPchStore::Claim& claim = build_.claim;
-  if (!claim.make_staging_dir(&why)) {
-    say("not built for " + build_.request.arch + ": " + why);
+  if (Expected<void> staged = claim.make_staging_dir(); !staged) {
+    say("not built for " + build_.request.arch + ": " + staged.failure().message);
     return;  // not a verdict on the PCH: the claim goes, and a later compile tries again
   }
   // Does this hipRTC load a PCH from the working directory at all? With a decoy there, a kernel
@@ -298,11 +290,18 @@ PchBuild::PchBuild(PendingPchBuild build) : build_(std::move(build)) {
     claim.refuse("this hipRTC does not load a PCH from the working directory");
     return;
   }
-  if (!wire::encode_request_frame(0, build_.request, &frame, &why) ||
-      !write_new_file(claim.staging_dir() + "/request", frame, &why) ||
-      (pid_ = start_helper(claim.staging_dir(), &why)) < 0) {
-    say("not built for " + build_.request.arch + ": " + why);
+  Expected<pid_t> started = [&]() -> Expected<pid_t> {
+    Expected<std::vector<std::uint8_t>> frame = wire::encode_request_frame(0, build_.request);
+    if (!frame) return std::move(frame).failure();
+    Expected<void> written = write_new_file(claim.staging_dir() + "/request", frame.value());
+    if (!written) return std::move(written).failure();
+    return start_helper(claim.staging_dir());
+  }();
+  if (!started) {
+    say("not built for " + build_.request.arch + ": " + started.failure().message);
+    return;
   }
+  pid_ = started.value();
 }
 
 PchBuild::~PchBuild() {
@@ -344,8 +343,7 @@ void PchBuild::conclude(int status) {
         " differed from the plain compile");
     return;
   }
-  std::string why;
-  if (!claim.publish(&why)) say(why);
+  if (Expected<void> published = claim.publish(); !published) say(published.failure().message);
 }
 
 int run_runtime_header_pch_helper(int argc, char** argv) {
@@ -361,16 +359,22 @@ int run_runtime_header_pch_helper(int argc, char** argv) {
     return 2;
   }
   try {
-    std::string why;
     wire::FrameHeader header;
     std::vector<std::uint8_t> payload;
-    CompileRequest request;
-    if (!read_frame_file(dir + "/request", &header, &payload, &why) ||
-        header.type != wire::FrameType::kCompileRequest ||
-        !wire::decode_request(payload.data(), payload.size(), &request, &why)) {
-      std::fprintf(stderr, "hipacm-worker: runtime-header PCH: the request: %s\n", why.c_str());
+    Expected<CompileRequest> decoded = [&]() -> Expected<CompileRequest> {
+      Expected<void> read = read_frame_file(dir + "/request", &header, &payload);
+      if (!read) return std::move(read).failure();
+      // A frame of another type: said with no reason, as it always was.
+      if (header.type != wire::FrameType::kCompileRequest)
+        return Failure{HIPACM_ERROR_INTERNAL, ""};
+      return wire::decode_request(payload.data(), payload.size());
+    }();
+    if (!decoded) {
+      std::fprintf(stderr, "hipacm-worker: runtime-header PCH: the request: %s\n",
+                   decoded.failure().message.c_str());
       return 1;
     }
+    const CompileRequest& request = decoded.value();
     // hipRTC emits the PCH with the request's own options.
     if (const Expected<void> emitted = emit_runtime_header_pch(request, temp_dir, pch); !emitted) {
       std::fprintf(stderr, "hipacm-worker: runtime-header PCH: %s\n",

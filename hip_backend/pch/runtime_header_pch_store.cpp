@@ -145,35 +145,35 @@ RuntimeHeaderPchStore RuntimeHeaderPchStore::in_runtime_dir() {
   return RuntimeHeaderPchStore(runtime_dir_from_environment() + "/pch");
 }
 
-bool RuntimeHeaderPchStore::usable(std::string* why) const {
-  std::string local;
-  std::string* out = why != nullptr ? why : &local;
-  return make_runtime_directory(runtime_dir_, out) && make_private_directory(root_, out);
+Expected<void> RuntimeHeaderPchStore::usable() const {
+  Expected<void> made = make_runtime_directory(runtime_dir_);
+  if (!made) return made;
+  return make_private_directory(root_);
 }
 
 std::optional<std::string> RuntimeHeaderPchStore::ready_dir(const std::string& key) const {
-  if (!valid_runtime_header_pch_key(key) || !usable(nullptr)) return std::nullopt;
+  if (!valid_runtime_header_pch_key(key) || !usable()) return std::nullopt;
   const std::string dir = root_ + "/" + key;
   if (!own_directory(dir) || !pch_intact(dir)) return std::nullopt;
   return dir;
 }
 
 bool RuntimeHeaderPchStore::refused(const std::string& key) const {
-  if (!valid_runtime_header_pch_key(key) || !usable(nullptr)) return false;
+  if (!valid_runtime_header_pch_key(key) || !usable()) return false;
   struct stat st {};
   return ::lstat((root_ + "/" + key + ".refused").c_str(), &st) == 0;
 }
 
 void RuntimeHeaderPchStore::forget(const std::string& key) const {
-  if (!valid_runtime_header_pch_key(key) || !usable(nullptr)) return;
+  if (!valid_runtime_header_pch_key(key) || !usable()) return;
   remove_directory_tree(root_ + "/" + key);
 }
 
 void RuntimeHeaderPchStore::refuse(const std::string& key, const std::string& reason) const {
-  if (!valid_runtime_header_pch_key(key) || !usable(nullptr)) return;
+  if (!valid_runtime_header_pch_key(key) || !usable()) return;
   const std::string path = root_ + "/" + key + ".refused";
   UniqueFd fd = open_private_file(path, O_WRONLY | O_CREAT | O_TRUNC);
-  if (fd.valid()) wire::write_all(fd.get(), reason.data(), reason.size(), nullptr);
+  if (fd.valid()) (void)wire::write_all(fd.get(), reason.data(), reason.size());
 }
 
 std::optional<RuntimeHeaderPchStore::Claim> RuntimeHeaderPchStore::claim(const std::string& key,
@@ -182,7 +182,10 @@ std::optional<RuntimeHeaderPchStore::Claim> RuntimeHeaderPchStore::claim(const s
     if (why != nullptr) *why = "not a PCH key";
     return std::nullopt;
   }
-  if (!usable(why)) return std::nullopt;
+  if (Expected<void> ready = usable(); !ready) {
+    if (why != nullptr) *why = std::move(ready).failure().message;
+    return std::nullopt;
+  }
   const std::string lock_path = root_ + "/" + key + ".lock";
   // The kernel drops a flock when its holder dies, so a builder that crashed blocks no one. The
   // claim keeps the descriptor, and with it the lock, until it goes.
@@ -198,7 +201,7 @@ std::optional<RuntimeHeaderPchStore::Claim> RuntimeHeaderPchStore::claim(const s
 
 RuntimeHeaderPchStore::Counts RuntimeHeaderPchStore::counts() const {
   Counts counts;
-  if (!usable(nullptr)) return counts;
+  if (!usable()) return counts;
   constexpr std::string_view kRefused = ".refused";
   if (DIR* dir = ::opendir(root_.c_str())) {
     while (const dirent* entry = ::readdir(dir)) {
@@ -268,30 +271,26 @@ RuntimeHeaderPchStore::Claim::~Claim() {
   if (!staging_.empty()) remove_directory_tree(staging_);
 }
 
-bool RuntimeHeaderPchStore::Claim::make_staging_dir(std::string* why) {
-  if (!staging_.empty()) return true;
+Expected<void> RuntimeHeaderPchStore::Claim::make_staging_dir() {
+  if (!staging_.empty()) return {};
   store_->remove_stale_staging();
   std::string dir = store_->root_ + "/" + kStagingPrefix + "XXXXXX";
   if (::mkdtemp(dir.data()) == nullptr) {
-    *why = "cannot make a staging directory in " + store_->root_ + ": " + std::strerror(errno);
-    return false;
+    return Failure{HIPACM_ERROR_INTERNAL, "cannot make a staging directory in " + store_->root_ +
+                                              ": " + std::strerror(errno)};
   }
   staging_ = std::move(dir);
-  return true;
+  return {};
 }
 
-bool RuntimeHeaderPchStore::Claim::publish(std::string* why) {
+Expected<void> RuntimeHeaderPchStore::Claim::publish() {
   if (staging_.empty() || !plausible_pch(staging_ + "/" + kRuntimeHeaderPchName)) {
-    *why = "no plausible PCH was staged";
-    return false;
+    return Failure{HIPACM_ERROR_INTERNAL, "no plausible PCH was staged"};
   }
   // Only the PCH and its digest go public: the builder's request and compiler files stay behind.
   std::string identity;
   const std::string digest = pch_digest(staging_ + "/" + kRuntimeHeaderPchName, &identity);
-  if (digest.empty()) {
-    *why = "cannot read the staged PCH";
-    return false;
-  }
+  if (digest.empty()) return Failure{HIPACM_ERROR_INTERNAL, "cannot read the staged PCH"};
   if (DIR* dir = ::opendir(staging_.c_str())) {
     std::vector<std::string> others;
     while (const dirent* entry = ::readdir(dir)) {
@@ -307,20 +306,23 @@ bool RuntimeHeaderPchStore::Claim::publish(std::string* why) {
   {
     const std::string digest_path = staging_ + "/" + kDigestName;
     UniqueFd fd = open_private_file(digest_path, O_WRONLY | O_CREAT | O_EXCL);
-    if (!fd.valid() || !wire::write_all(fd.get(), digest.data(), digest.size(), why)) {
-      if (why->empty()) *why = "cannot write " + digest_path + ": " + std::strerror(errno);
-      return false;
+    if (!fd.valid()) {
+      return Failure{HIPACM_ERROR_INTERNAL,
+                     "cannot write " + digest_path + ": " + std::strerror(errno)};
+    }
+    if (Expected<void> written = wire::write_all(fd.get(), digest.data(), digest.size());
+        !written) {
+      return written;
     }
   }
   store_->evict_oldest_beyond(kMaxEntries - 1);
   const std::string target = store_->root_ + "/" + key_;
   remove_directory_tree(target);  // a PCH that failed the plausibility check
   if (::rename(staging_.c_str(), target.c_str()) != 0) {
-    *why = "cannot publish " + target + ": " + std::strerror(errno);
-    return false;
+    return Failure{HIPACM_ERROR_INTERNAL, "cannot publish " + target + ": " + std::strerror(errno)};
   }
   staging_.clear();
-  return true;
+  return {};
 }
 
 void RuntimeHeaderPchStore::Claim::refuse(const std::string& reason) {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "support/failure.h"
 #include "support/unique_fd.h"
 
 namespace hipacm::backend {
@@ -50,12 +51,12 @@ class RuntimeHeaderPchStore {
     ~Claim();
 
     /// Makes the claim's private staging directory (once), where the builder writes
-    /// kRuntimeHeaderPchName and tries it.
-    bool make_staging_dir(std::string* why);
+    /// kRuntimeHeaderPchName and tries it; or why it cannot.
+    Expected<void> make_staging_dir();
     const std::string& staging_dir() const { return staging_; }
-    /// Moves the staged PCH, when it is plausible, into place for every process; true when it is
-    /// there.
-    bool publish(std::string* why);
+    /// Moves the staged PCH, when it is plausible, into place for every process; a Failure says
+    /// why it is not there.
+    Expected<void> publish();
     /// Marks the key refused, with the reason in the marker for whoever looks.
     void refuse(const std::string& reason);
 
@@ -84,7 +85,8 @@ class RuntimeHeaderPchStore {
   Counts counts() const;
 
  private:
-  bool usable(std::string* why) const;
+  /// Whether the runtime directory and the store's own directory are private to this user.
+  Expected<void> usable() const;
   void evict_oldest_beyond(std::size_t keep) const;
   /// Removes staging directories that a killed builder left behind.
   void remove_stale_staging() const;

@@ -95,9 +95,9 @@ WorkerProcess::Io WorkerProcess::recv_exact(std::uint8_t* buf, std::size_t size,
   return Io::kReady;
 }
 
-WorkerProcess::Io WorkerProcess::recv_frame(wire::FrameHeader* header,
-                                            std::vector<std::uint8_t>* payload,
-                                            const Deadline& deadline, std::string* why) {
+WorkerProcess::Received WorkerProcess::recv_frame(wire::FrameHeader* header,
+                                                  std::vector<std::uint8_t>* payload,
+                                                  const Deadline& deadline) {
   // The socket as the protocol's byte source: each fill polls until the deadline.
   class Source final : public wire::ByteSource {
    public:
@@ -115,39 +115,48 @@ WorkerProcess::Io WorkerProcess::recv_frame(wire::FrameHeader* header,
     Io io_ = Io::kReady;
   };
   Source source(*this, deadline);
-  if (wire::read_frame_from(source, header, payload, why) == wire::FrameRead::kBadHeader)
-    return Io::kError;
-  return source.io();
+  wire::FrameReadResult read = wire::read_frame_from(source, header, payload);
+  if (read.read == wire::FrameRead::kBadHeader) return {Io::kError, std::move(read.error)};
+  return {source.io(), {}};
 }
 
 CompileResult WorkerProcess::compile(const CompileRequest& request, std::uint32_t timeout_ms) {
   if (!usable_) return fail(HIPACM_ERROR_COMPILER_CRASHED, "hipacm-worker is no longer usable");
   const std::uint32_t id = ++next_request_id_;
-  std::vector<std::uint8_t> frame;
-  std::string why;
-  if (!wire::encode_request_frame(id, request, &frame, &why)) {
+  Expected<std::vector<std::uint8_t>> encoded = wire::encode_request_frame(id, request);
+  if (!encoded) {
     CompileResult result;  // nothing was sent: the worker stays usable
     result.status = HIPACM_ERROR_INVALID_ARGUMENT;
-    result.error_message = "request for " + request.source_name + " cannot be sent: " + why;
+    result.error_message =
+        "request for " + request.source_name + " cannot be sent: " + encoded.failure().message;
     return result;
   }
+  std::vector<std::uint8_t> frame = std::move(encoded).value();
+  std::string why;
   const Deadline deadline(timeout_ms);
   // Unusable until a valid response arrives: if an exception (bad_alloc)
   // escapes mid-request, the stream is out of step and the worker must go.
   usable_ = false;
   Io io = send_all(frame, deadline);
   wire::FrameHeader header;
-  if (io == Io::kReady) io = recv_frame(&header, &frame, deadline, &why);
+  if (io == Io::kReady) {
+    Received received = recv_frame(&header, &frame, deadline);
+    io = received.io;
+    why = std::move(received.why);
+  }
 
-  CompileResult result;
-  if (io == Io::kReady && wire::decode_result_frame(header, frame, &result, &why)) {
-    if (header.request_id == id) {
+  if (io == Io::kReady) {
+    Expected<CompileResult> result = wire::decode_result_frame(header, frame);
+    if (!result) {
+      why = std::move(result).failure().message;
+    } else if (header.request_id == id) {
       usable_ = true;
-      return result;
+      return std::move(result).value();
+    } else {
+      why = "a response to request " + std::to_string(header.request_id) + " instead of " +
+            std::to_string(id);
+      io = Io::kError;
     }
-    why = "a response to request " + std::to_string(header.request_id) + " instead of " +
-          std::to_string(id);
-    io = Io::kError;
   }
   const std::string what = "while compiling " + request.source_name;
   std::string summary;

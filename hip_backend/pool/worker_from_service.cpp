@@ -39,9 +39,13 @@ std::unique_ptr<WorkerProcess> WorkerProcess::order_from_service(const std::stri
   std::string why;
   // Two tries: a service that was exiting for idleness as we connected gives way to a new one.
   for (int attempt = 0; attempt < 2; ++attempt) {
-    auto temp_dir = PrivateTempDir::create(PrivateTempDir::kWorkerPrefix, &why);
+    auto created = PrivateTempDir::create(PrivateTempDir::kWorkerPrefix);
     char cwd[4096];
-    if (!temp_dir) break;
+    if (!created) {
+      why = std::move(created).failure().message;
+      break;
+    }
+    std::unique_ptr<PrivateTempDir> temp_dir = std::move(created).value();
     if (::getcwd(cwd, sizeof cwd) == nullptr) {
       // A removed working directory (ENOENT) or one too long to name: a worker of our own starts
       // in it all the same, one from the service could not be sent there.
@@ -54,7 +58,8 @@ std::unique_ptr<WorkerProcess> WorkerProcess::order_from_service(const std::stri
     order.temp_dir = temp_dir->path();
     order.environment = environment_for(temp_dir->path());
     order.limits = capture_host_limits();  // this thread's, as a worker it spawned would inherit
-    std::optional<ServiceWorker> ordered = order_service_worker(path, order, &why);
+    Expected<ServiceWorker> ordered = order_service_worker(path, order);
+    if (!ordered) why = std::move(ordered).failure().message;
     if (ordered) {
       return std::make_unique<WorkerProcess>(Key(), path, ordered->pid, std::move(ordered->socket),
                                              std::move(ordered->output), std::move(ordered->pidfd),

@@ -55,18 +55,15 @@ std::string own_binary_dir() {
 
 }  // namespace
 
-std::string find_worker_binary(std::string* why) {
-  return find_worker_binary_beside(own_binary_dir(), why);
-}
+Expected<std::string> find_worker_binary() { return find_worker_binary_beside(own_binary_dir()); }
 
-std::string find_worker_binary_beside(const std::string& binary_dir, std::string* why) {
+Expected<std::string> find_worker_binary_beside(const std::string& binary_dir) {
   if (const auto env = settings::worker_path()) {
     const std::string problem = check_executable(*env);
     if (problem.empty()) return *env;
-    if (why)
-      *why = std::string(settings::name(settings::Id::kWorker)) + "=" + *env +
-             " is not usable: " + problem;
-    return "";
+    return Failure{HIPACM_ERROR_BACKEND_UNAVAILABLE,
+                   std::string(settings::name(settings::Id::kWorker)) + "=" + *env +
+                       " is not usable: " + problem};
   }
   const std::vector<std::string> candidates = {binary_dir + "/" + kWorkerName,
                                                binary_dir + "/" + HIPACM_WORKER_INSTALL_RELPATH};
@@ -76,11 +73,9 @@ std::string find_worker_binary_beside(const std::string& binary_dir, std::string
     if (problem.empty()) return path;
     tried += (tried.empty() ? "" : ", ") + path + " (" + problem + ")";
   }
-  if (why) {
-    *why = std::string("cannot find ") + kWorkerName + "; looked at " + tried +
-           ". Set HIPACM_WORKER to its path.";
-  }
-  return "";
+  return Failure{HIPACM_ERROR_BACKEND_UNAVAILABLE, std::string("cannot find ") + kWorkerName +
+                                                       "; looked at " + tried +
+                                                       ". Set HIPACM_WORKER to its path."};
 }
 
 }  // namespace hipacm::backend

@@ -165,15 +165,15 @@ void WorkerProcess::reap_service_worker(int grace_ms) {
   service_wire::Header header;
   std::vector<std::uint8_t> payload;
   std::vector<UniqueFd> unexpected;
-  std::string why;
-  service_wire::ExitNotice notice;
   if (service_wire::read_message(service_control_.get(), kGracefulExitMs, &header, &payload,
-                                 &unexpected, &why) &&
-      header.type == service_wire::MessageType::kExit && unexpected.empty() &&
-      service_wire::decode_exit(payload.data(), payload.size(), &notice, &why) &&
-      notice.pid == pid_) {
-    wait_status_ = notice.wait_status;
-    status_known_ = true;
+                                 &unexpected) &&
+      header.type == service_wire::MessageType::kExit && unexpected.empty()) {
+    const Expected<service_wire::ExitNotice> notice =
+        service_wire::decode_exit(payload.data(), payload.size());
+    if (notice && notice->pid == pid_) {
+      wait_status_ = notice->wait_status;
+      status_known_ = true;
+    }
   }
   reaped_ = true;
   WorkerFdRegistry::close(service_control_);

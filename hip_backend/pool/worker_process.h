@@ -108,8 +108,13 @@ class WorkerProcess {
   Io wait_ready(short events, const Deadline& deadline);
   Io send_all(const std::vector<std::uint8_t>& bytes, const Deadline& deadline);
   Io recv_exact(std::uint8_t* buf, std::size_t size, const Deadline& deadline);
-  Io recv_frame(wire::FrameHeader* header, std::vector<std::uint8_t>* payload,
-                const Deadline& deadline, std::string* why);
+  /// How a read of one response ended, and why when its header was refused.
+  struct Received {
+    Io io = Io::kReady;
+    std::string why;
+  };
+  Received recv_frame(wire::FrameHeader* header, std::vector<std::uint8_t>* payload,
+                      const Deadline& deadline);
   void drain_stderr();
   void signal_kill();
   /// Waits up to grace_ms for the worker to exit, then SIGKILLs it and waits.

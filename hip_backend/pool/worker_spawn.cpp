@@ -77,12 +77,12 @@ std::unique_ptr<WorkerProcess> WorkerProcess::spawn_registered(const std::string
 
   // The worker's TMPDIR: comgr writes each request's source and headers
   // there, and a killed worker cannot clean up after itself.
-  std::string temp_error;
-  auto temp_dir = PrivateTempDir::create(PrivateTempDir::kWorkerPrefix, &temp_error);
-  if (!temp_dir) {
-    if (error) *error = "cannot start hipacm-worker '" + path + "': " + temp_error;
+  auto created = PrivateTempDir::create(PrivateTempDir::kWorkerPrefix);
+  if (!created) {
+    if (error) *error = "cannot start hipacm-worker '" + path + "': " + created.failure().message;
     return nullptr;
   }
+  std::unique_ptr<PrivateTempDir> temp_dir = std::move(created).value();
   const std::vector<std::string> env_strings = environment_for(temp_dir->path());
   std::vector<char*> envp = spawn_environment(env_strings);
 

@@ -120,28 +120,25 @@ void encode_host_limits(const HostLimits& limits, std::vector<std::uint8_t>* out
   put_le(out, static_cast<std::uint32_t>(limits.nice), 4);
 }
 
-bool decode_host_limits(ByteReader& in, HostLimits* out, std::string* why) {
+Expected<HostLimits> decode_host_limits(ByteReader& in) {
+  const auto bad = [](std::string why) { return Failure{HIPACM_ERROR_INTERNAL, std::move(why)}; };
   HostLimits host;
   std::uint8_t count = 0;
   if (!in.le(&count) || count > kResources) {
-    *why = "bad resource limit count";
-    return false;
+    return bad("bad resource limit count");
   }
   for (std::uint8_t i = 0; i < count; ++i) {
     ResourceLimit limit;
     if (!in.le(&limit.resource) || !in.le(&limit.soft) || !in.le(&limit.hard)) {
-      *why = "short resource limit";
-      return false;
+      return bad("short resource limit");
     }
     // Ascending and once each: the one encoding of a set, and no resource this kernel lacks.
     if (limit.resource >= kResources ||
         (!host.limits.empty() && limit.resource <= host.limits.back().resource)) {
-      *why = "unknown or repeated resource limit " + std::to_string(limit.resource);
-      return false;
+      return bad("unknown or repeated resource limit " + std::to_string(limit.resource));
     }
     if (limit.soft > limit.hard) {  // RLIM_INFINITY is the largest value
-      *why = "a soft resource limit above its hard limit";
-      return false;
+      return bad("a soft resource limit above its hard limit");
     }
     host.limits.push_back(limit);
   }
@@ -149,22 +146,18 @@ bool decode_host_limits(ByteReader& in, HostLimits* out, std::string* why) {
   const std::uint8_t* mask = nullptr;
   if (!in.le(&mask_bytes) || mask_bytes > kMaxCpuMaskBytes || !in.take(mask_bytes, &mask) ||
       (mask_bytes > 0 && mask[mask_bytes - 1] == 0)) {
-    *why = "bad CPU set";
-    return false;
+    return bad("bad CPU set");
   }
   host.cpus.assign(mask, mask + mask_bytes);
   std::uint32_t nice = 0;
   if (!in.le(&nice)) {
-    *why = "short nice value";
-    return false;
+    return bad("short nice value");
   }
   host.nice = static_cast<std::int32_t>(nice);
   if (host.nice < kMinNice || host.nice > kMaxNice) {
-    *why = "nice value out of range";
-    return false;
+    return bad("nice value out of range");
   }
-  *out = std::move(host);
-  return true;
+  return host;
 }
 
 std::string host_limits_service_key(const HostLimits& limits) {
@@ -188,7 +181,10 @@ bool needs_fresh_worker(const HostLimits& limits) {
   return false;
 }
 
-bool apply_host_limits(pid_t pid, const HostLimits& limits, std::string* why) {
+Expected<void> apply_host_limits(pid_t pid, const HostLimits& limits) {
+  const auto refused = [](std::string why) {
+    return Failure{HIPACM_ERROR_INTERNAL, std::move(why)};
+  };
   for (const ResourceLimit& limit : limits.limits) {
     const auto resource = static_cast<__rlimit_resource>(limit.resource);
     rlimit wanted{limit.soft, limit.hard};
@@ -197,13 +193,11 @@ bool apply_host_limits(pid_t pid, const HostLimits& limits, std::string* why) {
     rlimit now{};
     if (::prlimit(pid, resource, &wanted, nullptr) != 0 ||
         ::prlimit(pid, resource, nullptr, &now) != 0) {
-      *why = "the worker cannot take on this process's " + resource_name(limit.resource) + " (" +
-             errno_text() + ")";
-      return false;
+      return refused("the worker cannot take on this process's " + resource_name(limit.resource) +
+                     " (" + errno_text() + ")");
     }
     if (now.rlim_cur != wanted.rlim_cur || now.rlim_max != wanted.rlim_max) {
-      *why = "the worker did not take on this process's " + resource_name(limit.resource);
-      return false;
+      return refused("the worker did not take on this process's " + resource_name(limit.resource));
     }
   }
   CpuSet set;
@@ -211,8 +205,7 @@ bool apply_host_limits(pid_t pid, const HostLimits& limits, std::string* why) {
   if (!limits.cpus.empty()) {
     set = new_cpu_set();
     if (!set) {
-      *why = "out of memory";
-      return false;
+      return Failure{HIPACM_ERROR_OUT_OF_MEMORY, "out of memory"};
     }
     for (std::size_t cpu = 0; cpu < limits.cpus.size() * 8; ++cpu) {
       if ((limits.cpus[cpu / 8] >> (cpu % 8)) & 1u) CPU_SET_S(cpu, size, set.get());
@@ -225,32 +218,28 @@ bool apply_host_limits(pid_t pid, const HostLimits& limits, std::string* why) {
       if (set) {
         if (::sched_setaffinity(tid, size, set.get()) != 0) {
           if (errno == ESRCH) continue;  // the thread ended
-          *why = "the worker cannot take on this process's CPU set (" + errno_text() + ")";
-          return false;
+          return refused("the worker cannot take on this process's CPU set (" + errno_text() + ")");
         }
         // The kernel keeps only the CPUs of the worker's cpuset, silently.
         const std::vector<std::uint8_t> now = cpu_mask_of(tid);
         if (now.empty()) continue;  // the thread ended
         if (now != limits.cpus) {
-          *why = "the worker cannot take on this process's CPU set (outside its cpuset)";
-          return false;
+          return refused("the worker cannot take on this process's CPU set (outside its cpuset)");
         }
       }
       std::int32_t nice = 0;
       if (!nice_of(tid, &nice) || nice == limits.nice) continue;  // ended, or already so
       if (::setpriority(PRIO_PROCESS, static_cast<id_t>(tid), limits.nice) != 0) {
         if (errno == ESRCH) continue;
-        *why = "the worker cannot take on this process's nice value " +
-               std::to_string(limits.nice) + " (" + errno_text() + ")";
-        return false;
+        return refused("the worker cannot take on this process's nice value " +
+                       std::to_string(limits.nice) + " (" + errno_text() + ")");
       }
       if (nice_of(tid, &nice) && nice != limits.nice) {
-        *why = "the worker did not take on this process's nice value";
-        return false;
+        return refused("the worker did not take on this process's nice value");
       }
     }
   }
-  return true;
+  return {};
 }
 
 }  // namespace hipacm::backend

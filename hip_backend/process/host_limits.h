@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "support/byte_reader.h"
+#include "support/failure.h"
 
 namespace hipacm::backend {
 
@@ -42,8 +43,8 @@ HostLimits capture_host_limits();
 void encode_host_limits(const HostLimits& limits, std::vector<std::uint8_t>* out);
 /// Reads what encode_host_limits() wrote, refusing anything it would not write: unknown or
 /// repeated resources, a soft limit above its hard one, an oversized or untrimmed CPU mask, a
-/// nice value out of range.
-bool decode_host_limits(ByteReader& in, HostLimits* out, std::string* why);
+/// nice value out of range (INTERNAL, with what was wrong).
+Expected<HostLimits> decode_host_limits(ByteReader& in);
 
 /// What a compile service must share with a host to serve it: the hard limits and the nice
 /// value, which no worker the service starts can raise above the service's own.
@@ -55,8 +56,8 @@ bool needs_fresh_worker(const HostLimits& limits);
 
 /// Gives process `pid` (a worker of this user that the caller started) these limits, with the
 /// soft RLIMIT_CORE at 0 as every worker sets it, and every thread of it this CPU set and nice
-/// value; then reads them back. False with *why when it cannot take them on (a hard limit above
+/// value; then reads them back. The Failure says why it cannot take them on (a hard limit above
 /// its own, a nice value below its own, CPUs outside its cpuset).
-bool apply_host_limits(pid_t pid, const HostLimits& limits, std::string* why);
+Expected<void> apply_host_limits(pid_t pid, const HostLimits& limits);
 
 }  // namespace hipacm::backend

@@ -48,17 +48,15 @@ bool remove_directory_tree(const std::string& dir) {
   return ::rmdir(dir.c_str()) == 0 || errno == ENOENT;
 }
 
-std::unique_ptr<PrivateTempDir> PrivateTempDir::create(const std::string& prefix,
-                                                       std::string* error) {
+Expected<std::unique_ptr<PrivateTempDir>> PrivateTempDir::create(const std::string& prefix) {
   const std::string base = temp_base_dir();
   std::string pattern = base + "/" + prefix + "XXXXXX";
   std::vector<char> buffer(pattern.begin(), pattern.end());
   buffer.push_back('\0');
   // mkdtemp creates the directory with mode 0700 whatever the umask.
   if (::mkdtemp(buffer.data()) == nullptr) {
-    if (error)
-      *error = "cannot create a private directory in " + base + ": " + std::strerror(errno);
-    return nullptr;
+    return Failure{HIPACM_ERROR_INTERNAL,
+                   "cannot create a private directory in " + base + ": " + std::strerror(errno)};
   }
   return std::make_unique<PrivateTempDir>(Key(), std::string(buffer.data()));
 }

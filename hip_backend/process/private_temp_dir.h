@@ -6,6 +6,8 @@
 #include <memory>
 #include <string>
 
+#include "support/failure.h"
+
 namespace hipacm::backend {
 
 /// The directory temporary directories go in: $TMPDIR when it is an absolute
@@ -29,8 +31,8 @@ class PrivateTempDir {
   /// The prefix of every hipacm-worker's directory.
   static constexpr const char* kWorkerPrefix = "hipacm-worker-";
 
-  /// Makes the directory with mkdtemp; null with *error when it cannot.
-  static std::unique_ptr<PrivateTempDir> create(const std::string& prefix, std::string* error);
+  /// Makes the directory with mkdtemp, or says (INTERNAL) why it cannot.
+  static Expected<std::unique_ptr<PrivateTempDir>> create(const std::string& prefix);
 
   /// Only create() can make the key, so only create() constructs.
   class Key {

@@ -57,21 +57,21 @@ std::size_t max_length(MessageType type) {
   return 0;
 }
 
+/// A malformed message: the peer broke the protocol.
+Failure malformed(std::string why) { return Failure{HIPACM_ERROR_INTERNAL, std::move(why)}; }
+
 /// A length-prefixed string of at most `limit` bytes with no NUL (it becomes a C string).
-bool take_string(ByteReader& in, std::size_t limit, const char* what, std::string* out,
-                 std::string* why) {
+Expected<std::string> take_string(ByteReader& in, std::size_t limit, const char* what) {
   std::uint32_t length = 0;
   const std::uint8_t* bytes = nullptr;
   if (!in.le(&length) || length > limit || !in.take(length, &bytes)) {
-    *why = std::string("bad ") + what + " length";
-    return false;
+    return malformed(std::string("bad ") + what + " length");
   }
-  out->assign(reinterpret_cast<const char*>(bytes), length);
-  if (out->find('\0') != std::string::npos) {
-    *why = std::string(what) + " contains a NUL byte";
-    return false;
+  std::string out(reinterpret_cast<const char*>(bytes), length);
+  if (out.find('\0') != std::string::npos) {
+    return malformed(std::string(what) + " contains a NUL byte");
   }
-  return true;
+  return out;
 }
 
 bool absolute(const std::string& path) { return !path.empty() && path.front() == '/'; }
@@ -83,30 +83,26 @@ int millis_left(bool limited, Clock::time_point deadline) {
   return static_cast<int>(std::min<long long>(left, std::numeric_limits<int>::max()));
 }
 
-/// Waits for `events` on fd; false with *why on timeout or error.
-bool wait_for(int fd, short events, bool limited, Clock::time_point deadline, std::string* why) {
+/// Waits for `events` on fd; the Failure says why it timed out or failed.
+Expected<void> wait_for(int fd, short events, bool limited, Clock::time_point deadline) {
   for (;;) {
     pollfd p{fd, events, 0};
     const int n = ::poll(&p, 1, millis_left(limited, deadline));
-    if (n > 0) return true;
-    if (n == 0) {
-      *why = "the compile service did not answer in time";
-      return false;
-    }
+    if (n > 0) return {};
+    if (n == 0) return Failure{HIPACM_ERROR_TIMEOUT, "the compile service did not answer in time"};
     if (errno != EINTR) {
-      *why = std::string("poll: ") + std::strerror(errno);
-      return false;
+      return Failure{HIPACM_ERROR_INTERNAL, std::string("poll: ") + std::strerror(errno)};
     }
   }
 }
 
 }  // namespace
 
-bool encode_order(const WorkerOrder& order, std::vector<std::uint8_t>* out, std::string* why) {
+Expected<std::vector<std::uint8_t>> encode_order(const WorkerOrder& order) {
   if (order.arch.size() > kMaxArchBytes || order.cwd.size() > kMaxPathBytes ||
       order.temp_dir.size() > kMaxPathBytes || order.environment.size() > kMaxEnvironmentEntries) {
-    *why = "the order is larger than the compile service accepts";
-    return false;
+    return Failure{HIPACM_ERROR_INVALID_ARGUMENT,
+                   "the order is larger than the compile service accepts"};
   }
   std::vector<std::uint8_t> body;
   put_string(&body, order.arch);
@@ -116,11 +112,10 @@ bool encode_order(const WorkerOrder& order, std::vector<std::uint8_t>* out, std:
   for (const std::string& entry : order.environment) put_string(&body, entry);
   encode_host_limits(order.limits, &body);
   if (body.size() > kMaxOrderBytes) {
-    *why = "the environment is larger than the compile service accepts";
-    return false;
+    return Failure{HIPACM_ERROR_INVALID_ARGUMENT,
+                   "the environment is larger than the compile service accepts"};
   }
-  *out = with_header(MessageType::kOrder, body);
-  return true;
+  return with_header(MessageType::kOrder, body);
 }
 
 std::vector<std::uint8_t> encode_reply(const OrderReply& reply) {
@@ -140,113 +135,97 @@ std::vector<std::uint8_t> encode_exit(const ExitNotice& notice) {
 
 std::vector<std::uint8_t> encode_idle() { return with_header(MessageType::kIdle, {}); }
 
-bool parse_header(const std::uint8_t* bytes, std::size_t size, Header* header, std::string* why) {
+Expected<Header> parse_header(const std::uint8_t* bytes, std::size_t size) {
   ByteReader in(bytes, size);
   std::uint32_t magic = 0, length = 0;
   std::uint16_t type = 0, version = 0;
   if (!in.le(&magic) || !in.le(&type) || !in.le(&version) || !in.le(&length)) {
-    *why = "short message header";
-    return false;
+    return malformed("short message header");
   }
-  if (magic != kMagic) {
-    *why = "not a compile service message";
-    return false;
-  }
+  if (magic != kMagic) return malformed("not a compile service message");
   if (version != kVersion) {
-    *why = "compile service protocol version " + std::to_string(version) + ", expected " +
-           std::to_string(kVersion);
-    return false;
+    return malformed("compile service protocol version " + std::to_string(version) + ", expected " +
+                     std::to_string(kVersion));
   }
-  if (type < 1 || type > 4) {
-    *why = "unknown message type " + std::to_string(type);
-    return false;
+  if (type < 1 || type > 4) return malformed("unknown message type " + std::to_string(type));
+  Header header;
+  header.type = static_cast<MessageType>(type);
+  header.length = length;
+  if (length > max_length(header.type)) {
+    return malformed("message of " + std::to_string(length) + " bytes is over its bound");
   }
-  header->type = static_cast<MessageType>(type);
-  header->length = length;
-  if (length > max_length(header->type)) {
-    *why = "message of " + std::to_string(length) + " bytes is over its bound";
-    return false;
-  }
-  return true;
+  return header;
 }
 
-bool decode_order(const std::uint8_t* data, std::size_t size, WorkerOrder* out, std::string* why) {
+Expected<WorkerOrder> decode_order(const std::uint8_t* data, std::size_t size) {
   ByteReader in(data, size);
   WorkerOrder order;
   std::uint32_t count = 0;
-  if (!take_string(in, kMaxArchBytes, "arch", &order.arch, why) ||
-      !take_string(in, kMaxPathBytes, "working directory", &order.cwd, why) ||
-      !take_string(in, kMaxPathBytes, "temp directory", &order.temp_dir, why)) {
-    return false;
-  }
-  if (!in.le(&count) || count > kMaxEnvironmentEntries) {
-    *why = "bad environment count";
-    return false;
-  }
+  Expected<std::string> arch = take_string(in, kMaxArchBytes, "arch");
+  if (!arch) return std::move(arch).failure();
+  Expected<std::string> cwd = take_string(in, kMaxPathBytes, "working directory");
+  if (!cwd) return std::move(cwd).failure();
+  Expected<std::string> temp_dir = take_string(in, kMaxPathBytes, "temp directory");
+  if (!temp_dir) return std::move(temp_dir).failure();
+  order.arch = std::move(arch).value();
+  order.cwd = std::move(cwd).value();
+  order.temp_dir = std::move(temp_dir).value();
+  if (!in.le(&count) || count > kMaxEnvironmentEntries) return malformed("bad environment count");
   order.environment.reserve(count);
   for (std::uint32_t i = 0; i < count; ++i) {
-    std::string entry;
-    if (!take_string(in, kMaxOrderBytes, "environment entry", &entry, why)) return false;
-    if (entry.find('=') == std::string::npos || entry.front() == '=') {
-      *why = "an environment entry is not NAME=value";
-      return false;
+    Expected<std::string> entry = take_string(in, kMaxOrderBytes, "environment entry");
+    if (!entry) return std::move(entry).failure();
+    if (entry->find('=') == std::string::npos || entry->front() == '=') {
+      return malformed("an environment entry is not NAME=value");
     }
-    order.environment.push_back(std::move(entry));
+    order.environment.push_back(std::move(entry).value());
   }
-  if (!decode_host_limits(in, &order.limits, why)) return false;
-  if (in.remaining() != 0) {
-    *why = "trailing bytes after the order";
-    return false;
-  }
+  Expected<HostLimits> limits = decode_host_limits(in);
+  if (!limits) return std::move(limits).failure();
+  order.limits = std::move(limits).value();
+  if (in.remaining() != 0) return malformed("trailing bytes after the order");
   if (!absolute(order.cwd) || !absolute(order.temp_dir)) {
-    *why = "the working and temp directories must be absolute paths";
-    return false;
+    return malformed("the working and temp directories must be absolute paths");
   }
-  *out = std::move(order);
-  return true;
+  return order;
 }
 
-bool decode_reply(const std::uint8_t* data, std::size_t size, OrderReply* out, std::string* why) {
+Expected<OrderReply> decode_reply(const std::uint8_t* data, std::size_t size) {
   ByteReader in(data, size);
   std::uint8_t ok = 0;
   std::uint32_t pid = 0;
   OrderReply reply;
-  if (!in.le(&ok) || ok > 1 || !in.le(&pid) ||
-      !take_string(in, kMaxErrorBytes, "error", &reply.error, why) || in.remaining() != 0) {
-    if (why->empty()) *why = "malformed reply";
-    return false;
-  }
+  if (!in.le(&ok) || ok > 1 || !in.le(&pid)) return malformed("malformed reply");
+  Expected<std::string> error = take_string(in, kMaxErrorBytes, "error");
+  if (!error) return std::move(error).failure();
+  if (in.remaining() != 0) return malformed("malformed reply");
+  reply.error = std::move(error).value();
   reply.ok = ok == 1;
   reply.pid = static_cast<std::int32_t>(pid);
-  if (reply.ok && reply.pid <= 0) {
-    *why = "a reply without a worker pid";
-    return false;
-  }
-  *out = std::move(reply);
-  return true;
+  if (reply.ok && reply.pid <= 0) return malformed("a reply without a worker pid");
+  return reply;
 }
 
-bool decode_exit(const std::uint8_t* data, std::size_t size, ExitNotice* out, std::string* why) {
+Expected<ExitNotice> decode_exit(const std::uint8_t* data, std::size_t size) {
   ByteReader in(data, size);
   std::uint32_t pid = 0, status = 0;
   if (!in.le(&pid) || !in.le(&status) || in.remaining() != 0 ||
       static_cast<std::int32_t>(pid) <= 0) {
-    *why = "malformed exit notice";
-    return false;
+    return malformed("malformed exit notice");
   }
-  out->pid = static_cast<std::int32_t>(pid);
-  out->wait_status = static_cast<std::int32_t>(status);
-  return true;
+  ExitNotice notice;
+  notice.pid = static_cast<std::int32_t>(pid);
+  notice.wait_status = static_cast<std::int32_t>(status);
+  return notice;
 }
 
-bool send_message(int fd, const std::vector<std::uint8_t>& bytes, const int* fds,
-                  std::size_t fd_count, int timeout_ms, std::string* why) {
+Expected<void> send_message(int fd, const std::vector<std::uint8_t>& bytes, const int* fds,
+                            std::size_t fd_count, int timeout_ms) {
   const bool limited = timeout_ms >= 0;
   const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kReplyDescriptors)] = {};
   if (fd_count > kReplyDescriptors) {
-    *why = "too many descriptors for one message";
-    return false;
+    return Failure{HIPACM_ERROR_INVALID_ARGUMENT, "too many descriptors for one message"};
   }
   std::size_t sent = 0;
   while (sent < bytes.size()) {
@@ -267,56 +246,59 @@ bool send_message(int fd, const std::vector<std::uint8_t>& bytes, const int* fds
     if (n > 0) {
       sent += static_cast<std::size_t>(n);
     } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      if (!wait_for(fd, POLLOUT, limited, deadline, why)) return false;
+      if (Expected<void> ready = wait_for(fd, POLLOUT, limited, deadline); !ready) return ready;
     } else if (n < 0 && errno == EINTR) {
       continue;
     } else {
-      *why = std::string("send: ") + std::strerror(errno);
-      return false;
+      return Failure{HIPACM_ERROR_INTERNAL, std::string("send: ") + std::strerror(errno)};
     }
   }
-  return true;
+  return {};
 }
 
-bool read_message(int fd, int timeout_ms, Header* header, std::vector<std::uint8_t>* payload,
-                  std::vector<UniqueFd>* fds, std::string* why) {
+ReadResult read_message(int fd, int timeout_ms, Header* header, std::vector<std::uint8_t>* payload,
+                        std::vector<UniqueFd>* fds) {
   const bool limited = timeout_ms >= 0;
   const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
   fds->clear();
-  why->clear();
   MessageReader reader;
   for (;;) {
-    switch (reader.read_available(fd, why)) {
+    switch (reader.read_available(fd)) {
       case MessageReader::Step::kDone:
         *header = reader.header();
         *payload = std::move(reader.payload());
         *fds = std::move(reader.fds());
-        return true;
+        return {ReadEnd::kMessage, {}};
       case MessageReader::Step::kFailed:
-        return false;
+        if (reader.error().empty()) return {ReadEnd::kClosed, {}};
+        return {ReadEnd::kFailed, reader.error()};
       case MessageReader::Step::kMore:
-        if (!wait_for(fd, POLLIN, limited, deadline, why)) return false;
+        if (Expected<void> ready = wait_for(fd, POLLIN, limited, deadline); !ready) {
+          return {ReadEnd::kFailed, std::move(ready).failure().message};
+        }
         break;
     }
   }
 }
 
-MessageReader::Step MessageReader::fail(std::string text, std::string* why) {
+MessageReader::Step MessageReader::fail(std::string text) {
   fds_.clear();
   body_.clear();
-  *why = std::move(text);
+  error_ = std::move(text);
   return Step::kFailed;
 }
 
-MessageReader::Step MessageReader::read_available(int fd, std::string* why) {
-  why->clear();
+MessageReader::Step MessageReader::read_available(int fd) {
+  error_.clear();
   // Room for more descriptors than a message may carry, so that extras are seen and closed.
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 16)];
   for (;;) {
     const std::size_t want = have_header_ ? header_.length : kHeaderBytes;
     if (got_ == want) {
       if (have_header_) return Step::kDone;
-      if (!parse_header(head_, kHeaderBytes, &header_, why)) return fail(*why, why);
+      Expected<Header> parsed = parse_header(head_, kHeaderBytes);
+      if (!parsed) return fail(std::move(parsed).failure().message);
+      header_ = parsed.value();
       have_header_ = true;
       body_.resize(header_.length);  // bounded by parse_header
       got_ = 0;
@@ -333,7 +315,7 @@ MessageReader::Step MessageReader::read_available(int fd, std::string* why) {
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return Step::kMore;
-      return fail(std::string("receive: ") + std::strerror(errno), why);
+      return fail(std::string("receive: ") + std::strerror(errno));
     }
     for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
       if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
@@ -345,11 +327,11 @@ MessageReader::Step MessageReader::read_available(int fd, std::string* why) {
       }
     }
     if ((msg.msg_flags & MSG_CTRUNC) != 0 || fds_.size() > kReplyDescriptors) {
-      return fail("a message came with more descriptors than it may carry", why);
+      return fail("a message came with more descriptors than it may carry");
     }
     if (n == 0) {
-      if (!have_header_ && got_ == 0) return fail("", why);
-      return fail("the connection closed in the middle of a message", why);
+      if (!have_header_ && got_ == 0) return fail("");
+      return fail("the connection closed in the middle of a message");
     }
     got_ += static_cast<std::size_t>(n);
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hip_backend/process/host_limits.h"
+#include "support/failure.h"
 #include "support/unique_fd.h"
 
 namespace hipacm::backend::service_wire {
@@ -61,28 +62,39 @@ struct ExitNotice {
   std::int32_t wait_status = 0;
 };
 
-bool encode_order(const WorkerOrder& order, std::vector<std::uint8_t>* out, std::string* why);
+/// Fails (INVALID_ARGUMENT) when the order is larger than the service accepts.
+Expected<std::vector<std::uint8_t>> encode_order(const WorkerOrder& order);
 std::vector<std::uint8_t> encode_reply(const OrderReply& reply);
 std::vector<std::uint8_t> encode_exit(const ExitNotice& notice);
 std::vector<std::uint8_t> encode_idle();
 
-/// Checks magic, version, type and the type's length bound.
-bool parse_header(const std::uint8_t* bytes, std::size_t size, Header* header, std::string* why);
-bool decode_order(const std::uint8_t* data, std::size_t size, WorkerOrder* out, std::string* why);
-bool decode_reply(const std::uint8_t* data, std::size_t size, OrderReply* out, std::string* why);
-bool decode_exit(const std::uint8_t* data, std::size_t size, ExitNotice* out, std::string* why);
+/// Checks magic, version, type and the type's length bound. Decoding failures are INTERNAL: the
+/// peer broke the protocol.
+Expected<Header> parse_header(const std::uint8_t* bytes, std::size_t size);
+Expected<WorkerOrder> decode_order(const std::uint8_t* data, std::size_t size);
+Expected<OrderReply> decode_reply(const std::uint8_t* data, std::size_t size);
+Expected<ExitNotice> decode_exit(const std::uint8_t* data, std::size_t size);
 
 /// Sends all of `bytes` on a socket (blocking or not), with `fds` attached to the first byte.
 /// Waits at most timeout_ms (negative: no limit).
-bool send_message(int fd, const std::vector<std::uint8_t>& bytes, const int* fds,
-                  std::size_t fd_count, int timeout_ms, std::string* why);
+Expected<void> send_message(int fd, const std::vector<std::uint8_t>& bytes, const int* fds,
+                            std::size_t fd_count, int timeout_ms);
+
+/// How a read of one message ended: kClosed is a clean end of stream before its first byte.
+enum class ReadEnd { kMessage, kClosed, kFailed };
+
+/// What read_message() got, and why it failed (kFailed only; empty otherwise).
+struct ReadResult {
+  ReadEnd end = ReadEnd::kMessage;
+  std::string error;
+  explicit operator bool() const { return end == ReadEnd::kMessage; }
+};
 
 /// Reads one whole message within timeout_ms (negative: no limit): its header, its bounded
 /// payload, and any descriptors that came with it (close-on-exec; more than kReplyDescriptors
-/// is an error, and every one received is closed on any error). False with an empty *why on a
-/// clean end of stream before the first byte.
-bool read_message(int fd, int timeout_ms, Header* header, std::vector<std::uint8_t>* payload,
-                  std::vector<UniqueFd>* fds, std::string* why);
+/// is an error, and every one received is closed on any error).
+ReadResult read_message(int fd, int timeout_ms, Header* header, std::vector<std::uint8_t>* payload,
+                        std::vector<UniqueFd>* fds);
 
 /// One message read in pieces as they arrive, never waiting: what lets the service read the
 /// orders of many connections at once, so that one that sends nothing (or half a header) holds
@@ -92,16 +104,17 @@ class MessageReader {
   enum class Step { kMore, kDone, kFailed };
 
   /// Reads what `fd` holds now. kMore: the message is not whole yet (wait for POLLIN).
-  /// kDone: header(), payload() and fds() hold it. kFailed: *why says why, empty on a clean end
-  /// of stream before the first byte; every descriptor received is closed.
-  Step read_available(int fd, std::string* why);
+  /// kDone: header(), payload() and fds() hold it. kFailed: error() says why, empty on a clean
+  /// end of stream before the first byte; every descriptor received is closed.
+  Step read_available(int fd);
 
+  const std::string& error() const { return error_; }
   const Header& header() const { return header_; }
   std::vector<std::uint8_t>& payload() { return body_; }
   std::vector<UniqueFd>& fds() { return fds_; }
 
  private:
-  Step fail(std::string text, std::string* why);
+  Step fail(std::string text);
 
   std::uint8_t head_[kHeaderBytes] = {};
   std::vector<std::uint8_t> body_;
@@ -109,6 +122,7 @@ class MessageReader {
   bool have_header_ = false;
   Header header_;
   std::vector<UniqueFd> fds_;
+  std::string error_;
 };
 
 }  // namespace hipacm::backend::service_wire

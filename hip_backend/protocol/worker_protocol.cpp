@@ -129,14 +129,10 @@ class Reader {
 
 /// Writes the header in front of a payload already appended after kHeaderSize
 /// placeholder bytes.
-bool seal_frame(FrameType type, std::uint32_t request_id, Writer& w,
-                std::vector<std::uint8_t>* frame, std::string* error) {
-  if (!w.ok()) {
-    frame->clear();
-    if (error) *error = w.error();
-    return false;
-  }
-  const std::size_t payload = frame->size() - kHeaderSize;
+Expected<std::vector<std::uint8_t>> seal_frame(FrameType type, std::uint32_t request_id,
+                                               const Writer& w, std::vector<std::uint8_t> frame) {
+  if (!w.ok()) return Failure{HIPACM_ERROR_INVALID_ARGUMENT, w.error()};
+  const std::size_t payload = frame.size() - kHeaderSize;
   std::vector<std::uint8_t> header;
   Writer h(&header);
   h.u32(kMagic);
@@ -144,56 +140,53 @@ bool seal_frame(FrameType type, std::uint32_t request_id, Writer& w,
   h.u16(static_cast<std::uint16_t>(type));
   h.u32(request_id);
   h.u32(static_cast<std::uint32_t>(payload));
-  std::memcpy(frame->data(), header.data(), kHeaderSize);
-  return true;
+  std::memcpy(frame.data(), header.data(), kHeaderSize);
+  return frame;
 }
 
-bool set_error(std::string* error, std::string why) {
-  if (error) *error = std::move(why);
-  return false;
-}
+/// A malformed frame: the peer broke the protocol.
+Failure bad_frame(std::string why) { return Failure{HIPACM_ERROR_INTERNAL, std::move(why)}; }
 
 // What the frame's header promises, against the payload that came with it.
-bool check_payload(const FrameHeader& header, FrameType want, std::size_t size,
-                   std::string* error) {
-  if (header.type != want) return set_error(error, "unexpected frame type");
+Expected<void> check_payload(const FrameHeader& header, FrameType want, std::size_t size) {
+  if (header.type != want) return bad_frame("unexpected frame type");
   if (size != header.payload_size) {
-    return set_error(error, size < header.payload_size ? "truncated frame payload"
-                                                       : "trailing bytes after the frame");
+    return bad_frame(size < header.payload_size ? "truncated frame payload"
+                                                : "trailing bytes after the frame");
   }
-  return true;
+  return {};
 }
 
 template <typename T, typename Decode>
-bool decode_frame(const std::uint8_t* data, std::size_t size, FrameType want,
-                  std::uint32_t* request_id, T* out, std::string* error, Decode decode) {
-  if (size < kHeaderSize) return set_error(error, "truncated frame header");
-  FrameHeader header;
-  if (!parse_header(data, &header, error)) return false;
-  if (!check_payload(header, want, size - kHeaderSize, error)) return false;
-  if (!decode(data + kHeaderSize, header.payload_size, out, error)) return false;
-  if (request_id) *request_id = header.request_id;
-  return true;
+Expected<Framed<T>> decode_frame(const std::uint8_t* data, std::size_t size, FrameType want,
+                                 Decode decode) {
+  if (size < kHeaderSize) return bad_frame("truncated frame header");
+  Expected<FrameHeader> header = parse_header(data);
+  if (!header) return std::move(header).failure();
+  if (Expected<void> fits = check_payload(header.value(), want, size - kHeaderSize); !fits)
+    return std::move(fits).failure();
+  Expected<T> message = decode(data + kHeaderSize, header->payload_size);
+  if (!message) return std::move(message).failure();
+  return Framed<T>{header->request_id, std::move(message).value()};
 }
 
 // Decodes a whole payload into a T with `fields`, which ends with Reader::finish(); the
 // failure names `what` ("compile request") and the first field that did not fit.
 template <typename T, typename Fields>
-bool decode_payload(const std::uint8_t* data, std::size_t size, const char* what, T* out,
-                    std::string* error, Fields fields) {
+Expected<T> decode_payload(const std::uint8_t* data, std::size_t size, const char* what,
+                           Fields fields) {
   Reader r(data, size);
   T value;
-  if (!fields(r, value)) return set_error(error, std::string("invalid ") + what + ": " + r.error());
-  *out = std::move(value);
-  return true;
+  if (!fields(r, value)) return bad_frame(std::string("invalid ") + what + ": " + r.error());
+  return value;
 }
 
 }  // namespace
 
-bool encode_request_frame(std::uint32_t request_id, const CompileRequest& request,
-                          std::vector<std::uint8_t>* frame, std::string* error) {
-  frame->assign(kHeaderSize, 0);
-  Writer w(frame);
+Expected<std::vector<std::uint8_t>> encode_request_frame(std::uint32_t request_id,
+                                                         const CompileRequest& request) {
+  std::vector<std::uint8_t> frame(kHeaderSize, 0);
+  Writer w(&frame);
   w.str(request.source);
   w.str(request.source_name);
   w.strings(request.options, "options");
@@ -205,55 +198,55 @@ bool encode_request_frame(std::uint32_t request_id, const CompileRequest& reques
   w.strings(request.name_expressions, "name expressions");
   w.str(request.arch);
   w.strings(request.environment, "environment");
-  return seal_frame(FrameType::kCompileRequest, request_id, w, frame, error);
+  return seal_frame(FrameType::kCompileRequest, request_id, w, std::move(frame));
 }
 
-bool encode_result_frame(std::uint32_t request_id, const CompileResult& result,
-                         std::vector<std::uint8_t>* frame, std::string* error) {
-  frame->assign(kHeaderSize, 0);
-  Writer w(frame);
+Expected<std::vector<std::uint8_t>> encode_result_frame(std::uint32_t request_id,
+                                                        const CompileResult& result) {
+  std::vector<std::uint8_t> frame(kHeaderSize, 0);
+  Writer w(&frame);
   w.u32(static_cast<std::uint32_t>(static_cast<std::int32_t>(result.status)));
   w.str(result.error_message);
   w.str(result.log);
   w.blob(result.code.data(), result.code.size());
   w.strings(result.lowered_names, "lowered names");
   w.u64(std::bit_cast<std::uint64_t>(result.compile_seconds));
-  return seal_frame(FrameType::kCompileResult, request_id, w, frame, error);
+  return seal_frame(FrameType::kCompileResult, request_id, w, std::move(frame));
 }
 
-bool parse_header(const std::uint8_t* bytes, FrameHeader* header, std::string* error) {
+Expected<FrameHeader> parse_header(const std::uint8_t* bytes) {
   Reader r(bytes, kHeaderSize);
   std::uint32_t magic = 0, version_and_type = 0, id = 0, size = 0;
   r.u32(&magic);
   r.u32(&version_and_type);
   r.u32(&id);
   r.u32(&size);
-  if (magic != kMagic) return set_error(error, "bad frame magic (not a hipacm-worker stream)");
+  if (magic != kMagic) return bad_frame("bad frame magic (not a hipacm-worker stream)");
   const auto version = static_cast<std::uint16_t>(version_and_type & 0xffffu);
   const auto type = static_cast<std::uint16_t>(version_and_type >> 16);
   if (version != kVersion) {
-    return set_error(error, "protocol version " + std::to_string(version) + ", expected " +
-                                std::to_string(kVersion) +
-                                " (hipacm-worker and the plugin come from different builds)");
+    return bad_frame("protocol version " + std::to_string(version) + ", expected " +
+                     std::to_string(kVersion) +
+                     " (hipacm-worker and the plugin come from different builds)");
   }
   if (type != static_cast<std::uint16_t>(FrameType::kCompileRequest) &&
       type != static_cast<std::uint16_t>(FrameType::kCompileResult)) {
-    return set_error(error, "unknown frame type " + std::to_string(type));
+    return bad_frame("unknown frame type " + std::to_string(type));
   }
   if (size > kMaxPayloadSize) {
-    return set_error(
-        error, "frame payload of " + std::to_string(size) + " bytes exceeds the 256 MiB limit");
+    return bad_frame("frame payload of " + std::to_string(size) +
+                     " bytes exceeds the 256 MiB limit");
   }
-  header->type = static_cast<FrameType>(type);
-  header->request_id = id;
-  header->payload_size = size;
-  return true;
+  FrameHeader header;
+  header.type = static_cast<FrameType>(type);
+  header.request_id = id;
+  header.payload_size = size;
+  return header;
 }
 
-bool decode_request(const std::uint8_t* data, std::size_t size, CompileRequest* out,
-                    std::string* error) {
-  return decode_payload(
-      data, size, "compile request", out, error, [](Reader& r, CompileRequest& req) {
+Expected<CompileRequest> decode_request(const std::uint8_t* data, std::size_t size) {
+  return decode_payload<CompileRequest>(
+      data, size, "compile request", [](Reader& r, CompileRequest& req) {
         std::uint32_t num_headers = 0;
         if (!(r.str(&req.source, "source") && r.str(&req.source_name, "source name") &&
               r.strings(&req.options, "options") && r.count(&num_headers, "headers")))
@@ -268,10 +261,9 @@ bool decode_request(const std::uint8_t* data, std::size_t size, CompileRequest* 
       });
 }
 
-bool decode_result(const std::uint8_t* data, std::size_t size, CompileResult* out,
-                   std::string* error) {
-  return decode_payload(
-      data, size, "compile result", out, error, [](Reader& r, CompileResult& res) {
+Expected<CompileResult> decode_result(const std::uint8_t* data, std::size_t size) {
+  return decode_payload<CompileResult>(
+      data, size, "compile result", [](Reader& r, CompileResult& res) {
         std::uint32_t status = 0;
         std::uint64_t seconds_bits = 0;
         const std::uint8_t* code = nullptr;
@@ -294,38 +286,38 @@ bool decode_result(const std::uint8_t* data, std::size_t size, CompileResult* ou
       });
 }
 
-bool decode_request_frame(const std::uint8_t* data, std::size_t size, std::uint32_t* request_id,
-                          CompileRequest* out, std::string* error) {
-  return decode_frame(data, size, FrameType::kCompileRequest, request_id, out, error,
-                      decode_request);
+Expected<Framed<CompileRequest>> decode_request_frame(const std::uint8_t* data, std::size_t size) {
+  return decode_frame<CompileRequest>(data, size, FrameType::kCompileRequest, decode_request);
 }
 
-bool decode_result_frame(const std::uint8_t* data, std::size_t size, std::uint32_t* request_id,
-                         CompileResult* out, std::string* error) {
-  return decode_frame(data, size, FrameType::kCompileResult, request_id, out, error, decode_result);
+Expected<Framed<CompileResult>> decode_result_frame(const std::uint8_t* data, std::size_t size) {
+  return decode_frame<CompileResult>(data, size, FrameType::kCompileResult, decode_result);
 }
 
-bool decode_result_frame(const FrameHeader& header, const std::vector<std::uint8_t>& payload,
-                         CompileResult* out, std::string* error) {
-  return check_payload(header, FrameType::kCompileResult, payload.size(), error) &&
-         decode_result(payload.data(), payload.size(), out, error);
+Expected<CompileResult> decode_result_frame(const FrameHeader& header,
+                                            const std::vector<std::uint8_t>& payload) {
+  if (Expected<void> fits = check_payload(header, FrameType::kCompileResult, payload.size()); !fits)
+    return std::move(fits).failure();
+  return decode_result(payload.data(), payload.size());
 }
 
-FrameRead read_frame_from(ByteSource& source, FrameHeader* header,
-                          std::vector<std::uint8_t>* payload, std::string* error) {
+FrameReadResult read_frame_from(ByteSource& source, FrameHeader* header,
+                                std::vector<std::uint8_t>* payload) {
   std::uint8_t head[kHeaderSize];
-  if (!source.fill(head, kHeaderSize)) return FrameRead::kNoHeader;
-  if (!parse_header(head, header, error)) return FrameRead::kBadHeader;
+  if (!source.fill(head, kHeaderSize)) return {FrameRead::kNoHeader, {}};
+  Expected<FrameHeader> parsed = parse_header(head);
+  if (!parsed) return {FrameRead::kBadHeader, std::move(parsed).failure().message};
+  *header = parsed.value();
   payload->clear();
   // Grow as bytes arrive: a header that promises 256 MiB and then stops costs only what came.
   std::size_t got = 0;
   while (got < header->payload_size) {
     const std::size_t want = std::min<std::size_t>(header->payload_size - got, kReadChunk);
     payload->resize(got + want);
-    if (!source.fill(payload->data() + got, want)) return FrameRead::kNoPayload;
+    if (!source.fill(payload->data() + got, want)) return {FrameRead::kNoPayload, {}};
     got += want;
   }
-  return FrameRead::kFrame;
+  return {FrameRead::kFrame, {}};
 }
 
 namespace {
@@ -368,26 +360,24 @@ class BlockingSource final : public ByteSource {
 
 }  // namespace
 
-ReadStatus read_frame(int fd, FrameHeader* header, std::vector<std::uint8_t>* payload,
-                      std::string* error) {
+ReadResult read_frame(int fd, FrameHeader* header, std::vector<std::uint8_t>* payload) {
   BlockingSource source(fd);
-  switch (read_frame_from(source, header, payload, error)) {
+  FrameReadResult read = read_frame_from(source, header, payload);
+  switch (read.read) {
     case FrameRead::kFrame:
-      return ReadStatus::kFrame;
+      return {ReadStatus::kFrame, {}};
     case FrameRead::kNoHeader:
-      if (source.clean_eof()) return ReadStatus::kEof;
-      set_error(error, source.why("header"));
-      return ReadStatus::kError;
+      if (source.clean_eof()) return {ReadStatus::kEof, {}};
+      return {ReadStatus::kError, source.why("header")};
     case FrameRead::kNoPayload:
-      set_error(error, source.why("payload"));
-      return ReadStatus::kError;
+      return {ReadStatus::kError, source.why("payload")};
     case FrameRead::kBadHeader:
       break;
   }
-  return ReadStatus::kError;
+  return {ReadStatus::kError, std::move(read.error)};
 }
 
-bool write_all(int fd, const void* data, std::size_t size, std::string* error) {
+Expected<void> write_all(int fd, const void* data, std::size_t size) {
   const auto* p = static_cast<const std::uint8_t*>(data);
   bool is_socket = true;
   while (size > 0) {
@@ -398,10 +388,10 @@ bool write_all(int fd, const void* data, std::size_t size, std::string* error) {
     } else if (errno == ENOTSOCK && is_socket) {
       is_socket = false;  // a pipe or file: plain write (the worker ignores SIGPIPE)
     } else if (errno != EINTR) {
-      return set_error(error, std::string("write failed: ") + std::strerror(errno));
+      return Failure{HIPACM_ERROR_INTERNAL, std::string("write failed: ") + std::strerror(errno)};
     }
   }
-  return true;
+  return {};
 }
 
 }  // namespace hipacm::backend::wire

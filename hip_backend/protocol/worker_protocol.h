@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hip_backend/compiler.h"
+#include "support/failure.h"
 
 namespace hipacm::backend::wire {
 
@@ -47,31 +48,35 @@ struct FrameHeader {
   std::uint32_t payload_size = 0;
 };
 
-/// Builds a whole frame (header and payload). Fails, with *error, when the
-/// request would break a limit (too many entries, payload over 256 MiB).
-bool encode_request_frame(std::uint32_t request_id, const CompileRequest& request,
-                          std::vector<std::uint8_t>* frame, std::string* error);
-bool encode_result_frame(std::uint32_t request_id, const CompileResult& result,
-                         std::vector<std::uint8_t>* frame, std::string* error);
+/// Builds a whole frame (header and payload). Fails (INVALID_ARGUMENT) when the request would
+/// break a limit (too many entries, payload over 256 MiB).
+Expected<std::vector<std::uint8_t>> encode_request_frame(std::uint32_t request_id,
+                                                         const CompileRequest& request);
+Expected<std::vector<std::uint8_t>> encode_result_frame(std::uint32_t request_id,
+                                                        const CompileResult& result);
 
-/// Checks magic, version, type and the payload limit of kHeaderSize bytes.
-bool parse_header(const std::uint8_t* bytes, FrameHeader* header, std::string* error);
+/// Checks magic, version, type and the payload limit of kHeaderSize bytes. Decoding failures
+/// are INTERNAL: the peer broke the protocol.
+Expected<FrameHeader> parse_header(const std::uint8_t* bytes);
 
 /// Decodes a payload; it must be consumed exactly (trailing bytes are an error).
-bool decode_request(const std::uint8_t* data, std::size_t size, CompileRequest* out,
-                    std::string* error);
-bool decode_result(const std::uint8_t* data, std::size_t size, CompileResult* out,
-                   std::string* error);
+Expected<CompileRequest> decode_request(const std::uint8_t* data, std::size_t size);
+Expected<CompileResult> decode_result(const std::uint8_t* data, std::size_t size);
+
+/// A decoded frame: the request id of its header and its message.
+template <typename T>
+struct Framed {
+  std::uint32_t request_id = 0;
+  T message;
+};
 
 /// Decodes one whole frame held in memory (header, payload, nothing after it)
 /// of the expected type.
-bool decode_request_frame(const std::uint8_t* data, std::size_t size, std::uint32_t* request_id,
-                          CompileRequest* out, std::string* error);
-bool decode_result_frame(const std::uint8_t* data, std::size_t size, std::uint32_t* request_id,
-                         CompileResult* out, std::string* error);
+Expected<Framed<CompileRequest>> decode_request_frame(const std::uint8_t* data, std::size_t size);
+Expected<Framed<CompileResult>> decode_result_frame(const std::uint8_t* data, std::size_t size);
 /// The same for a frame whose header was already parsed (read_frame_from).
-bool decode_result_frame(const FrameHeader& header, const std::vector<std::uint8_t>& payload,
-                         CompileResult* out, std::string* error);
+Expected<CompileResult> decode_result_frame(const FrameHeader& header,
+                                            const std::vector<std::uint8_t>& payload);
 
 // ---- reading frames from a stream: one reader for the worker's blocking socket and the
 // host's polled one ----
@@ -87,31 +92,42 @@ class ByteSource {
 enum class FrameRead {
   kFrame,      ///< *header and *payload hold a frame whose header is valid
   kNoHeader,   ///< the source failed before a whole header arrived
-  kBadHeader,  ///< the header is invalid; *error says why
+  kBadHeader,  ///< the header is invalid; FrameReadResult::error says why
   kNoPayload,  ///< the source failed inside the payload
+};
+
+/// What read_frame_from got, and why the header was refused (kBadHeader only).
+struct FrameReadResult {
+  FrameRead read = FrameRead::kFrame;
+  std::string error;
 };
 
 /// Reads one header, checks it with parse_header, then reads its payload into *payload. The
 /// buffer grows at most 1 MiB ahead of the bytes that arrived, so a header that promises 256 MiB
 /// and then stops costs at most what was really sent.
-FrameRead read_frame_from(ByteSource& source, FrameHeader* header,
-                          std::vector<std::uint8_t>* payload, std::string* error);
+FrameReadResult read_frame_from(ByteSource& source, FrameHeader* header,
+                                std::vector<std::uint8_t>* payload);
 
 // ---- blocking I/O, used by the worker ----
 
 enum class ReadStatus {
   kFrame,  ///< *header and *payload hold a frame whose header is valid
   kEof,    ///< the peer closed the stream cleanly, between frames
-  kError,  ///< I/O error, truncated frame or invalid header; *error says which
+  kError,  ///< I/O error, truncated frame or invalid header; ReadResult::error says which
+};
+
+/// What read_frame got, and why it failed (kError only).
+struct ReadResult {
+  ReadStatus status = ReadStatus::kFrame;
+  std::string error;
 };
 
 /// read_frame_from on a blocking descriptor, retrying on EINTR and short reads.
-ReadStatus read_frame(int fd, FrameHeader* header, std::vector<std::uint8_t>* payload,
-                      std::string* error);
+ReadResult read_frame(int fd, FrameHeader* header, std::vector<std::uint8_t>* payload);
 
 /// Writes all bytes to a blocking descriptor, retrying on EINTR and short
 /// writes. Sockets are written with send(MSG_NOSIGNAL), so a closed peer is
-/// EPIPE and never SIGPIPE.
-bool write_all(int fd, const void* data, std::size_t size, std::string* error);
+/// EPIPE and never SIGPIPE. A failure is INTERNAL, "write failed: <errno text>".
+Expected<void> write_all(int fd, const void* data, std::size_t size);
 
 }  // namespace hipacm::backend::wire

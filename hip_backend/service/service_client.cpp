@@ -80,10 +80,15 @@ void close_registered(UniqueFd& fd) {
   if (fd) WorkerFdRegistry::close(fd);
 }
 
+/// Why the compile service cannot be used (the caller then spawns its own worker).
+Failure unusable(std::string why) {
+  return Failure{HIPACM_ERROR_BACKEND_UNAVAILABLE, std::move(why)};
+}
+
 /// Runs `hipacm-worker --service SOCKET` and waits until it listens (its starter exits 0) or
 /// gives up (anything else).
-bool start_service(const std::string& worker_path, const std::string& socket_path,
-                   const std::vector<std::string>& environment, std::string* why) {
+Expected<void> start_service(const std::string& worker_path, const std::string& socket_path,
+                             const std::vector<std::string>& environment) {
   std::vector<char*> envp = spawn_environment(environment);
   SpawnSetup setup;
   bool ok = setup.ok() &&
@@ -104,44 +109,43 @@ bool start_service(const std::string& worker_path, const std::string& socket_pat
                                   const_cast<char* const*>(argv), envp.data())
                     : ENOMEM;
   message_write.reset();
-  if (rc != 0) {
-    *why = "cannot start the compile service: " + std::string(std::strerror(rc));
-    return false;
-  }
+  if (rc != 0)
+    return unusable("cannot start the compile service: " + std::string(std::strerror(rc)));
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
   char text[512] = {};
   const ssize_t n = ::read(message_read.get(), text, sizeof text - 1);
   std::string said = n > 0 ? std::string(text, static_cast<std::size_t>(n)) : std::string();
   while (!said.empty() && said.back() == '\n') said.pop_back();
-  *why = "the compile service did not start" + (said.empty() ? std::string() : ": " + said);
-  return false;
+  return unusable("the compile service did not start" +
+                  (said.empty() ? std::string() : ": " + said));
 }
 
 /// A connection to the service at `socket_path`, starting it when no one listens there. One
 /// process starts it; the others wait on the start lock and then connect.
-UniqueFd connect_or_start(const std::string& worker_path, const std::string& socket_path,
-                          const std::vector<std::string>& environment, std::string* why) {
+Expected<UniqueFd> connect_or_start(const std::string& worker_path, const std::string& socket_path,
+                                    const std::vector<std::string>& environment) {
   UniqueFd connection = connect_to(socket_path);
   if (connection) return connection;
   if (errno != ENOENT && errno != ECONNREFUSED) {
-    *why = "cannot connect to the compile service at " + socket_path + ": " + std::strerror(errno);
-    return UniqueFd();
+    return unusable("cannot connect to the compile service at " + socket_path + ": " +
+                    std::strerror(errno));
   }
-  const UniqueFd lock = lock_service_start(socket_path + ".lock", kStartLockWaitMs, why);
-  if (!lock) return UniqueFd();
+  const Expected<UniqueFd> lock = lock_service_start(socket_path + ".lock", kStartLockWaitMs);
+  if (!lock) return lock.failure();
   connection = connect_to(socket_path);
-  if (!connection && start_service(worker_path, socket_path, environment, why)) {
-    connection = connect_to(socket_path);
-    if (!connection) *why = "the compile service started but refuses connections";
-    ucred peer{};
-    socklen_t size = sizeof peer;
-    if (connection && ::getsockopt(connection.get(), SOL_SOCKET, SO_PEERCRED, &peer, &size) == 0)
-      adopt_started_service(peer.pid);
-  }
-  return connection;  // the lock goes with `lock`
+  if (connection) return connection;  // the lock goes with `lock`
+  if (Expected<void> started = start_service(worker_path, socket_path, environment); !started)
+    return std::move(started).failure();
+  connection = connect_to(socket_path);
+  if (!connection) return unusable("the compile service started but refuses connections");
+  ucred peer{};
+  socklen_t size = sizeof peer;
+  if (::getsockopt(connection.get(), SOL_SOCKET, SO_PEERCRED, &peer, &size) == 0)
+    adopt_started_service(peer.pid);
+  return connection;
 }
 
 }  // namespace
@@ -181,14 +185,14 @@ bool compile_service_requested() {
   return false;
 }
 
-std::string compile_service_socket(const std::string& worker_path,
-                                   const std::vector<std::string>& environment, std::string* why) {
+Expected<std::string> compile_service_socket(const std::string& worker_path,
+                                             const std::vector<std::string>& environment) {
   const std::string dir = runtime_dir_from_environment();
-  if (!make_runtime_directory(dir, why)) return "";
+  if (Expected<void> made = make_runtime_directory(dir); !made)
+    return unusable(std::move(made).failure().message);
   struct stat st {};
   if (::stat(worker_path.c_str(), &st) != 0) {
-    *why = "cannot inspect " + worker_path + ": " + std::strerror(errno);
-    return "";
+    return unusable("cannot inspect " + worker_path + ": " + std::strerror(errno));
   }
   // The binary's identity: a rebuilt or upgraded worker gets a new service.
   std::string key = "hipacm-compile-service 1\n" + worker_path + "\n" + std::to_string(st.st_dev) +
@@ -207,8 +211,7 @@ std::string compile_service_socket(const std::string& worker_path,
   const std::string path =
       dir + "/compile-service-" + sha256_hex(key.data(), key.size()).substr(0, 16) + ".sock";
   if (path.size() >= sizeof(sockaddr_un{}.sun_path)) {
-    *why = "the compile service's socket path " + path + " is too long for a Unix socket";
-    return "";
+    return unusable("the compile service's socket path " + path + " is too long for a Unix socket");
   }
   return path;
 }
@@ -225,20 +228,21 @@ pid_t compile_service_pid(const std::string& socket_path) {
   return known ? peer.pid : -1;
 }
 
-std::optional<ServiceWorker> order_service_worker(const std::string& worker_path,
-                                                  const sw::WorkerOrder& order, std::string* why) {
+Expected<ServiceWorker> order_service_worker(const std::string& worker_path,
+                                             const sw::WorkerOrder& order) {
   reap_adopted_services();  // a service this process adopted may have exited since
-  const std::string socket_path = compile_service_socket(worker_path, order.environment, why);
-  if (socket_path.empty()) return std::nullopt;
-  std::vector<std::uint8_t> bytes;
-  if (!sw::encode_order(order, &bytes, why)) return std::nullopt;
+  Expected<std::string> socket = compile_service_socket(worker_path, order.environment);
+  if (!socket) return std::move(socket).failure();
+  const std::string& socket_path = socket.value();
+  Expected<std::vector<std::uint8_t>> bytes = sw::encode_order(order);
+  if (!bytes) return unusable(std::move(bytes).failure().message);
+  Expected<UniqueFd> control = connect_or_start(worker_path, socket_path, order.environment);
+  if (!control) return std::move(control).failure();
   ServiceWorker worker;
-  worker.control = connect_or_start(worker_path, socket_path, order.environment, why);
-  if (!worker.control) return std::nullopt;
-  auto fail = [&](std::string text) -> std::optional<ServiceWorker> {
+  worker.control = std::move(control).value();
+  auto fail = [&](std::string text) -> Expected<ServiceWorker> {
     close_registered(worker.control);
-    *why = std::move(text);
-    return std::nullopt;
+    return unusable(std::move(text));
   };
   ucred peer{};
   socklen_t size = sizeof peer;
@@ -246,8 +250,10 @@ std::optional<ServiceWorker> order_service_worker(const std::string& worker_path
       peer.uid != ::geteuid()) {
     return fail("the compile service socket " + socket_path + " belongs to another user");
   }
-  if (!sw::send_message(worker.control.get(), bytes, nullptr, 0, kOrderSendMs, why)) {
-    return fail("cannot send the order: " + *why);
+  if (Expected<void> sent =
+          sw::send_message(worker.control.get(), bytes.value(), nullptr, 0, kOrderSendMs);
+      !sent) {
+    return fail("cannot send the order: " + sent.failure().message);
   }
   // Wait without the registry's lock: a first order waits for the compiler to warm up.
   pollfd p{worker.control.get(), POLLIN, 0};
@@ -259,24 +265,30 @@ std::optional<ServiceWorker> order_service_worker(const std::string& worker_path
   sw::Header header;
   std::vector<std::uint8_t> payload;
   std::vector<UniqueFd> fds;
-  sw::OrderReply reply;
   {
     // The handed descriptors are registered before any fork() can copy them.
     auto registry = WorkerFdRegistry::lock();
-    if (!sw::read_message(worker.control.get(), kReplyReadMs, &header, &payload, &fds, why)) {
+    sw::ReadResult read =
+        sw::read_message(worker.control.get(), kReplyReadMs, &header, &payload, &fds);
+    if (!read) {
       registry.unlock();
-      return fail(why->empty() ? "the compile service closed the connection" : *why);
+      return fail(read.error.empty() ? "the compile service closed the connection"
+                                     : std::move(read.error));
     }
     for (const UniqueFd& fd : fds) WorkerFdRegistry::add_locked(fd.get());
   }
   auto forget = [&] {
     for (UniqueFd& fd : fds) close_registered(fd);
   };
-  if (header.type != sw::MessageType::kReply ||
-      !sw::decode_reply(payload.data(), payload.size(), &reply, why)) {
+  Expected<sw::OrderReply> decoded =
+      header.type == sw::MessageType::kReply
+          ? sw::decode_reply(payload.data(), payload.size())
+          : Expected<sw::OrderReply>(Failure{HIPACM_ERROR_INTERNAL, ""});
+  if (!decoded) {
     forget();
-    return fail("a bad reply from the compile service: " + *why);
+    return fail("a bad reply from the compile service: " + decoded.failure().message);
   }
+  const sw::OrderReply& reply = decoded.value();
   if (!reply.ok || fds.size() != sw::kReplyDescriptors) {
     forget();
     return fail("the compile service refused the order: " +

@@ -46,18 +46,19 @@ bool compile_service_requested();
 
 /// The service socket for this user, this worker binary and this environment: processes that
 /// would start identical workers share one service, and any difference (another binary, another
-/// ROCm or CUDA, other compiler variables) gets its own. "" with *why when there is none (no
-/// private runtime directory, a path too long for a socket, an unreadable binary).
-std::string compile_service_socket(const std::string& worker_path,
-                                   const std::vector<std::string>& environment, std::string* why);
+/// ROCm or CUDA, other compiler variables) gets its own. The Failure (BACKEND_UNAVAILABLE) says
+/// why there is none (no private runtime directory, a path too long for a socket, an unreadable
+/// binary).
+Expected<std::string> compile_service_socket(const std::string& worker_path,
+                                             const std::vector<std::string>& environment);
 
 /// The pid of the compile service listening at `socket_path`, or -1 when none answers there.
 pid_t compile_service_pid(const std::string& socket_path);
 
 /// Orders one worker, starting the service (and waiting for it to listen) when none answers.
-/// nullopt with *why when the service cannot be used; the caller then spawns its own worker.
-std::optional<ServiceWorker> order_service_worker(const std::string& worker_path,
-                                                  const service_wire::WorkerOrder& order,
-                                                  std::string* why);
+/// The Failure (BACKEND_UNAVAILABLE) says why the service cannot be used; the caller then spawns
+/// its own worker.
+Expected<ServiceWorker> order_service_worker(const std::string& worker_path,
+                                             const service_wire::WorkerOrder& order);
 
 }  // namespace hipacm::backend

@@ -24,16 +24,16 @@ constexpr std::chrono::milliseconds kPause{5};
 
 }  // namespace
 
-UniqueFd lock_service_start(const std::string& lock_path, int wait_ms, std::string* why) {
+Expected<UniqueFd> lock_service_start(const std::string& lock_path, int wait_ms) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(wait_ms);
   for (;;) {
     // This user's own regular file only: a FIFO or another user's file in its place is refused.
     UniqueFd lock = open_private_file(lock_path, O_RDWR | O_CREAT);
     if (!lock) {
-      *why =
-          "cannot open " + lock_path + " as this user's own regular file: " + std::strerror(errno);
-      return UniqueFd();
+      return Failure{
+          HIPACM_ERROR_INTERNAL,
+          "cannot open " + lock_path + " as this user's own regular file: " + std::strerror(errno)};
     }
     const auto left =
         std::max(std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()),
@@ -42,10 +42,10 @@ UniqueFd lock_service_start(const std::string& lock_path, int wait_ms, std::stri
         FileLock::acquire(std::move(lock), LockKind::kFlock, LockRange::whole_file(),
                           LockWait::up_to(left, kPause, kPause));
     if (!held_lock.held()) {
-      *why = held_lock.busy()
-                 ? "another process holds " + lock_path
-                 : "cannot lock " + lock_path + ": " + std::strerror(held_lock.error());
-      return UniqueFd();
+      return Failure{HIPACM_ERROR_INTERNAL,
+                     held_lock.busy()
+                         ? "another process holds " + lock_path
+                         : "cannot lock " + lock_path + ": " + std::strerror(held_lock.error())};
     }
     // The lock lives as long as the descriptor the caller keeps (a service's exit hands it on).
     lock = std::move(held_lock).take_fd();
@@ -58,8 +58,7 @@ UniqueFd lock_service_start(const std::string& lock_path, int wait_ms, std::stri
       return lock;
     }
     if (Clock::now() >= deadline) {
-      *why = lock_path + " kept changing while it was being locked";
-      return UniqueFd();
+      return Failure{HIPACM_ERROR_INTERNAL, lock_path + " kept changing while it was being locked"};
     }
   }
 }

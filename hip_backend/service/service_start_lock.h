@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "support/failure.h"
 #include "support/unique_fd.h"
 
 namespace hipacm::backend {
@@ -14,7 +15,7 @@ namespace hipacm::backend {
 /// service and by a service that decides to exit, so that a service never leaves while a starter
 /// connects. The holder may remove the file (a service does, as it exits), so a lock only counts
 /// once the path still names the file that was locked; otherwise it is taken again on the new file.
-/// Waits up to `wait_ms` (0: a single try). An invalid descriptor when it cannot be had, with *why.
-UniqueFd lock_service_start(const std::string& lock_path, int wait_ms, std::string* why);
+/// Waits up to `wait_ms` (0: a single try). The locked descriptor, or why it cannot be had.
+Expected<UniqueFd> lock_service_start(const std::string& lock_path, int wait_ms);
 
 }  // namespace hipacm::backend

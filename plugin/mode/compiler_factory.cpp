@@ -36,11 +36,11 @@ std::shared_ptr<backend::Compiler> make_uncached(const ModeSettings& settings) {
   if (settings.isolation == HIPACM_ISOLATION_IN_PROCESS)
     return std::make_shared<backend::InProcessCompiler>(settings.compile_timeout_ms);
 
-  std::string why;
-  std::string worker = backend::find_worker_binary(&why);
-  if (!worker.empty())
-    return std::make_shared<backend::WorkerCompiler>(std::move(worker), settings.max_workers,
-                                                     settings.compile_timeout_ms);
+  Expected<std::string> worker = backend::find_worker_binary();
+  if (worker)
+    return std::make_shared<backend::WorkerCompiler>(
+        std::move(worker).value(), settings.max_workers, settings.compile_timeout_ms);
+  const std::string why = std::move(worker).failure().message;
   if (settings.isolation == HIPACM_ISOLATION_PROCESS)
     throw StatusError(HIPACM_ERROR_BACKEND_UNAVAILABLE,
                       "isolation is PROCESS but no hipacm-worker was found: " + why);

@@ -24,35 +24,38 @@ using hipacm::fuzz::invariant_broken;
 // An accepted message is exactly what the encoder writes for what it decoded to.
 void decode_payload(const sw::Header& header, const std::vector<std::uint8_t>& payload,
                     const std::vector<std::uint8_t>& whole) {
-  std::string why;
   std::vector<std::uint8_t> again;
   switch (header.type) {
     case sw::MessageType::kOrder: {
-      sw::WorkerOrder order;
-      if (!sw::decode_order(payload.data(), payload.size(), &order, &why)) {
-        if (why.empty()) invariant_broken("an order was refused without a reason");
+      const auto order = sw::decode_order(payload.data(), payload.size());
+      if (!order) {
+        if (order.failure().message.empty())
+          invariant_broken("an order was refused without a reason");
         return;
       }
-      if (!sw::encode_order(order, &again, &why))
-        invariant_broken("an accepted order cannot be encoded again: " + why);
+      auto encoded = sw::encode_order(order.value());
+      if (!encoded)
+        invariant_broken("an accepted order cannot be encoded again: " + encoded.failure().message);
+      again = std::move(encoded).value();
       break;
     }
     case sw::MessageType::kReply: {
-      sw::OrderReply reply;
-      if (!sw::decode_reply(payload.data(), payload.size(), &reply, &why)) {
-        if (why.empty()) invariant_broken("a reply was refused without a reason");
+      const auto reply = sw::decode_reply(payload.data(), payload.size());
+      if (!reply) {
+        if (reply.failure().message.empty())
+          invariant_broken("a reply was refused without a reason");
         return;
       }
-      again = sw::encode_reply(reply);
+      again = sw::encode_reply(reply.value());
       break;
     }
     case sw::MessageType::kIdle:
       again = sw::encode_idle();
       break;
     case sw::MessageType::kExit: {
-      sw::ExitNotice notice;
-      if (!sw::decode_exit(payload.data(), payload.size(), &notice, &why)) return;
-      again = sw::encode_exit(notice);
+      const auto notice = sw::decode_exit(payload.data(), payload.size());
+      if (!notice) return;
+      again = sw::encode_exit(notice.value());
       break;
     }
   }
@@ -63,12 +66,13 @@ void decode_payload(const sw::Header& header, const std::vector<std::uint8_t>& p
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   // In memory: the header, then the payload it announces.
-  sw::Header header;
-  std::string why;
-  if (size >= sw::kHeaderBytes && sw::parse_header(data, size, &header, &why) &&
-      header.length == size - sw::kHeaderBytes) {
-    decode_payload(header, std::vector<std::uint8_t>(data + sw::kHeaderBytes, data + size),
-                   std::vector<std::uint8_t>(data, data + size));
+  if (size >= sw::kHeaderBytes) {
+    const auto parsed = sw::parse_header(data, size);
+    if (parsed && parsed->length == size - sw::kHeaderBytes) {
+      decode_payload(parsed.value(),
+                     std::vector<std::uint8_t>(data + sw::kHeaderBytes, data + size),
+                     std::vector<std::uint8_t>(data, data + size));
+    }
   }
   // Through a socket, as the service and its clients read: one message, bounded, then stop.
   int sv[2];
@@ -83,9 +87,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     ::shutdown(writer.get(), SHUT_WR);
   });
+  sw::Header header;
   std::vector<std::uint8_t> payload;
   std::vector<UniqueFd> fds;
-  if (sw::read_message(reader.get(), 5000, &header, &payload, &fds, &why)) {
+  if (sw::read_message(reader.get(), 5000, &header, &payload, &fds)) {
     if (payload.size() != header.length) invariant_broken("a payload of the wrong size");
     if (!fds.empty()) invariant_broken("descriptors appeared from nowhere");
   }

@@ -15,7 +15,6 @@
 
 namespace {
 
-using hipacm::backend::CompileRequest;
 using hipacm::backend::UniqueFd;
 namespace wire = hipacm::backend::wire;
 using hipacm::fuzz::invariant_broken;
@@ -23,17 +22,16 @@ using hipacm::fuzz::invariant_broken;
 // One whole frame in memory: an accepted frame is exactly what the encoder
 // writes for the request it decodes to, so nothing is dropped or invented.
 void decode_in_memory(const std::uint8_t* data, std::size_t size) {
-  CompileRequest request;
-  std::uint32_t id = 0;
-  std::string error;
-  if (!wire::decode_request_frame(data, size, &id, &request, &error)) {
-    if (error.empty()) invariant_broken("a request frame was refused without a reason");
+  const auto decoded = wire::decode_request_frame(data, size);
+  if (!decoded) {
+    if (decoded.failure().message.empty())
+      invariant_broken("a request frame was refused without a reason");
     return;
   }
-  std::vector<std::uint8_t> again;
-  if (!wire::encode_request_frame(id, request, &again, &error))
-    invariant_broken("an accepted request cannot be encoded again: " + error);
-  if (again != std::vector<std::uint8_t>(data, data + size))
+  const auto again = wire::encode_request_frame(decoded->request_id, decoded->message);
+  if (!again)
+    invariant_broken("an accepted request cannot be encoded again: " + again.failure().message);
+  if (again.value() != std::vector<std::uint8_t>(data, data + size))
     invariant_broken("an accepted request frame is not what the encoder writes for it");
 }
 
@@ -42,20 +40,19 @@ void decode_in_memory(const std::uint8_t* data, std::size_t size) {
 void decode_as_stream(const std::uint8_t* data, std::size_t size) {
   UniqueFd fd(::memfd_create("hipacm-fuzz-frames", MFD_CLOEXEC));
   if (!fd) invariant_broken("memfd_create failed");
-  std::string error;
-  if (!wire::write_all(fd.get(), data, size, &error)) invariant_broken(error);
+  if (const auto written = wire::write_all(fd.get(), data, size); !written)
+    invariant_broken(written.failure().message);
   if (::lseek(fd.get(), 0, SEEK_SET) != 0) invariant_broken("lseek failed");
   wire::FrameHeader header;
   std::vector<std::uint8_t> payload;
   // Every frame is at least a header, so the loop ends within size / 16 frames.
   for (;;) {
-    const wire::ReadStatus status = wire::read_frame(fd.get(), &header, &payload, &error);
+    const wire::ReadStatus status = wire::read_frame(fd.get(), &header, &payload).status;
     if (status != wire::ReadStatus::kFrame) break;
     if (payload.size() != header.payload_size)
       invariant_broken("read_frame returned a payload of the wrong size");
     if (header.type != wire::FrameType::kCompileRequest) break;
-    CompileRequest request;
-    if (!wire::decode_request(payload.data(), payload.size(), &request, &error)) break;
+    if (!wire::decode_request(payload.data(), payload.size())) break;
   }
 }
 

@@ -22,17 +22,17 @@ constexpr const char* kArchs[] = {"gfx90a", "gfx1030:xnack-", "sm_80", "compute_
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  CompileResult result;
-  std::uint32_t id = 0;
-  std::string error;
-  if (!wire::decode_result_frame(data, size, &id, &result, &error)) {
-    if (error.empty()) invariant_broken("a result frame was refused without a reason");
+  const auto decoded = wire::decode_result_frame(data, size);
+  if (!decoded) {
+    if (decoded.failure().message.empty())
+      invariant_broken("a result frame was refused without a reason");
     return 0;
   }
-  std::vector<std::uint8_t> again;
-  if (!wire::encode_result_frame(id, result, &again, &error))
-    invariant_broken("an accepted result cannot be encoded again: " + error);
-  if (again != std::vector<std::uint8_t>(data, data + size))
+  const CompileResult& result = decoded->message;
+  const auto again = wire::encode_result_frame(decoded->request_id, result);
+  if (!again)
+    invariant_broken("an accepted result cannot be encoded again: " + again.failure().message);
+  if (again.value() != std::vector<std::uint8_t>(data, data + size))
     invariant_broken("an accepted result frame is not what the encoder writes for it");
   if (result.status < HIPACM_SUCCESS || result.status > HIPACM_ERROR_INTERNAL)
     invariant_broken("a result frame was accepted with an unknown status");

@@ -33,15 +33,13 @@ void write(const fs::path& file, const std::vector<std::uint8_t>& bytes) {
 }
 
 std::vector<std::uint8_t> request_frame(std::uint32_t id, const CompileRequest& request) {
-  std::vector<std::uint8_t> frame;
-  wire::encode_request_frame(id, request, &frame, nullptr);
-  return frame;
+  auto frame = wire::encode_request_frame(id, request);
+  return frame ? std::move(frame).value() : std::vector<std::uint8_t>();
 }
 
 std::vector<std::uint8_t> result_frame(std::uint32_t id, const CompileResult& result) {
-  std::vector<std::uint8_t> frame;
-  wire::encode_result_frame(id, result, &frame, nullptr);
-  return frame;
+  auto frame = wire::encode_result_frame(id, result);
+  return frame ? std::move(frame).value() : std::vector<std::uint8_t>();
 }
 
 CompileRequest sample_request() {
@@ -170,10 +168,12 @@ void write_cluster_seeds(const fs::path& dir, const std::vector<std::uint8_t>& e
 namespace sw = hipacm::backend::service_wire;
 
 std::vector<std::uint8_t> order_message(const sw::WorkerOrder& order) {
-  std::vector<std::uint8_t> bytes;
-  std::string why;
-  if (!sw::encode_order(order, &bytes, &why)) std::fprintf(stderr, "order: %s\n", why.c_str());
-  return bytes;
+  auto bytes = sw::encode_order(order);
+  if (!bytes) {
+    std::fprintf(stderr, "order: %s\n", bytes.failure().message.c_str());
+    return {};
+  }
+  return std::move(bytes).value();
 }
 
 // The compile service's messages: orders (a host's usual limits on 16 CPUs; a host under

@@ -132,8 +132,9 @@ Check comgr_check(const ToolchainProbe& toolchain) {
 Check worker_check() {
   const PluginProbe plugin = probe_plugin();
   const std::string plugin_dir = fs::path(plugin.path).parent_path().string();
-  std::string why;
-  const std::string worker = backend::find_worker_binary_beside(plugin_dir, &why);
+  const Expected<std::string> found = backend::find_worker_binary_beside(plugin_dir);
+  const std::string why = found ? std::string() : found.failure().message;
+  const std::string worker = found ? found.value() : std::string();
   const std::string isolation = settings::isolation_word().value_or("");
   Check check = named("worker");
   check.details = {{"found", !worker.empty()},
@@ -168,9 +169,10 @@ Check worker_check() {
   }
   if (!service) service_text = "; no compile service";
   if (service && !worker.empty()) {
-    std::string service_why;
-    const std::string socket = backend::compile_service_socket(
-        worker, backend::WorkerProcess::environment_for("/"), &service_why);
+    const Expected<std::string> named =
+        backend::compile_service_socket(worker, backend::WorkerProcess::environment_for("/"));
+    const std::string service_why = named ? std::string() : named.failure().message;
+    const std::string socket = named ? named.value() : std::string();
     const pid_t pid = backend::compile_service_pid(socket);
     check.details["compile_service_socket"] = socket;
     check.details["compile_service_pid"] = pid > 0 ? nlohmann::ordered_json(pid) : nullptr;
@@ -185,8 +187,9 @@ Check worker_check() {
   // The directory the service, the budget, the PCH store and the facts live in: a default
   // that another user made first, or a named one that is not hipacm's, turns them off.
   const backend::RuntimeDirChoice runtime = backend::choose_runtime_dir();
-  std::string runtime_problem;
-  const bool runtime_usable = backend::make_runtime_directory(runtime.path, &runtime_problem);
+  const Expected<void> runtime_made = backend::make_runtime_directory(runtime.path);
+  const bool runtime_usable = runtime_made.has_value();
+  const std::string runtime_problem = runtime_made.failure().message;
   check.details["runtime_dir"] = runtime.path;
   check.details["runtime_dir_usable"] = runtime_usable;
   if (!runtime_usable) check.details["runtime_dir_unusable_because"] = runtime_problem;

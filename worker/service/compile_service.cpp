@@ -29,11 +29,12 @@ std::string parent_dir(const std::string& path) {
 unsigned long compile_service_idle_ms() { return settings::service_idle_ms(); }
 
 int run_compile_service(const std::string& socket_path) {
-  std::string why;
-  if (socket_path.empty() || socket_path.front() != '/' ||
-      !make_runtime_directory(parent_dir(socket_path), &why)) {
-    std::fprintf(stderr, "hipacm-worker: compile service: %s\n",
-                 why.empty() ? "the socket path must be absolute" : why.c_str());
+  if (socket_path.empty() || socket_path.front() != '/') {
+    std::fprintf(stderr, "hipacm-worker: compile service: the socket path must be absolute\n");
+    return 1;
+  }
+  if (Expected<void> made = make_runtime_directory(parent_dir(socket_path)); !made) {
+    std::fprintf(stderr, "hipacm-worker: compile service: %s\n", made.failure().message.c_str());
     return 1;
   }
   int ready[2];
@@ -65,19 +66,19 @@ int run_compile_service(const std::string& socket_path) {
   };
   // Compilers write their temporary files here, not in the starter's TMPDIR.
   const std::string temp_dir = socket_path + ".tmp";
-  if (!make_private_directory(temp_dir, &why)) {
-    report(why);
+  if (Expected<void> made = make_private_directory(temp_dir); !made) {
+    report(made.failure().message);
     return 1;
   }
   ::setenv("TMPDIR", temp_dir.c_str(), 1);
-  UniqueFd listener = service_internal::ServiceSocket::listen_at(socket_path, &why);
+  Expected<UniqueFd> listener = service_internal::ServiceSocket::listen_at(socket_path);
   if (!listener) {
-    report(why);
+    report(listener.failure().message);
     return 1;
   }
   report("+");
   ready_write.reset();
-  service_internal::Service service(std::move(listener), socket_path, temp_dir);
+  service_internal::Service service(std::move(listener).value(), socket_path, temp_dir);
   return service.run();
 }
 

@@ -29,9 +29,8 @@ void Service::reap_children() {
     bound_to_host_.erase(pid);
     if (const auto it = handed_.find(pid); it != handed_.end()) {
       if (it->second.connection) {
-        std::string why;
-        sw::send_message(it->second.connection.get(), sw::encode_exit({pid, status}), nullptr, 0,
-                         kNoticeSendMs, &why);
+        (void)sw::send_message(it->second.connection.get(), sw::encode_exit({pid, status}), nullptr,
+                               0, kNoticeSendMs);
       }
       handed_.erase(it);
     }
@@ -60,12 +59,12 @@ void Service::heard_from(pid_t pid) {
   sw::Header header;
   std::vector<std::uint8_t> payload;
   std::vector<UniqueFd> fds;
-  std::string why;
-  if (!sw::read_message(it->second.channel.get(), kNoticeSendMs, &header, &payload, &fds, &why) ||
-      header.type != sw::MessageType::kIdle || !fds.empty()) {
+  const sw::ReadResult read =
+      sw::read_message(it->second.channel.get(), kNoticeSendMs, &header, &payload, &fds);
+  if (!read || header.type != sw::MessageType::kIdle || !fds.empty()) {
     // Its line closed (it is exiting: the reap reports how) or it said something else.
     it->second.channel.reset();
-    if (!why.empty()) ::kill(pid, SIGKILL);
+    if (!read.error.empty()) ::kill(pid, SIGKILL);
     return;
   }
   it->second.idle = true;

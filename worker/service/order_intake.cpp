@@ -56,8 +56,7 @@ void OrderIntake::accept_all(int listener) {
 void OrderIntake::read(int fd) {
   const auto it = pending_.find(fd);
   if (it == pending_.end()) return;
-  std::string why;
-  switch (it->second.reader.read_available(fd, &why)) {
+  switch (it->second.reader.read_available(fd)) {
     case sw::MessageReader::Step::kMore:
       return;
     case sw::MessageReader::Step::kFailed:

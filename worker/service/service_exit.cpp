@@ -26,8 +26,8 @@ bool Service::exit_if_still_idle() {
   // No one can reach a service whose socket is gone or was taken over: it just leaves.
   const bool reachable = socket_.reachable();
   // A starter holds the lock while it connects: never vanish under it.
-  std::string why;
-  UniqueFd lock = lock_service_start(lock_path_, 0, &why);
+  Expected<UniqueFd> locked = lock_service_start(lock_path_, 0);
+  UniqueFd lock = locked ? std::move(locked).value() : UniqueFd();
   if (reachable && !lock) {
     last_activity_ = Clock::now();
     return false;
@@ -41,8 +41,8 @@ bool Service::exit_if_still_idle() {
 void Service::leave() {
   // Asked to stop: the lock file goes too, unless a starter holds it right now (it then
   // starts the next service, which removes it in its turn).
-  std::string why;
-  leave(lock_service_start(lock_path_, 0, &why));
+  Expected<UniqueFd> locked = lock_service_start(lock_path_, 0);
+  leave(locked ? std::move(locked).value() : UniqueFd());
 }
 
 void Service::leave(const UniqueFd& start_lock) {

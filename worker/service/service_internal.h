@@ -54,9 +54,9 @@ class Service {
   // worker_handout.cpp: answering an order with a worker.
   void handle_order(UniqueFd connection, sw::MessageReader& reader);
   /// A worker set up for `order`: from the stock when one there has the order's compiler warm,
-  /// else forked. Its host ends go to *host_socket and *output.
-  pid_t provide_worker(const sw::WorkerOrder& order, UniqueFd* host_socket, UniqueFd* output,
-                       UniqueFd* channel, std::set<std::string>* warm, std::string* why);
+  /// else forked. Its host ends go to *host_socket and *output; its pid, or why there is none.
+  Expected<pid_t> provide_worker(const sw::WorkerOrder& order, UniqueFd* host_socket,
+                                 UniqueFd* output, UniqueFd* channel, std::set<std::string>* warm);
 
   // handed_workers.cpp: the workers out with hosts, back in the stock, and reaped.
   void reap_children();

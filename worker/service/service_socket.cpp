@@ -16,26 +16,23 @@
 
 namespace hipacm::backend::service_internal {
 
-UniqueFd ServiceSocket::listen_at(const std::string& path, std::string* why) {
+Expected<UniqueFd> ServiceSocket::listen_at(const std::string& path) {
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
   if (path.size() >= sizeof address.sun_path) {
-    *why = "socket path " + path + " is too long";
-    return UniqueFd();
+    return Failure{HIPACM_ERROR_INTERNAL, "socket path " + path + " is too long"};
   }
   std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
   UniqueFd listener(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!listener) {
-    *why = "socket: " + errno_text();
-    return UniqueFd();
+    return Failure{HIPACM_ERROR_INTERNAL, "socket: " + errno_text()};
   }
   ::unlink(path.c_str());  // a dead service's socket; the starter holds the start lock
   const mode_t old_mask = ::umask(077);
   const int bound = ::bind(listener.get(), reinterpret_cast<sockaddr*>(&address), sizeof address);
   ::umask(old_mask);
   if (bound != 0 || ::listen(listener.get(), 128) != 0) {
-    *why = "cannot listen on " + path + ": " + errno_text();
-    return UniqueFd();
+    return Failure{HIPACM_ERROR_INTERNAL, "cannot listen on " + path + ": " + errno_text()};
   }
   return listener;
 }

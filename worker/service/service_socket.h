@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "support/failure.h"
 #include "support/unique_fd.h"
 
 namespace hipacm::backend::service_internal {
@@ -17,8 +18,8 @@ namespace hipacm::backend::service_internal {
 class ServiceSocket {
  public:
   /// Binds and listens on `path` (mode 0600 in the private runtime directory), replacing a dead
-  /// service's socket there; invalid, with *why, when it cannot.
-  static UniqueFd listen_at(const std::string& path, std::string* why);
+  /// service's socket there; the listening descriptor, or why it cannot.
+  static Expected<UniqueFd> listen_at(const std::string& path);
 
   /// `listener` listens at `path`, whose file's identity is taken now.
   ServiceSocket(UniqueFd listener, std::string path);

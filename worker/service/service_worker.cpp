@@ -66,20 +66,19 @@ bool take_descriptors(int socket, int output) {
     if (code != 0) _exit(code);  // a host that broke the protocol: not a worker to reuse
     // Back to the service, holding nothing of the last host.
     if (::dup2(0, kServiceWorkerSocketFd) < 0 || ::dup2(0, 1) < 0 || ::dup2(0, 2) < 0) _exit(0);
-    std::string why;
-    if (!sw::send_message(kServiceWorkerChannelFd, sw::encode_idle(), nullptr, 0, -1, &why))
-      _exit(0);
+    if (!sw::send_message(kServiceWorkerChannelFd, sw::encode_idle(), nullptr, 0, -1)) _exit(0);
     sw::Header header;
     std::vector<std::uint8_t> payload;
     std::vector<UniqueFd> fds;
-    sw::WorkerOrder next;
-    if (!sw::read_message(kServiceWorkerChannelFd, -1, &header, &payload, &fds, &why) ||
-        header.type != sw::MessageType::kOrder || fds.size() != 2 ||
-        !sw::decode_order(payload.data(), payload.size(), &next, &why) ||
-        !take_descriptors(fds[0].get(), fds[1].get()) || !take_order(next)) {
+    if (!sw::read_message(kServiceWorkerChannelFd, -1, &header, &payload, &fds) ||
+        header.type != sw::MessageType::kOrder || fds.size() != 2) {
       _exit(0);  // the service is done with us
     }
-    temp_dir = next.temp_dir;
+    const Expected<sw::WorkerOrder> next = sw::decode_order(payload.data(), payload.size());
+    if (!next || !take_descriptors(fds[0].get(), fds[1].get()) || !take_order(next.value())) {
+      _exit(0);  // the service is done with us
+    }
+    temp_dir = next->temp_dir;
   }
 }
 

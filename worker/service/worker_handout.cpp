@@ -25,17 +25,22 @@ void Service::handle_order(UniqueFd connection, sw::MessageReader& reader) {
   const std::vector<std::uint8_t>& payload = reader.payload();
   const std::vector<UniqueFd>& unexpected = reader.fds();
   std::string why;
-  sw::WorkerOrder order;
   sw::OrderReply reply;
   if (header.type != sw::MessageType::kOrder || !unexpected.empty()) {
     why = "expected a worker order";
-  } else if (sw::decode_order(payload.data(), payload.size(), &order, &why)) {
+  } else if (Expected<sw::WorkerOrder> decoded = sw::decode_order(payload.data(), payload.size());
+             !decoded) {
+    why = std::move(decoded).failure().message;
+  } else {
+    const sw::WorkerOrder& order = decoded.value();
     if (handed_.size() >= kMaxWorkers) {
       why = "the compile service already runs " + std::to_string(kMaxWorkers) + " workers";
     } else {
       UniqueFd host_socket, output, channel;
       std::set<std::string> warm_set;
-      const pid_t pid = provide_worker(order, &host_socket, &output, &channel, &warm_set, &why);
+      Expected<pid_t> provided = provide_worker(order, &host_socket, &output, &channel, &warm_set);
+      const pid_t pid = provided ? provided.value() : -1;
+      if (!provided) why = std::move(provided).failure().message;
       if (pid > 0) {
         UniqueFd pidfd(open_pidfd(pid));
         if (!pidfd) why = "pidfd_open: " + errno_text();
@@ -44,7 +49,7 @@ void Service::handle_order(UniqueFd connection, sw::MessageReader& reader) {
         if (reply.ok) {
           const int handed[sw::kReplyDescriptors] = {host_socket.get(), output.get(), pidfd.get()};
           if (sw::send_message(connection.get(), sw::encode_reply(reply), handed,
-                               sw::kReplyDescriptors, kNoticeSendMs, &why)) {
+                               sw::kReplyDescriptors, kNoticeSendMs)) {
             Handed& worker = handed_[pid];
             worker.connection = std::move(connection);
             worker.channel = std::move(channel);
@@ -59,12 +64,12 @@ void Service::handle_order(UniqueFd connection, sw::MessageReader& reader) {
   }
   reply.ok = false;
   reply.error = why;
-  sw::send_message(connection.get(), sw::encode_reply(reply), nullptr, 0, kNoticeSendMs, &why);
+  (void)sw::send_message(connection.get(), sw::encode_reply(reply), nullptr, 0, kNoticeSendMs);
 }
 
-pid_t Service::provide_worker(const sw::WorkerOrder& order, UniqueFd* host_socket, UniqueFd* output,
-                              UniqueFd* channel, std::set<std::string>* warm_set,
-                              std::string* why) {
+Expected<pid_t> Service::provide_worker(const sw::WorkerOrder& order, UniqueFd* host_socket,
+                                        UniqueFd* output, UniqueFd* channel,
+                                        std::set<std::string>* warm_set) {
   const std::string family = compiler_family(order.arch);
   // The worker takes on the host's limits, CPU set and nice value, as one the host spawned would
   // have them. One left with other settings than the service's never serves another host, and a
@@ -80,18 +85,18 @@ pid_t Service::provide_worker(const sw::WorkerOrder& order, UniqueFd* host_socke
     if (it == stock_.rend() || fresh_only) break;
     Stocked worker = std::move(*it);
     stock_.erase(std::next(it).base());
-    if (!apply_host_limits(worker.pid, order.limits, why)) {
+    if (!apply_host_limits(worker.pid, order.limits)) {
       ::kill(worker.pid, SIGKILL);  // half changed, it serves no one; a fresh one is tried
       break;
     }
     UniqueFd child_socket, output_write;
-    std::vector<std::uint8_t> assignment;
-    if (!make_worker_ends(host_socket, &child_socket, output, &output_write, why) ||
-        !sw::encode_order(order, &assignment, why)) {
-      return -1;
-    }
+    if (Expected<void> ends = make_worker_ends(host_socket, &child_socket, output, &output_write);
+        !ends)
+      return std::move(ends).failure();
+    Expected<std::vector<std::uint8_t>> assignment = sw::encode_order(order);
+    if (!assignment) return std::move(assignment).failure();
     const int fds[2] = {child_socket.get(), output_write.get()};
-    if (sw::send_message(worker.channel.get(), assignment, fds, 2, kNoticeSendMs, why)) {
+    if (sw::send_message(worker.channel.get(), assignment.value(), fds, 2, kNoticeSendMs)) {
       *channel = std::move(worker.channel);
       *warm_set = std::move(worker.warm);
       if (!order.arch.empty()) warm_set->insert(family);
@@ -106,15 +111,16 @@ pid_t Service::provide_worker(const sw::WorkerOrder& order, UniqueFd* host_socke
   *warm_set = zygote_.single_threaded() ? warm_.families() : std::set<std::string>{};
   // A worker is warm for what it has compiled once it comes back.
   if (!order.arch.empty()) warm_set->insert(family);
-  const pid_t pid = zygote_.start_worker(order, host_socket, output, channel, why);
-  if (pid > 0 && !apply_host_limits(pid, order.limits, why)) {
-    ::kill(pid, SIGKILL);  // never handed over; the reap finds no one to tell
+  Expected<pid_t> pid = zygote_.start_worker(order, host_socket, output, channel);
+  if (!pid) return pid;
+  if (Expected<void> applied = apply_host_limits(pid.value(), order.limits); !applied) {
+    ::kill(pid.value(), SIGKILL);  // never handed over; the reap finds no one to tell
     host_socket->reset();
     output->reset();
     channel->reset();
-    return -1;
+    return std::move(applied).failure();
   }
-  if (pid > 0 && bound) bound_to_host_.insert(pid);
+  if (bound) bound_to_host_.insert(pid.value());
   return pid;
 }
 

@@ -27,52 +27,47 @@ constexpr int kWorkerChannelFd = kServiceWorkerChannelFd;
 
 }  // namespace
 
-bool make_worker_ends(UniqueFd* host_socket, UniqueFd* child_socket, UniqueFd* output_read,
-                      UniqueFd* output_write, std::string* why) {
+Expected<void> make_worker_ends(UniqueFd* host_socket, UniqueFd* child_socket,
+                                UniqueFd* output_read, UniqueFd* output_write) {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-    *why = "socketpair: " + errno_text();
-    return false;
+    return Failure{HIPACM_ERROR_INTERNAL, "socketpair: " + errno_text()};
   }
   host_socket->reset(sv[0]);
   child_socket->reset(sv[1]);
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
-    *why = "pipe2: " + errno_text();
-    return false;
+    return Failure{HIPACM_ERROR_INTERNAL, "pipe2: " + errno_text()};
   }
   output_read->reset(pipe_fds[0]);
   output_write->reset(pipe_fds[1]);
   if (!move_fd_above(*child_socket, kWorkerChannelFd) ||
       !move_fd_above(*output_write, kWorkerChannelFd) || !set_nonblocking(host_socket->get()) ||
       !set_nonblocking(output_read->get())) {
-    *why = "fcntl: " + errno_text();
-    return false;
+    return Failure{HIPACM_ERROR_INTERNAL, "fcntl: " + errno_text()};
   }
-  return true;
+  return {};
 }
 
 Zygote::Zygote()
     : can_fork_(settings::service_fork()),
       self_(std::filesystem::read_symlink("/proc/self/exe").string()) {}
 
-pid_t Zygote::start_worker(const sw::WorkerOrder& order, UniqueFd* host_socket, UniqueFd* output,
-                           UniqueFd* channel, std::string* why) {
+Expected<pid_t> Zygote::start_worker(const sw::WorkerOrder& order, UniqueFd* host_socket,
+                                     UniqueFd* output, UniqueFd* channel) {
   UniqueFd host, child, output_read, output_write;
-  if (!make_worker_ends(&host, &child, &output_read, &output_write, why)) return -1;
+  if (Expected<void> ends = make_worker_ends(&host, &child, &output_read, &output_write); !ends)
+    return std::move(ends).failure();
   int lines[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, lines) != 0) {
-    *why = "socketpair: " + errno_text();
-    return -1;
+    return Failure{HIPACM_ERROR_INTERNAL, "socketpair: " + errno_text()};
   }
   UniqueFd service_end(lines[0]), worker_end(lines[1]);
   if (!move_fd_above(worker_end, kWorkerChannelFd)) {
-    *why = "fcntl: " + errno_text();
-    return -1;
+    return Failure{HIPACM_ERROR_INTERNAL, "fcntl: " + errno_text()};
   }
   if (!set_nonblocking(service_end.get())) {
-    *why = "fcntl: " + errno_text();
-    return -1;
+    return Failure{HIPACM_ERROR_INTERNAL, "fcntl: " + errno_text()};
   }
   pid_t pid = -1;
   if (single_threaded()) {
@@ -80,12 +75,13 @@ pid_t Zygote::start_worker(const sw::WorkerOrder& order, UniqueFd* host_socket, 
     pid = ::fork();
     if (pid == 0) become_service_worker(order, child.get(), output_write.get(), worker_end.get());
     if (pid < 0) {
-      *why = "fork: " + errno_text();
-      return -1;
+      return Failure{HIPACM_ERROR_INTERNAL, "fork: " + errno_text()};
     }
   } else {
-    pid = spawn_worker(order, child.get(), output_write.get(), worker_end.get(), why);
-    if (pid < 0) return -1;
+    Expected<pid_t> spawned =
+        spawn_worker(order, child.get(), output_write.get(), worker_end.get());
+    if (!spawned) return spawned;
+    pid = spawned.value();
   }
   *host_socket = std::move(host);
   *output = std::move(output_read);
@@ -104,8 +100,8 @@ bool Zygote::single_threaded() {
   return can_fork_;
 }
 
-pid_t Zygote::spawn_worker(const sw::WorkerOrder& order, int child_socket, int output, int channel,
-                           std::string* why) {
+Expected<pid_t> Zygote::spawn_worker(const sw::WorkerOrder& order, int child_socket, int output,
+                                     int channel) {
   SpawnSetup setup;
   posix_spawn_file_actions_t* actions = setup.actions();
   const bool ok = setup.ok() &&
@@ -124,8 +120,7 @@ pid_t Zygote::spawn_worker(const sw::WorkerOrder& order, int child_socket, int o
                                   const_cast<char* const*>(argv), envp.data())
                     : ENOMEM;
   if (rc != 0) {
-    *why = "cannot start " + self_ + ": " + std::strerror(rc);
-    return -1;
+    return Failure{HIPACM_ERROR_INTERNAL, "cannot start " + self_ + ": " + std::strerror(rc)};
   }
   return pid;
 }

@@ -14,8 +14,8 @@ namespace hipacm::backend::service_internal {
 
 /// A connected pair for a worker: the host's end non-blocking, the worker's above its fixed fds;
 /// and its output pipe, the reading end non-blocking, the writing end above its fixed fds.
-bool make_worker_ends(UniqueFd* host_socket, UniqueFd* child_socket, UniqueFd* output_read,
-                      UniqueFd* output_write, std::string* why);
+Expected<void> make_worker_ends(UniqueFd* host_socket, UniqueFd* child_socket,
+                                UniqueFd* output_read, UniqueFd* output_write);
 
 /// Makes the service's new workers.
 class Zygote {
@@ -25,15 +25,15 @@ class Zygote {
   /// A new worker for `order`: forked from the service while the service is single-threaded,
   /// else spawned from the service's own binary (a compiler that started threads cannot be forked
   /// safely, and a forked copy of it runs without them). Its host's ends go to *host_socket and
-  /// *output, the service's line to it to *channel; -1 with *why when it cannot start.
-  pid_t start_worker(const sw::WorkerOrder& order, UniqueFd* host_socket, UniqueFd* output,
-                     UniqueFd* channel, std::string* why);
+  /// *output, the service's line to it to *channel; its pid, or why it cannot start.
+  Expected<pid_t> start_worker(const sw::WorkerOrder& order, UniqueFd* host_socket,
+                               UniqueFd* output, UniqueFd* channel);
   /// Whether the service still has its one thread (once not, never again).
   bool single_threaded();
 
  private:
-  pid_t spawn_worker(const sw::WorkerOrder& order, int child_socket, int output, int channel,
-                     std::string* why);
+  Expected<pid_t> spawn_worker(const sw::WorkerOrder& order, int child_socket, int output,
+                               int channel);
 
   /// $HIPACM_SERVICE_FORK=off: always spawn.
   bool can_fork_;

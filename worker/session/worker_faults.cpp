@@ -27,14 +27,16 @@ constexpr KindName kKinds[] = {
     {"slow-exit", WorkerFault::Kind::kSlowExit, true},
 };
 
-bool parse_one(std::string_view item, WorkerFault* fault, std::string* error) {
+/// A spec that cannot be honoured: a test's mistake, refused rather than half applied.
+Failure bad_spec(std::string why) { return Failure{HIPACM_ERROR_INVALID_ARGUMENT, std::move(why)}; }
+
+Expected<void> parse_one(std::string_view item, WorkerFault* fault) {
   constexpr std::string_view kWhen = ":when=";
   if (const auto at = item.find(kWhen); at != std::string_view::npos) {
     fault->when = std::string(item.substr(at + kWhen.size()));
     item = item.substr(0, at);
     if (fault->when.empty()) {
-      *error = "empty when= in fault spec";
-      return false;
+      return bad_spec("empty when= in fault spec");
     }
   }
   std::string_view name = item, value;
@@ -46,25 +48,22 @@ bool parse_one(std::string_view item, WorkerFault* fault, std::string* error) {
     if (k.name != name) continue;
     fault->kind = k.kind;
     if (value.empty()) {
-      if (!k.needs_value) return true;
-      *error = "fault '" + std::string(name) + "' needs a value";
-      return false;
+      if (!k.needs_value) return {};
+      return bad_spec("fault '" + std::string(name) + "' needs a value");
     }
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), fault->value);
     if (ec != std::errc() || end != value.data() + value.size() || fault->value < 0) {
-      *error = "bad value '" + std::string(value) + "' for fault '" + std::string(name) + "'";
-      return false;
+      return bad_spec("bad value '" + std::string(value) + "' for fault '" + std::string(name) +
+                      "'");
     }
-    return true;
+    return {};
   }
-  *error = "unknown fault '" + std::string(name) + "'";
-  return false;
+  return bad_spec("unknown fault '" + std::string(name) + "'");
 }
 
 }  // namespace
 
-bool parse_worker_faults(const std::string& spec, std::vector<WorkerFault>* out,
-                         std::string* error) {
+Expected<std::vector<WorkerFault>> parse_worker_faults(const std::string& spec) {
   std::vector<WorkerFault> faults;
   std::string_view rest = spec;
   while (!rest.empty()) {
@@ -73,11 +72,11 @@ bool parse_worker_faults(const std::string& spec, std::vector<WorkerFault>* out,
     rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
     if (item.empty()) continue;
     WorkerFault fault;
-    if (!parse_one(item, &fault, error)) return false;
+    if (Expected<void> parsed = parse_one(item, &fault); !parsed)
+      return std::move(parsed).failure();
     faults.push_back(std::move(fault));
   }
-  *out = std::move(faults);
-  return true;
+  return faults;
 }
 
 const WorkerFault* match_worker_fault(const std::vector<WorkerFault>& faults,

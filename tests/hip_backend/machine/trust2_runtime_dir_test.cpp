@@ -23,8 +23,8 @@
 #include "hip_backend/machine/machine_budget.h"
 #include "hip_backend/machine/runtime_dir.h"
 #include "hip_backend/machine/runtime_fact_memo.h"
-#include "hip_backend/pch/runtime_header_pch_file.h"
 #include "hip_backend/pch/runtime_header_pch_store.h"
+#include "hip_backend/pch/runtime_header_pch_file.h"
 #include "hip_backend/service/service_client.h"
 #include "hip_backend/service/service_start_lock.h"
 #include "tests/hip_backend/worker_test_support.h"
@@ -172,7 +172,9 @@ TEST(Trust2_04_RuntimeDir, ANamedDirectoryThatIsNotDedicatedToHipacmIsRefusedAnd
     EXPECT_EQ(backend::runtime_dir_from_environment(), dir)
         << "a named directory is never replaced";
     std::string why;
-    EXPECT_FALSE(backend::make_runtime_directory(dir, &why));
+    const Expected<void> made = backend::make_runtime_directory(dir);
+    EXPECT_FALSE(made);
+    why = made.failure().message;
     EXPECT_NE(why.find(dir == busy ? "notes.txt" : "mode 0755"), std::string::npos) << why;
     MachineBudget budget(MachineBudgetConfig::from_environment(nullptr));
     EXPECT_EQ(budget.limit(), 0u);
@@ -180,26 +182,29 @@ TEST(Trust2_04_RuntimeDir, ANamedDirectoryThatIsNotDedicatedToHipacmIsRefusedAnd
     backend::runtime_fact_memo()->remember("a fact", "its value");
     EXPECT_EQ(backend::runtime_fact_memo()->recall("a fact"), std::nullopt);
     EXPECT_FALSE(RuntimeHeaderPchStore::in_runtime_dir().claim(std::string(64, 'a'), &why));
-    EXPECT_EQ(backend::compile_service_socket(kWorkerPath, {"PATH=/usr/bin"}, &why), "");
+    EXPECT_FALSE(backend::compile_service_socket(kWorkerPath, {"PATH=/usr/bin"}));
     EXPECT_EQ(names_in(dir), before) << "nothing was written into it";
   }
 }
 
 TEST(Trust2_04_RuntimeDir, AnEmptyPrivateDirectoryOrOneHipacmMadeIsAccepted) {
   TempDir root;  // what tests and scripts name: a fresh mkdtemp directory
-  std::string why;
-  ASSERT_TRUE(backend::make_runtime_directory(root.path(), &why)) << why;
+  Expected<void> made = backend::make_runtime_directory(root.path());
+  ASSERT_TRUE(made) << made.failure().message;
   EXPECT_TRUE(fs::is_regular_file(root.path() + "/" + backend::kRuntimeDirMarker));
   { std::ofstream(root.path() + "/left-by-a-user") << "x"; }
-  EXPECT_TRUE(backend::make_runtime_directory(root.path(), &why)) << "marked: " << why;
+  made = backend::make_runtime_directory(root.path());
+  EXPECT_TRUE(made) << "marked: " << made.failure().message;
   // Made by a hipacm before the marker: only hipacm's names in it.
   const std::string older = root.path() + "/older";
   ASSERT_EQ(::mkdir(older.c_str(), 0700), 0);
   ASSERT_EQ(::mkdir((older + "/pch").c_str(), 0700), 0);
   { std::ofstream(older + "/worker-slots") << ""; }
   { std::ofstream(older + "/compile-service-0123456789abcdef.sock.lock") << ""; }
-  EXPECT_TRUE(backend::make_runtime_directory(older, &why)) << why;
-  EXPECT_TRUE(backend::make_runtime_directory(root.path() + "/new", &why)) << why;
+  made = backend::make_runtime_directory(older);
+  EXPECT_TRUE(made) << made.failure().message;
+  made = backend::make_runtime_directory(root.path() + "/new");
+  EXPECT_TRUE(made) << made.failure().message;
   EXPECT_EQ(fs::status(root.path() + "/new").permissions() & fs::perms::all, fs::perms::owner_all);
 }
 
@@ -207,8 +212,9 @@ TEST(Trust2_04_RuntimeDir, AFifoPlantedInTheRuntimeDirectoryNeverBlocks) {
   TempDir root;
   const std::string run = root.path() + "/run";
   ScopedEnv named("HIPACM_RUNTIME_DIR", run);
+  const Expected<void> made = backend::make_runtime_directory(run);
+  ASSERT_TRUE(made) << made.failure().message;
   std::string why;
-  ASSERT_TRUE(backend::make_runtime_directory(run, &why)) << why;
   // A fact file, a published PCH and its digest, a refusal note, a build lock, the service's
   // start lock and the budget's slot file, each a FIFO that no one will ever open for writing.
   RuntimeFactMemo memo(run);
@@ -236,7 +242,7 @@ TEST(Trust2_04_RuntimeDir, AFifoPlantedInTheRuntimeDirectoryNeverBlocks) {
     store.refuse(key, "a reason");  // would wait for a reader of the FIFO
     std::string ignored;
     if (store.claim(third, &ignored)) return 5;
-    if (backend::lock_service_start(run + "/service.lock", 0, &ignored)) return 6;
+    if (backend::lock_service_start(run + "/service.lock", 0)) return 6;
     MachineBudgetConfig config;
     config.limit = 2;
     config.runtime_dir = run;

@@ -13,8 +13,8 @@
 #include <optional>
 #include <string>
 
-#include "hip_backend/pch/runtime_header_pch_file.h"
 #include "hip_backend/pch/runtime_header_pch_store.h"
+#include "hip_backend/pch/runtime_header_pch_file.h"
 
 namespace hipacm::test {
 namespace {
@@ -47,10 +47,11 @@ class PchStore : public ::testing::Test {
   void publish(const std::string& key, const std::string& bytes = kPch) {
     std::optional<RuntimeHeaderPchStore::Claim> claim = store_->claim(key, nullptr);
     ASSERT_TRUE(claim);
-    std::string why;
-    ASSERT_TRUE(claim->make_staging_dir(&why)) << why;
+    const Expected<void> staged = claim->make_staging_dir();
+    ASSERT_TRUE(staged) << staged.failure().message;
     std::ofstream(claim->staging_dir() + "/" + kRuntimeHeaderPchName, std::ios::binary) << bytes;
-    ASSERT_TRUE(claim->publish(&why)) << why;
+    const Expected<void> published = claim->publish();
+    ASSERT_TRUE(published) << published.failure().message;
   }
   std::string pch_path(const std::string& key) const {
     return store_->root() + "/" + key + "/" + kRuntimeHeaderPchName;
@@ -95,11 +96,14 @@ TEST_F(PchStore, OneBuilderPerKeyAndAClaimEndsWithItsHolder) {
     EXPECT_FALSE(store_->claim(key_of(1), &why));
     EXPECT_NE(why.find("another process"), std::string::npos) << why;
     EXPECT_TRUE(store_->claim(key_of(2), nullptr)) << "other keys are not held";
-    ASSERT_TRUE(first->make_staging_dir(&why)) << why;
+    const Expected<void> made = first->make_staging_dir();
+    ASSERT_TRUE(made) << made.failure().message;
     EXPECT_TRUE(fs::exists(first->staging_dir()));
-    EXPECT_FALSE(first->publish(&why)) << "nothing plausible was staged yet";
+    EXPECT_FALSE(first->publish()) << "nothing plausible was staged yet";
     std::ofstream(first->staging_dir() + "/" + kRuntimeHeaderPchName) << "not a PCH";
-    EXPECT_FALSE(first->publish(&why));
+    const Expected<void> published = first->publish();
+    EXPECT_FALSE(published);
+    why = published.failure().message;
     EXPECT_NE(why.find("plausible"), std::string::npos) << why;
     const std::string staged = first->staging_dir();
     std::optional<RuntimeHeaderPchStore::Claim> moved(std::move(*first));
@@ -122,8 +126,8 @@ TEST_F(PchStore, StagingThatAKilledBuilderLeftIsRemovedOnceStale) {
   fs::last_write_time(stale, fs::file_time_type::clock::now() - std::chrono::hours(2));
   std::optional<RuntimeHeaderPchStore::Claim> claim = store_->claim(key_of(2), nullptr);
   ASSERT_TRUE(claim);
-  std::string why;
-  ASSERT_TRUE(claim->make_staging_dir(&why)) << why;
+  const Expected<void> staged = claim->make_staging_dir();
+  ASSERT_TRUE(staged) << staged.failure().message;
   EXPECT_FALSE(fs::exists(stale)) << "an hour-old staging directory lost its builder";
   EXPECT_TRUE(fs::exists(fresh)) << "a recent one may still be in use";
 }

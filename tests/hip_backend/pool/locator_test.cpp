@@ -16,16 +16,25 @@
 namespace hipacm::test {
 namespace {
 
+/// What a search found: the worker's path ("" when none) and the reason when none.
+struct Located {
+  std::string path;
+  std::string why;
+};
+Located located(const Expected<std::string>& found) {
+  return found ? Located{found.value(), ""} : Located{"", found.failure().message};
+}
+
 TEST(WorkerLocator, EnvironmentVariableWins) {
   ScopedEnv env("HIPACM_WORKER", kWorkerPath);
-  std::string why;
-  EXPECT_EQ(backend::find_worker_binary(&why), kWorkerPath) << why;
+  const auto [path, why] = located(backend::find_worker_binary());
+  EXPECT_EQ(path, kWorkerPath) << why;
 }
 
 TEST(WorkerLocator, MissingEnvironmentTargetIsAClearError) {
   ScopedEnv env("HIPACM_WORKER", "/nonexistent/hipacm-worker");
-  std::string why;
-  EXPECT_EQ(backend::find_worker_binary(&why), "");
+  const auto [path, why] = located(backend::find_worker_binary());
+  EXPECT_EQ(path, "");
   EXPECT_NE(why.find("HIPACM_WORKER=/nonexistent/hipacm-worker"), std::string::npos) << why;
   EXPECT_NE(why.find("No such file"), std::string::npos) << why;
 }
@@ -36,12 +45,13 @@ TEST(WorkerLocator, NonExecutableEnvironmentTargetIsRejected) {
   ASSERT_TRUE(fd);
   ASSERT_EQ(fchmod(fd.get(), 0644), 0);
   ScopedEnv env("HIPACM_WORKER", std::string(path));
-  std::string why;
-  EXPECT_EQ(backend::find_worker_binary(&why), "");
-  EXPECT_NE(why.find("not usable"), std::string::npos) << why;
+  Located found = located(backend::find_worker_binary());
+  EXPECT_EQ(found.path, "");
+  EXPECT_NE(found.why.find("not usable"), std::string::npos) << found.why;
   ScopedEnv dir("HIPACM_WORKER", "/tmp");
-  EXPECT_EQ(backend::find_worker_binary(&why), "");
-  EXPECT_NE(why.find("not a regular file"), std::string::npos) << why;
+  found = located(backend::find_worker_binary());
+  EXPECT_EQ(found.path, "");
+  EXPECT_NE(found.why.find("not a regular file"), std::string::npos) << found.why;
   unlink(path);
 }
 
@@ -49,8 +59,8 @@ TEST(WorkerLocator, NoWorkerBesideTheBinaryNamesEveryPlaceTried) {
   // The tests link the backend statically, so "beside the binary" is the test
   // executable's directory, which holds no hipacm-worker.
   ScopedEnv env("HIPACM_WORKER", std::nullopt);
-  std::string why;
-  EXPECT_EQ(backend::find_worker_binary(&why), "");
+  const auto [path, why] = located(backend::find_worker_binary());
+  EXPECT_EQ(path, "");
   char self[4096] = {};
   ASSERT_GT(readlink("/proc/self/exe", self, sizeof self - 1), 0);
   std::string dir = self;
@@ -64,11 +74,12 @@ TEST(WorkerLocator, SearchesBesideAGivenLibraryDirectory) {
   // What `hipacm doctor` asks: where would a libhipacm.so in this directory find its worker?
   ScopedEnv env("HIPACM_WORKER", std::nullopt);
   const std::string worker = kWorkerPath;
-  std::string why;
-  EXPECT_EQ(backend::find_worker_binary_beside(worker.substr(0, worker.rfind('/')), &why), worker)
-      << why;
-  EXPECT_EQ(backend::find_worker_binary_beside("/nonexistent", &why), "");
-  EXPECT_NE(why.find("/nonexistent/hipacm-worker (No such file"), std::string::npos) << why;
+  Located found = located(backend::find_worker_binary_beside(worker.substr(0, worker.rfind('/'))));
+  EXPECT_EQ(found.path, worker) << found.why;
+  found = located(backend::find_worker_binary_beside("/nonexistent"));
+  EXPECT_EQ(found.path, "");
+  EXPECT_NE(found.why.find("/nonexistent/hipacm-worker (No such file"), std::string::npos)
+      << found.why;
 }
 
 }  // namespace

@@ -83,9 +83,10 @@ TEST(Trust2_09_CompilerPlugins, TheCompileServiceDoesNotRestockAWorkerThatCompil
     ScopedEnv idle("HIPACM_SERVICE_IDLE_MS", "60000");
     std::string error;
     auto order = [&] { return WorkerProcess::spawn(kWorkerPath, &error, kArch); };
-    std::string why;
-    const std::string socket = backend::compile_service_socket(
-        kWorkerPath, WorkerProcess::environment_for("/unused"), &why);
+    const Expected<std::string> named =
+        backend::compile_service_socket(kWorkerPath, WorkerProcess::environment_for("/unused"));
+    const std::string why = named ? std::string() : named.failure().message;
+    const std::string socket = named ? named.value() : std::string();
 
     // A plain compile: the worker goes back and serves the next order (the service works here).
     auto worker = order();

@@ -89,32 +89,29 @@ constexpr bool kIsRequest = std::is_same_v<Message, CompileRequest>;
 /// `message` (a request or a result) in a frame with `id`.
 template <typename Message>
 std::vector<std::uint8_t> frame_of(std::uint32_t id, const Message& message) {
-  std::vector<std::uint8_t> frame;
-  std::string error;
-  bool encoded;
-  if constexpr (kIsRequest<Message>)
-    encoded = wire::encode_request_frame(id, message, &frame, &error);
-  else
-    encoded = wire::encode_result_frame(id, message, &frame, &error);
-  EXPECT_TRUE(encoded) << error;
-  return frame;
+  Expected<std::vector<std::uint8_t>> encoded = [&] {
+    if constexpr (kIsRequest<Message>)
+      return wire::encode_request_frame(id, message);
+    else
+      return wire::encode_result_frame(id, message);
+  }();
+  EXPECT_TRUE(encoded) << encoded.failure().message;
+  return encoded ? std::move(encoded).value() : std::vector<std::uint8_t>();
 }
 
 /// Encodes `message` in a frame with `id` and decodes the frame: both come back unchanged.
 template <typename Message>
 void expect_round_trip(const Message& message, std::uint32_t id) {
   const std::vector<std::uint8_t> frame = frame_of(id, message);
-  std::uint32_t decoded_id = 0;
-  Message decoded;
-  std::string error;
-  bool ok;
-  if constexpr (kIsRequest<Message>)
-    ok = wire::decode_request_frame(frame.data(), frame.size(), &decoded_id, &decoded, &error);
-  else
-    ok = wire::decode_result_frame(frame.data(), frame.size(), &decoded_id, &decoded, &error);
-  ASSERT_TRUE(ok) << error;
-  EXPECT_EQ(decoded_id, id);
-  expect_equal(decoded, message);
+  Expected<wire::Framed<Message>> decoded = [&] {
+    if constexpr (kIsRequest<Message>)
+      return wire::decode_request_frame(frame.data(), frame.size());
+    else
+      return wire::decode_result_frame(frame.data(), frame.size());
+  }();
+  ASSERT_TRUE(decoded) << decoded.failure().message;
+  EXPECT_EQ(decoded->request_id, id);
+  expect_equal(decoded->message, message);
 }
 
 std::vector<std::uint8_t> request_frame(std::uint32_t id = 7) {
@@ -152,11 +149,11 @@ TEST(WorkerProtocol, RequestRoundTrip) { expect_round_trip(sample_request(), 42)
 TEST(WorkerProtocol, ResultRoundTrip) { expect_round_trip(sample_result(), 43); }
 
 TEST(WorkerProtocol, EmptyRequestRoundTrips) {
-  std::vector<std::uint8_t> frame;
-  ASSERT_TRUE(wire::encode_request_frame(1, CompileRequest{}, &frame, nullptr));
-  CompileRequest decoded;
-  ASSERT_TRUE(wire::decode_request_frame(frame.data(), frame.size(), nullptr, &decoded, nullptr));
-  expect_equal(decoded, CompileRequest{});
+  const Expected<std::vector<std::uint8_t>> frame = wire::encode_request_frame(1, CompileRequest{});
+  ASSERT_TRUE(frame);
+  const auto decoded = wire::decode_request_frame(frame->data(), frame->size());
+  ASSERT_TRUE(decoded);
+  expect_equal(decoded->message, CompileRequest{});
 }
 
 TEST(WorkerProtocol, EveryTruncationIsRejected) {
@@ -164,19 +161,24 @@ TEST(WorkerProtocol, EveryTruncationIsRejected) {
     const bool is_request = frame[6] == static_cast<std::uint8_t>(wire::FrameType::kCompileRequest);
     for (std::size_t n = 0; n < frame.size(); ++n) {
       std::string error;
-      CompileRequest req;
-      CompileResult res;
-      const bool ok = is_request
-                          ? wire::decode_request_frame(frame.data(), n, nullptr, &req, &error)
-                          : wire::decode_result_frame(frame.data(), n, nullptr, &res, &error);
+      bool ok;
+      if (is_request) {
+        const auto req = wire::decode_request_frame(frame.data(), n);
+        ok = req.has_value();
+        if (!ok) error = req.failure().message;
+      } else {
+        const auto res = wire::decode_result_frame(frame.data(), n);
+        ok = res.has_value();
+        if (!ok) error = res.failure().message;
+      }
       EXPECT_FALSE(ok) << "prefix of " << n << " bytes was accepted";
       EXPECT_FALSE(error.empty());
       // The payload alone, cut short, fails as well (no reliance on the header's size).
       if (n >= kHeaderSize) {
         const bool payload_ok =
             is_request
-                ? wire::decode_request(frame.data() + kHeaderSize, n - kHeaderSize, &req, nullptr)
-                : wire::decode_result(frame.data() + kHeaderSize, n - kHeaderSize, &res, nullptr);
+                ? wire::decode_request(frame.data() + kHeaderSize, n - kHeaderSize).has_value()
+                : wire::decode_result(frame.data() + kHeaderSize, n - kHeaderSize).has_value();
         EXPECT_FALSE(payload_ok) << "payload prefix of " << n - kHeaderSize << " bytes accepted";
       }
     }
@@ -187,12 +189,11 @@ TEST(WorkerProtocol, EveryTruncatedStreamIsAnErrorNotAFrame) {
   const auto frame = request_frame();
   for (std::size_t n = 0; n < frame.size(); ++n) {
     auto [writer, reader] = socket_pair();
-    ASSERT_TRUE(wire::write_all(writer.get(), frame.data(), n, nullptr));
+    ASSERT_TRUE(wire::write_all(writer.get(), frame.data(), n));
     writer.reset();  // EOF after n bytes
     wire::FrameHeader header;
     std::vector<std::uint8_t> payload;
-    std::string error;
-    const wire::ReadStatus status = wire::read_frame(reader.get(), &header, &payload, &error);
+    const wire::ReadStatus status = wire::read_frame(reader.get(), &header, &payload).status;
     if (n == 0) {
       EXPECT_EQ(status, wire::ReadStatus::kEof);
     } else {
@@ -204,35 +205,40 @@ TEST(WorkerProtocol, EveryTruncatedStreamIsAnErrorNotAFrame) {
 TEST(WorkerProtocol, TrailingBytesAreRejected) {
   auto frame = request_frame();
   frame.push_back(0);
-  EXPECT_FALSE(wire::decode_request_frame(frame.data(), frame.size(), nullptr, nullptr, nullptr));
+  EXPECT_FALSE(wire::decode_request_frame(frame.data(), frame.size()));
   // A payload size that leaves bytes of the payload undecoded.
   auto inner = request_frame();
   inner.push_back(0);
   put_u32(inner, 12, static_cast<std::uint32_t>(inner.size() - kHeaderSize));
-  CompileRequest req;
-  std::string error;
-  EXPECT_FALSE(wire::decode_request_frame(inner.data(), inner.size(), nullptr, &req, &error));
+  const auto req = wire::decode_request_frame(inner.data(), inner.size());
+  EXPECT_FALSE(req);
+  const std::string error = req ? std::string() : req.failure().message;
   EXPECT_NE(error.find("trailing"), std::string::npos) << error;
 }
 
 TEST(WorkerProtocol, WrongMagicVersionOrTypeIsRejected) {
   std::string error;
+  // Decodes `bytes` as a request frame; keeps the failure's message in `error`.
+  const auto decodes = [&](const std::vector<std::uint8_t>& bytes) {
+    const auto req = wire::decode_request_frame(bytes.data(), bytes.size());
+    if (!req) error = req.failure().message;
+    return req.has_value();
+  };
   auto frame = request_frame();
   auto bad = frame;
   bad[0] ^= 1;
-  EXPECT_FALSE(wire::decode_request_frame(bad.data(), bad.size(), nullptr, nullptr, &error));
+  EXPECT_FALSE(decodes(bad));
   EXPECT_NE(error.find("magic"), std::string::npos) << error;
   bad = frame;
   bad[4] = static_cast<std::uint8_t>(wire::kVersion + 1);  // a version from another build
-  EXPECT_FALSE(wire::decode_request_frame(bad.data(), bad.size(), nullptr, nullptr, &error));
+  EXPECT_FALSE(decodes(bad));
   EXPECT_NE(error.find("version"), std::string::npos) << error;
   bad = frame;
   bad[6] = 9;  // unknown type
-  EXPECT_FALSE(wire::decode_request_frame(bad.data(), bad.size(), nullptr, nullptr, &error));
+  EXPECT_FALSE(decodes(bad));
   // A result frame is not a request.
   const auto result = result_frame();
-  CompileRequest req;
-  EXPECT_FALSE(wire::decode_request_frame(result.data(), result.size(), nullptr, &req, &error));
+  EXPECT_FALSE(decodes(result));
 }
 
 TEST(WorkerProtocol, RandomGarbageIsRejected) {
@@ -240,17 +246,15 @@ TEST(WorkerProtocol, RandomGarbageIsRejected) {
   for (int i = 0; i < 20000; ++i) {
     std::vector<std::uint8_t> junk(rng() % 300);
     for (auto& b : junk) b = static_cast<std::uint8_t>(rng());
-    CompileRequest req;
-    CompileResult res;
-    EXPECT_FALSE(wire::decode_request_frame(junk.data(), junk.size(), nullptr, &req, nullptr));
-    EXPECT_FALSE(wire::decode_result_frame(junk.data(), junk.size(), nullptr, &res, nullptr));
+    EXPECT_FALSE(wire::decode_request_frame(junk.data(), junk.size()));
+    EXPECT_FALSE(wire::decode_result_frame(junk.data(), junk.size()));
     // Behind a valid header, random payloads must fail or decode to something
     // that re-encodes to the very same bytes; never crash or over-read.
     const auto framed = frame_with_payload(wire::FrameType::kCompileResult, junk);
-    if (wire::decode_result_frame(framed.data(), framed.size(), nullptr, &res, nullptr)) {
-      std::vector<std::uint8_t> again;
-      ASSERT_TRUE(wire::encode_result_frame(1, res, &again, nullptr));
-      EXPECT_EQ(again, framed);
+    if (const auto res = wire::decode_result_frame(framed.data(), framed.size())) {
+      const auto again = wire::encode_result_frame(1, res->message);
+      ASSERT_TRUE(again);
+      EXPECT_EQ(again.value(), framed);
     }
   }
   // Random bit flips of a valid frame never crash the decoder either.
@@ -258,8 +262,7 @@ TEST(WorkerProtocol, RandomGarbageIsRejected) {
   for (int i = 0; i < 20000; ++i) {
     auto flipped = valid;
     flipped[rng() % flipped.size()] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
-    CompileRequest req;
-    (void)wire::decode_request_frame(flipped.data(), flipped.size(), nullptr, &req, nullptr);
+    (void)wire::decode_request_frame(flipped.data(), flipped.size());
   }
 }
 
@@ -268,35 +271,35 @@ TEST(WorkerProtocol, OversizeLengthsAndCountsAreRejectedWithoutAllocating) {
   // A header promising more than 256 MiB.
   auto frame = request_frame();
   put_u32(frame, 12, wire::kMaxPayloadSize + 1);
-  wire::FrameHeader header;
-  EXPECT_FALSE(wire::parse_header(frame.data(), &header, &error));
+  const auto parsed = wire::parse_header(frame.data());
+  EXPECT_FALSE(parsed);
+  if (!parsed) error = parsed.failure().message;
   EXPECT_NE(error.find("256 MiB"), std::string::npos) << error;
 
-  CompileRequest req;
-  CompileResult res;
   const long rss_before = peak_rss_kib(true);
   // A string length near 4 GiB.
   std::vector<std::uint8_t> payload(8, 0);
   put_u32(payload, 0, 0xfffffff0u);
-  EXPECT_FALSE(wire::decode_request(payload.data(), payload.size(), &req, &error));
+  EXPECT_FALSE(wire::decode_request(payload.data(), payload.size()));
   // A list count of 4 billion, just over the limit, and at the limit but beyond the frame.
   for (std::uint32_t count : {0xffffffffu, wire::kMaxListEntries + 1, wire::kMaxListEntries}) {
     std::vector<std::uint8_t> p(16, 0);  // source "", name "", then the options count
     put_u32(p, 8, count);
-    EXPECT_FALSE(wire::decode_request(p.data(), p.size(), &req, &error)) << count;
+    EXPECT_FALSE(wire::decode_request(p.data(), p.size())) << count;
     std::vector<std::uint8_t> q(24, 0);  // status, message "", log "", code "", then the count
     put_u32(q, 16, count);
-    EXPECT_FALSE(wire::decode_result(q.data(), q.size(), &res, &error)) << count;
+    EXPECT_FALSE(wire::decode_result(q.data(), q.size())) << count;
   }
   // A stream whose header promises 200 MiB and then stops after a few bytes.
   {
     auto [writer, reader] = socket_pair();
     std::vector<std::uint8_t> big = frame_with_payload(wire::FrameType::kCompileRequest, {1, 2, 3});
     put_u32(big, 12, 200u << 20);
-    ASSERT_TRUE(wire::write_all(writer.get(), big.data(), big.size(), nullptr));
+    ASSERT_TRUE(wire::write_all(writer.get(), big.data(), big.size()));
     writer.reset();
+    wire::FrameHeader header;
     std::vector<std::uint8_t> got;
-    EXPECT_EQ(wire::read_frame(reader.get(), &header, &got, &error), wire::ReadStatus::kError);
+    EXPECT_EQ(wire::read_frame(reader.get(), &header, &got).status, wire::ReadStatus::kError);
     // The buffer grew with the bytes that came, not with the promise.
     EXPECT_LE(got.capacity(), std::size_t{1} << 20);
   }
@@ -306,34 +309,36 @@ TEST(WorkerProtocol, OversizeLengthsAndCountsAreRejectedWithoutAllocating) {
 TEST(WorkerProtocol, EncoderEnforcesTheLimits) {
   CompileRequest req;
   req.options.assign(wire::kMaxListEntries + 1, "-O1");
-  std::vector<std::uint8_t> frame;
-  std::string error;
-  EXPECT_FALSE(wire::encode_request_frame(1, req, &frame, &error));
+  const auto refused = wire::encode_request_frame(1, req);
+  EXPECT_FALSE(refused);
+  const std::string error = refused ? std::string() : refused.failure().message;
   EXPECT_NE(error.find("too many options"), std::string::npos) << error;
   req.options.assign(wire::kMaxListEntries, "");
-  EXPECT_TRUE(wire::encode_request_frame(1, req, &frame, &error)) << error;
+  const auto encoded = wire::encode_request_frame(1, req);
+  EXPECT_TRUE(encoded) << encoded.failure().message;
 }
 
 TEST(WorkerProtocol, LargeFrameCrossesASocketInPieces) {
   CompileRequest req = sample_request();
   req.source.assign(5u << 20, 'x');  // far beyond the socket buffer: many short writes/reads
-  std::vector<std::uint8_t> frame;
-  ASSERT_TRUE(wire::encode_request_frame(5, req, &frame, nullptr));
+  const auto encoded = wire::encode_request_frame(5, req);
+  ASSERT_TRUE(encoded);
+  const std::vector<std::uint8_t>& frame = encoded.value();
   auto [writer, reader] = socket_pair();
   bool wrote = false;
-  boost::thread sender(
-      [&, fd = writer.get()] { wrote = wire::write_all(fd, frame.data(), frame.size(), nullptr); });
+  boost::thread sender([&, fd = writer.get()] {
+    wrote = wire::write_all(fd, frame.data(), frame.size()).has_value();
+  });
   wire::FrameHeader header;
   std::vector<std::uint8_t> payload;
-  std::string error;
-  ASSERT_EQ(wire::read_frame(reader.get(), &header, &payload, &error), wire::ReadStatus::kFrame)
-      << error;
+  const wire::ReadResult read = wire::read_frame(reader.get(), &header, &payload);
+  ASSERT_EQ(read.status, wire::ReadStatus::kFrame) << read.error;
   sender.join();
   EXPECT_TRUE(wrote);
   EXPECT_EQ(header.request_id, 5u);
-  CompileRequest decoded;
-  ASSERT_TRUE(wire::decode_request(payload.data(), payload.size(), &decoded, &error)) << error;
-  expect_equal(decoded, req);
+  const auto decoded = wire::decode_request(payload.data(), payload.size());
+  ASSERT_TRUE(decoded) << decoded.failure().message;
+  expect_equal(decoded.value(), req);
 }
 
 TEST(WorkerProtocol, WritingToAClosedPeerIsEpipeNotSigpipe) {
@@ -342,8 +347,9 @@ TEST(WorkerProtocol, WritingToAClosedPeerIsEpipeNotSigpipe) {
   auto [writer, reader] = socket_pair();
   reader.reset();
   const auto frame = request_frame();
-  std::string error;
-  EXPECT_FALSE(wire::write_all(writer.get(), frame.data(), frame.size(), &error));
+  const Expected<void> written = wire::write_all(writer.get(), frame.data(), frame.size());
+  EXPECT_FALSE(written);
+  const std::string error = written ? std::string() : written.failure().message;
   EXPECT_NE(error.find("Broken pipe"), std::string::npos) << error;
   struct sigaction after {};
   ASSERT_EQ(sigaction(SIGPIPE, nullptr, &after), 0);

@@ -122,9 +122,9 @@ class CompileService : public ::testing::Test {
 
   /// The socket this process's workers would be ordered from.
   std::string socket_path() {
-    std::string why;
-    return backend::compile_service_socket(kWorkerPath, WorkerProcess::environment_for("/unused"),
-                                           &why);
+    const Expected<std::string> socket =
+        backend::compile_service_socket(kWorkerPath, WorkerProcess::environment_for("/unused"));
+    return socket ? socket.value() : std::string();
   }
 
   std::unique_ptr<WorkerProcess> ordered_worker() {
@@ -531,17 +531,18 @@ TEST_F(CompileService, AnotherUserGetsNothing) {
     order.arch = kArch;
     order.cwd = "/";
     order.temp_dir = "/tmp";
-    std::vector<std::uint8_t> bytes;
-    std::string why;
-    if (!sw::encode_order(order, &bytes, &why)) _exit(4);
+    const auto bytes = sw::encode_order(order);
+    if (!bytes) _exit(4);
     // The service may close the connection before the order is even written.
-    if (!sw::send_message(fd.get(), bytes, nullptr, 0, 5000, &why)) _exit(0);
+    if (!sw::send_message(fd.get(), bytes.value(), nullptr, 0, 5000)) _exit(0);
     sw::Header header;
     std::vector<std::uint8_t> payload;
     std::vector<UniqueFd> fds;
     // Closed without a word (an end of stream, or a reset for the unread order): no reply, no
     // worker.
-    const bool answered = sw::read_message(fd.get(), 10000, &header, &payload, &fds, &why);
+    const sw::ReadResult read = sw::read_message(fd.get(), 10000, &header, &payload, &fds);
+    const bool answered = static_cast<bool>(read);
+    const std::string& why = read.error;
     _exit(!answered && fds.empty() && why.find("in time") == std::string::npos ? 0 : 5);
   }
   int status = 0;
@@ -558,13 +559,19 @@ TEST(CompileServiceStartLock, AWaiterWhoseFileWasRemovedLocksTheNewOne) {
   fs::create_directories(dir);
   const std::string path = (dir / "service.sock.lock").string();
   for (int round = 0; round < 20; ++round) {
-    std::string why;
-    backend::UniqueFd first = backend::lock_service_start(path, 0, &why);
-    ASSERT_TRUE(first) << why;
-    EXPECT_FALSE(backend::lock_service_start(path, 0, &why)) << "held: a single try fails";
+    Expected<backend::UniqueFd> first_lock = backend::lock_service_start(path, 0);
+    ASSERT_TRUE(first_lock) << first_lock.failure().message;
+    backend::UniqueFd first = std::move(first_lock).value();
+    EXPECT_FALSE(backend::lock_service_start(path, 0)) << "held: a single try fails";
     std::string waiter_why;
     backend::UniqueFd second;
-    boost::thread waiter([&] { second = backend::lock_service_start(path, 30000, &waiter_why); });
+    boost::thread waiter([&] {
+      Expected<backend::UniqueFd> locked = backend::lock_service_start(path, 30000);
+      if (locked)
+        second = std::move(locked).value();
+      else
+        waiter_why = locked.failure().message;
+    });
     boost::this_thread::sleep_for(boost::chrono::milliseconds(round % 3 * 10));
     ASSERT_EQ(::unlink(path.c_str()), 0);
     first.reset();
@@ -575,7 +582,7 @@ TEST(CompileServiceStartLock, AWaiterWhoseFileWasRemovedLocksTheNewOne) {
     ASSERT_EQ(::fstat(second.get(), &held), 0);
     ASSERT_EQ(::stat(path.c_str(), &named), 0) << "the waiter made the file anew";
     EXPECT_EQ(held.st_ino, named.st_ino) << "round " << round << ": its lock is on the named file";
-    EXPECT_FALSE(backend::lock_service_start(path, 0, &why)) << "and it excludes others";
+    EXPECT_FALSE(backend::lock_service_start(path, 0)) << "and it excludes others";
   }
   fs::remove_all(dir);
 }
@@ -584,30 +591,30 @@ TEST(CompileServiceSocket, IsSharedByLikeEnvironmentsAndSplitByCompilerSettings)
   const std::string dir =
       fs::temp_directory_path().string() + "/hipacm-service-key-" + std::to_string(::getpid());
   ScopedEnv runtime("HIPACM_RUNTIME_DIR", dir);
+  // The socket for `environment`, "" with the reason in `why` when there is none.
   std::string why;
+  const auto socket_for = [&](const std::string& worker,
+                              const std::vector<std::string>& environment) {
+    const Expected<std::string> socket = backend::compile_service_socket(worker, environment);
+    if (!socket) why = socket.failure().message;
+    return socket ? socket.value() : std::string();
+  };
   const std::vector<std::string> base = {"PATH=/usr/bin", "HOME=/root", "PWD=/a"};
-  const std::string a = backend::compile_service_socket(kWorkerPath, base, &why);
+  const std::string a = socket_for(kWorkerPath, base);
   ASSERT_FALSE(a.empty()) << why;
   EXPECT_EQ(a.rfind(dir + "/compile-service-", 0), 0u) << a;
   // A shell's working directory and TMPDIR change nothing a compiler does.
-  EXPECT_EQ(backend::compile_service_socket(
-                kWorkerPath, {"HOME=/root", "PWD=/b", "PATH=/usr/bin", "TMPDIR=/x"}, &why),
-            a);
+  EXPECT_EQ(socket_for(kWorkerPath, {"HOME=/root", "PWD=/b", "PATH=/usr/bin", "TMPDIR=/x"}), a);
   // hipacm's host-side settings do not split services; its compiler choice does.
-  EXPECT_EQ(backend::compile_service_socket(
-                kWorkerPath, {"HIPACM_CACHE=off", "PATH=/usr/bin", "HOME=/root"}, &why),
-            a);
-  EXPECT_NE(backend::compile_service_socket(
-                kWorkerPath,
-                {"HIPACM_HIPRTC_LIBRARY=/opt/rocm/lib/libhiprtc.so", "PATH=/usr/bin", "HOME=/root"},
-                &why),
+  EXPECT_EQ(socket_for(kWorkerPath, {"HIPACM_CACHE=off", "PATH=/usr/bin", "HOME=/root"}), a);
+  EXPECT_NE(socket_for(kWorkerPath, {"HIPACM_HIPRTC_LIBRARY=/opt/rocm/lib/libhiprtc.so",
+                                     "PATH=/usr/bin", "HOME=/root"}),
             a);
   // A different ROCm is a different service.
-  EXPECT_NE(backend::compile_service_socket(
-                kWorkerPath, {"PATH=/usr/bin", "HOME=/root", "ROCM_PATH=/opt/rocm-6.4.3"}, &why),
+  EXPECT_NE(socket_for(kWorkerPath, {"PATH=/usr/bin", "HOME=/root", "ROCM_PATH=/opt/rocm-6.4.3"}),
             a);
   // A missing binary has no service.
-  EXPECT_EQ(backend::compile_service_socket("/nonexistent/hipacm-worker", base, &why), "");
+  EXPECT_EQ(socket_for("/nonexistent/hipacm-worker", base), "");
   EXPECT_NE(why.find("/nonexistent/hipacm-worker"), std::string::npos) << why;
   std::error_code ignored;
   fs::remove_all(dir, ignored);
@@ -619,22 +626,28 @@ TEST(CompileServiceWire, OrdersRoundTripAndHostileOnesAreRefused) {
   order.cwd = "/work";
   order.temp_dir = "/tmp/hipacm-worker-x";
   order.environment = {"A=1", "B=two"};
-  std::vector<std::uint8_t> bytes;
   std::string why;
-  ASSERT_TRUE(sw::encode_order(order, &bytes, &why)) << why;
-  sw::Header header;
-  ASSERT_TRUE(sw::parse_header(bytes.data(), bytes.size(), &header, &why)) << why;
+  const auto encoded = sw::encode_order(order);
+  ASSERT_TRUE(encoded) << encoded.failure().message;
+  std::vector<std::uint8_t> bytes = encoded.value();
+  const auto parsed = sw::parse_header(bytes.data(), bytes.size());
+  ASSERT_TRUE(parsed) << parsed.failure().message;
+  sw::Header header = parsed.value();
   EXPECT_EQ(header.length, bytes.size() - sw::kHeaderBytes);
-  sw::WorkerOrder back;
-  ASSERT_TRUE(sw::decode_order(bytes.data() + sw::kHeaderBytes, header.length, &back, &why));
-  EXPECT_EQ(back.environment, order.environment);
-  EXPECT_EQ(back.cwd, order.cwd);
+  const auto back = sw::decode_order(bytes.data() + sw::kHeaderBytes, header.length);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->environment, order.environment);
+  EXPECT_EQ(back->cwd, order.cwd);
 
   sw::WorkerOrder relative = order;
   relative.cwd = "work";
-  ASSERT_TRUE(sw::encode_order(relative, &bytes, &why));
-  EXPECT_FALSE(sw::decode_order(bytes.data() + sw::kHeaderBytes, bytes.size() - sw::kHeaderBytes,
-                                &back, &why));
+  const auto relative_bytes = sw::encode_order(relative);
+  ASSERT_TRUE(relative_bytes);
+  bytes = relative_bytes.value();
+  const auto relative_back =
+      sw::decode_order(bytes.data() + sw::kHeaderBytes, bytes.size() - sw::kHeaderBytes);
+  EXPECT_FALSE(relative_back);
+  if (!relative_back) why = relative_back.failure().message;
   EXPECT_NE(why.find("absolute"), std::string::npos) << why;
 
   std::vector<std::uint8_t> huge = bytes;
@@ -642,7 +655,9 @@ TEST(CompileServiceWire, OrdersRoundTripAndHostileOnesAreRefused) {
   huge[9] = 0xff;
   huge[10] = 0xff;
   huge[11] = 0x7f;
-  EXPECT_FALSE(sw::parse_header(huge.data(), huge.size(), &header, &why));
+  const auto huge_header = sw::parse_header(huge.data(), huge.size());
+  EXPECT_FALSE(huge_header);
+  if (!huge_header) why = huge_header.failure().message;
   EXPECT_NE(why.find("bound"), std::string::npos) << why;
 }
 
@@ -1053,24 +1068,26 @@ TEST_F(Trust2_07_ServiceWorkerLimits, OrdersCarryLimitsAndHostileOnesAreRefused)
   order.limits = backend::capture_host_limits();
   ASSERT_EQ(order.limits.limits.size(), static_cast<std::size_t>(RLIMIT_NLIMITS));
   ASSERT_FALSE(order.limits.cpus.empty());
-  std::vector<std::uint8_t> bytes;
   std::string why;
-  ASSERT_TRUE(sw::encode_order(order, &bytes, &why)) << why;
-  sw::WorkerOrder back;
-  ASSERT_TRUE(sw::decode_order(bytes.data() + sw::kHeaderBytes, bytes.size() - sw::kHeaderBytes,
-                               &back, &why))
-      << why;
-  EXPECT_TRUE(back.limits == order.limits);
+  const auto encoded = sw::encode_order(order);
+  ASSERT_TRUE(encoded) << encoded.failure().message;
+  const std::vector<std::uint8_t>& bytes = encoded.value();
+  const auto back =
+      sw::decode_order(bytes.data() + sw::kHeaderBytes, bytes.size() - sw::kHeaderBytes);
+  ASSERT_TRUE(back) << back.failure().message;
+  EXPECT_TRUE(back->limits == order.limits);
 
   auto refused = [&](const backend::HostLimits& limits, const std::string& reason) {
     sw::WorkerOrder hostile = order;
     hostile.limits = limits;
-    std::vector<std::uint8_t> encoded;
-    std::string text;
-    EXPECT_TRUE(sw::encode_order(hostile, &encoded, &text));
-    EXPECT_FALSE(sw::decode_order(encoded.data() + sw::kHeaderBytes,
-                                  encoded.size() - sw::kHeaderBytes, &back, &text))
-        << reason;
+    const auto hostile_bytes = sw::encode_order(hostile);
+    EXPECT_TRUE(hostile_bytes);
+    if (!hostile_bytes) return;
+    const std::vector<std::uint8_t>& hostile_wire = hostile_bytes.value();
+    const auto decoded = sw::decode_order(hostile_wire.data() + sw::kHeaderBytes,
+                                          hostile_wire.size() - sw::kHeaderBytes);
+    EXPECT_FALSE(decoded) << reason;
+    const std::string text = decoded ? std::string() : decoded.failure().message;
     EXPECT_FALSE(text.empty()) << reason;
   };
   backend::HostLimits bad = order.limits;
@@ -1097,8 +1114,9 @@ TEST_F(Trust2_07_ServiceWorkerLimits, OrdersCarryLimitsAndHostileOnesAreRefused)
   // A header of another version is refused as such.
   std::vector<std::uint8_t> old = bytes;
   old[6] = 1;
-  sw::Header header;
-  EXPECT_FALSE(sw::parse_header(old.data(), old.size(), &header, &why));
+  const auto old_header = sw::parse_header(old.data(), old.size());
+  EXPECT_FALSE(old_header);
+  if (!old_header) why = old_header.failure().message;
   EXPECT_NE(why.find("version"), std::string::npos) << why;
 }
 

@@ -176,9 +176,9 @@ TEST(Trust01_PrivateTempDir, IsMode0700AndRemovalNeverFollowsLinks) {
   std::ofstream(outside + "/keep.txt") << "keep";
   std::string dir_path;
   {
-    std::string error;
-    auto dir = backend::PrivateTempDir::create("hipacm-trust-case-", &error);
-    ASSERT_TRUE(dir) << error;
+    auto created = backend::PrivateTempDir::create("hipacm-trust-case-");
+    ASSERT_TRUE(created) << created.failure().message;
+    std::unique_ptr<backend::PrivateTempDir> dir = std::move(created).value();
     dir_path = dir->path();
     EXPECT_EQ(dir_path.rfind(tmp.path() + "/hipacm-trust-case-", 0), 0u) << dir_path;
     struct stat st {};
