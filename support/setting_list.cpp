@@ -112,12 +112,12 @@ constexpr std::array<Info, static_cast<std::size_t>(Id::kCount)> kList = {{
      "deprecated: the idle time of the compile service, now the second number of "
      "`HIPACM_IDLE_MS`; where set, it still applies, over `HIPACM_IDLE_MS`",
      "HIPACM_IDLE_MS"},
+    {Id::kTestHooks, "HIPACM_TEST_HOOKS", "`1`", "unset", "", kTests,
+     "the one switch of the test hooks below: without it, `hipacm-worker` and `warmup --mpi` "
+     "ignore them, so a stray setting never breaks a real run",
+     ""},
     {Id::kWorkerFault, "HIPACM_WORKER_FAULT", "a fault list (`crash-segv:when=MARK`, ...)", "none",
-     "", kTests, "faults a worker injects, with `HIPACM_WORKER_ENABLE_FAULTS=1`", ""},
-    {Id::kWorkerEnableFaults, "HIPACM_WORKER_ENABLE_FAULTS", "`1`", "unset", "", kTests,
-     "lets a worker honour `HIPACM_WORKER_FAULT`", ""},
-    {Id::kMpiTestEnableFaults, "HIPACM_MPI_TEST_ENABLE_FAULTS", "`1`", "unset", "", kTests,
-     "lets `warmup --mpi` honour `HIPACM_MPI_TEST_DIE_RANK`", ""},
+     "", kTests, "faults a worker injects into its compiles (WORKERS.md)", ""},
     {Id::kMpiTestDieRank, "HIPACM_MPI_TEST_DIE_RANK", "a rank", "none", "", kTests,
      "the rank of `warmup --mpi` that exits after its first compile", ""},
 }};

@@ -112,9 +112,9 @@ std::string replacement(Id id, const std::string& value) {
   return std::string("use ") + info(id).replaced_by;
 }
 
-// What a fault hook reads: its own variable, when `enable` is "1".
-std::optional<std::string> test_hook(Id enable, Id hook) {
-  if (text(enable) != "1") return std::nullopt;
+// What a test hook reads: its own variable, while the one switch is "1".
+std::optional<std::string> test_hook(Id hook) {
+  if (text(Id::kTestHooks) != "1") return std::nullopt;
   return text(hook);
 }
 
@@ -298,12 +298,8 @@ void report_deprecated() {
   }
 }
 
-std::optional<std::string> worker_fault() {
-  return test_hook(Id::kWorkerEnableFaults, Id::kWorkerFault);
-}
+std::optional<std::string> worker_fault() { return test_hook(Id::kWorkerFault); }
 
-std::optional<std::string> mpi_test_die_rank() {
-  return test_hook(Id::kMpiTestEnableFaults, Id::kMpiTestDieRank);
-}
+std::optional<std::string> mpi_test_die_rank() { return test_hook(Id::kMpiTestDieRank); }
 
 }  // namespace hipacm::settings

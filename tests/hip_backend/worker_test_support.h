@@ -135,7 +135,7 @@ class FaultScope {
  public:
   explicit FaultScope(const std::string& spec)
       : drained_(),
-        enable_("HIPACM_WORKER_ENABLE_FAULTS", "1"),
+        enable_("HIPACM_TEST_HOOKS", "1"),
         spec_("HIPACM_WORKER_FAULT", spec) {}
   ~FaultScope() { backend::WorkerPool::instance().shutdown(); }
 

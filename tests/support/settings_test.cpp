@@ -255,17 +255,15 @@ TEST(Settings, LogLevelQuotesAnUnknownValueBounded) {
                                "warning");
 }
 
-TEST(Settings, FaultHooksNeedTheirEnablingVariable) {
+TEST(Settings, TestHooksActOnlyBehindTheirOneSwitch) {
   ScopedEnv fault(Id::kWorkerFault, "crash-segv");
   ScopedEnv die(Id::kMpiTestDieRank, "1");
-  {
-    ScopedEnv off(Id::kWorkerEnableFaults, std::nullopt);
-    ScopedEnv mpi_off(Id::kMpiTestEnableFaults, "yes");
+  for (const std::optional<std::string>& off : {std::optional<std::string>(), {"yes"}, {"0"}}) {
+    ScopedEnv hooks(Id::kTestHooks, off);
     EXPECT_EQ(worker_fault(), std::nullopt);
     EXPECT_EQ(mpi_test_die_rank(), std::nullopt);
   }
-  ScopedEnv on(Id::kWorkerEnableFaults, "1");
-  ScopedEnv mpi_on(Id::kMpiTestEnableFaults, "1");
+  ScopedEnv on(Id::kTestHooks, "1");
   EXPECT_EQ(worker_fault(), "crash-segv");
   EXPECT_EQ(mpi_test_die_rank(), "1");
 }

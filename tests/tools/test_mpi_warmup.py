@@ -234,7 +234,7 @@ def test_a_rank_that_dies_fails_the_job_naming_it(tmp_path, backend_usable):
     kernels = kernels_dir(tmp_path)
     done = mpirun(tmp_path, kernels, "--arch", "gfx90a", "--jobs", "1", "--cache-dir",
                   tmp_path / "cache-%r", "-q",
-                  env={"HIPACM_MPI_TEST_DIE_RANK": "1", "HIPACM_MPI_TEST_ENABLE_FAULTS": "1"})
+                  env={"HIPACM_MPI_TEST_DIE_RANK": "1", "HIPACM_TEST_HOOKS": "1"})
     assert done.returncode != 0
     assert "rank 1 of 3 stopped without finishing" in done.stderr, done.stderr
     # Whatever each cache holds is whole: every entry passes verification.
@@ -251,7 +251,7 @@ def test_a_rank_that_dies_fails_the_job_naming_it(tmp_path, backend_usable):
 
 @needs_mpi
 def test_the_rank_death_hook_alone_stops_nothing(tmp_path, backend_usable):
-    # Without its enable variable, a stray HIPACM_MPI_TEST_DIE_RANK is ignored.
+    # Without the test hooks' switch (HIPACM_TEST_HOOKS), a stray HIPACM_MPI_TEST_DIE_RANK is ignored.
     kernels = kernels_dir(tmp_path)
     done = mpirun(tmp_path, kernels, "--arch", "gfx90a", "--jobs", "1", "--cache-dir",
                   tmp_path / "cache-%r", "-q", env={"HIPACM_MPI_TEST_DIE_RANK": "1"})

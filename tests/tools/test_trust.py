@@ -361,7 +361,7 @@ def test_trust15_paths_with_control_bytes_and_invalid_utf8_are_escaped(run, back
 def test_trust16_hung_compile_times_out_and_the_rest_compile(run, backend_usable, tmp_path):
     hang = tmp_path / "hang.hip"
     hang.write_text("// @HANG@\n" + SIMPLE_SOURCE)
-    env = {"HIPACM_WORKER_ENABLE_FAULTS": "1", "HIPACM_WORKER_FAULT": "hang:when=@HANG@",
+    env = {"HIPACM_TEST_HOOKS": "1", "HIPACM_WORKER_FAULT": "hang:when=@HANG@",
            "HIPACM_ISOLATION": "process"}
     # The limit holds for every compile, saxpy's too: it must leave room for saxpy's first
     # compile in a fresh worker on a loaded 2-core machine (ROCm 7.2: about 0.7 s alone).

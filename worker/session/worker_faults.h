@@ -10,8 +10,8 @@
 namespace hipacm::backend {
 
 /// One injected fault. TEST HOOK: hipacm-worker honours $HIPACM_WORKER_FAULT
-/// only when $HIPACM_WORKER_ENABLE_FAULTS=1 is also set, so a stray variable
-/// in a user's environment cannot break real compiles.
+/// only when the test hooks' switch $HIPACM_TEST_HOOKS=1 is also set, so a stray
+/// variable in a user's environment cannot break real compiles.
 ///
 /// Spec: a comma-separated list of `kind[=value][:when=SUBSTRING]`, e.g.
 ///   "crash-segv:when=@SEGV@,hang:when=@HANG@,slow-start=300"
@@ -38,8 +38,9 @@ struct WorkerFault {
   bool whole_session() const { return kind == Kind::kSlowStart || kind == Kind::kSlowExit; }
 };
 
-/// Parses a spec; the Failure (INVALID_ARGUMENT) names any unknown kind or bad value.
-Expected<std::vector<WorkerFault>> parse_worker_faults(const std::string& spec);
+/// Parses a spec; false with *error on any unknown kind or bad value.
+bool parse_worker_faults(const std::string& spec, std::vector<WorkerFault>* out,
+                         std::string* error);
 
 /// The first fault (other than slow-start and slow-exit) that applies to `request`, or null.
 const WorkerFault* match_worker_fault(const std::vector<WorkerFault>& faults,

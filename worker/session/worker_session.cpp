@@ -32,7 +32,6 @@
 
 namespace {
 
-using hipacm::Expected;
 using hipacm::backend::CompileRequest;
 using hipacm::backend::CompileResult;
 using hipacm::backend::WorkerFault;
@@ -73,18 +72,16 @@ bool arm_parent_death(pid_t parent) {
   return getppid() == parent;
 }
 
-/// $HIPACM_WORKER_FAULT, honoured only with $HIPACM_WORKER_ENABLE_FAULTS=1.
+/// $HIPACM_WORKER_FAULT, honoured only with the test hooks' switch, $HIPACM_TEST_HOOKS=1.
 bool load_faults(std::vector<WorkerFault>* faults) {
   const auto spec = hipacm::settings::worker_fault();
   if (!spec) return true;
-  Expected<std::vector<WorkerFault>> parsed = hipacm::backend::parse_worker_faults(*spec);
-  if (!parsed) {
+  std::string error;
+  if (!hipacm::backend::parse_worker_faults(*spec, faults, &error)) {
     std::fprintf(stderr, "hipacm-worker: %s: %s\n",
-                 hipacm::settings::name(hipacm::settings::Id::kWorkerFault),
-                 parsed.failure().message.c_str());
+                 hipacm::settings::name(hipacm::settings::Id::kWorkerFault), error.c_str());
     return false;
   }
-  *faults = std::move(parsed).value();
   return true;
 }
 
@@ -106,12 +103,12 @@ bool refuse_unsafe_names(const CompileRequest& request, CompileResult* result) {
 class CompileDirectory {
  public:
   CompileDirectory() {
-    auto dir = hipacm::backend::PrivateTempDir::create("hipacm-compile-");
-    if (!dir) {
-      error_ = std::move(dir).failure().message;
+    std::string why;
+    dir_ = hipacm::backend::PrivateTempDir::create("hipacm-compile-", &why);
+    if (!dir_) {
+      error_ = why;
       return;
     }
-    dir_ = std::move(dir).value();
     const std::string cwd = dir_->path() + "/cwd";
     if (::mkdir(cwd.c_str(), 0700) != 0 || ::chdir(cwd.c_str()) != 0) {
       error_ = "cannot enter a private working directory " + cwd + ": " + std::strerror(errno);
@@ -189,7 +186,7 @@ CompileResult inject(const WorkerFault& fault, const CompileRequest& request, in
       _exit(static_cast<int>(fault.value));
     case Kind::kGarbage: {
       static constexpr char kJunk[] = "this is not a hipacm frame \x01\x02\x03\xff\xfe";
-      (void)wire::write_all(fd, kJunk, sizeof kJunk);
+      wire::write_all(fd, kJunk, sizeof kJunk, nullptr);
       *respond = false;
       break;
     }
@@ -231,7 +228,8 @@ long session_delay_ms(const std::vector<WorkerFault>& faults, WorkerFault::Kind 
 int serve(int fd, const std::vector<WorkerFault>& faults, const std::string& temp_dir) {
   const bool empty_temp_dir = owns_temp_dir(temp_dir);
   wire::FrameHeader header;
-  std::vector<std::uint8_t> payload;
+  std::vector<std::uint8_t> payload, frame;
+  std::string error;
   // Declared before the loop's exits, so that a helper still running is killed and reaped on
   // every one of them.
   std::optional<hipacm::backend::PchBuild> building;
@@ -248,28 +246,26 @@ int serve(int fd, const std::vector<WorkerFault>& faults, const std::string& tem
       pollfd socket{fd, POLLIN, 0};
       if (::poll(&socket, 1, 20) > 0) break;
     }
-    const wire::ReadResult read = wire::read_frame(fd, &header, &payload);
-    switch (read.status) {
+    switch (wire::read_frame(fd, &header, &payload, &error)) {
       case wire::ReadStatus::kEof:
         sleep_ms(session_delay_ms(faults, WorkerFault::Kind::kSlowExit));
         // The host is done with us; a worker of the compile service goes back to it on 0 only.
         return retire ? wire::kWorkerExitRetired : 0;
       case wire::ReadStatus::kError:
-        std::fprintf(stderr, "hipacm-worker: %s\n", read.error.c_str());
+        std::fprintf(stderr, "hipacm-worker: %s\n", error.c_str());
         return hipacm::backend::wire::kWorkerExitProtocolError;
       case wire::ReadStatus::kFrame:
         break;
     }
+    CompileRequest request;
     if (header.type != wire::FrameType::kCompileRequest) {
       std::fprintf(stderr, "hipacm-worker: expected a compile request frame\n");
       return wire::kWorkerExitProtocolError;
     }
-    Expected<CompileRequest> decoded = wire::decode_request(payload.data(), payload.size());
-    if (!decoded) {
-      std::fprintf(stderr, "hipacm-worker: %s\n", decoded.failure().message.c_str());
+    if (!wire::decode_request(payload.data(), payload.size(), &request, &error)) {
+      std::fprintf(stderr, "hipacm-worker: %s\n", error.c_str());
       return wire::kWorkerExitProtocolError;
     }
-    CompileRequest request = std::move(decoded).value();
     payload = {};  // a large source need not stay resident while we compile
     retire = retire || hipacm::backend::options_leave_compiler_state(request.options);
 
@@ -289,16 +285,13 @@ int serve(int fd, const std::vector<WorkerFault>& faults, const std::string& tem
       if (getppid() != static_cast<pid_t>(g_parent_pid)) return 0;
     }
     if (!respond) continue;
-    Expected<std::vector<std::uint8_t>> frame =
-        wire::encode_result_frame(header.request_id, result);
-    if (!frame) {
+    if (!wire::encode_result_frame(header.request_id, result, &frame, &error)) {
       CompileResult too_big;
       too_big.status = HIPACM_ERROR_INTERNAL;
-      too_big.error_message = "hipacm-worker could not send its result: " + frame.failure().message;
-      frame = wire::encode_result_frame(header.request_id, too_big);
+      too_big.error_message = "hipacm-worker could not send its result: " + error;
+      wire::encode_result_frame(header.request_id, too_big, &frame, nullptr);
     }
-    // (The short failure result always fits; were it not sent, nothing was written.)
-    if (frame && !wire::write_all(fd, frame->data(), frame->size())) {
+    if (!wire::write_all(fd, frame.data(), frame.size(), &error)) {
       // The host went away mid-request; nobody is left to serve.
       return 0;
     }

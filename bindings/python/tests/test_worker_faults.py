@@ -31,7 +31,7 @@ def test_isolation_and_timeout_reach_the_plugin():
     env = dict(os.environ)
     env["PYTHONPATH"] = str(Path(hipacm.__file__).resolve().parents[1])
     env["HIPACM_LIBRARY"] = hipacm.library_path
-    env["HIPACM_WORKER_ENABLE_FAULTS"] = "1"
+    env["HIPACM_TEST_HOOKS"] = "1"
     env["HIPACM_WORKER_FAULT"] = "hang:when=@HANG@,crash-segv:when=@SEGV@"
     # The script chooses the isolation; where workers come from (the service= part) stays ours.
     service = [p for p in env.pop("HIPACM_ISOLATION", "").split(",") if p.startswith("service=")]

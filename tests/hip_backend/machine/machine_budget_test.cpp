@@ -280,7 +280,7 @@ constexpr int kCompilesEach = 3;
 /// busy. The echo fault makes each compile a 250 ms sleep in the worker.
 std::vector<std::pair<double, double>> compile_in_processes() {
   const backend::CompileRequest request = echo_request();  // compiled before any fork
-  ScopedEnv enable("HIPACM_WORKER_ENABLE_FAULTS", "1");
+  ScopedEnv enable("HIPACM_TEST_HOOKS", "1");
   ScopedEnv fault("HIPACM_WORKER_FAULT", "echo=250");
   int results[2];
   EXPECT_EQ(::pipe(results), 0);

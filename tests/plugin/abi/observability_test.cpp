@@ -114,7 +114,7 @@ class Observability : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     setenv("HIPACM_WORKER", HIPACM_TEST_WORKER, 1);
-    setenv("HIPACM_WORKER_ENABLE_FAULTS", "1", 1);
+    setenv("HIPACM_TEST_HOOKS", "1", 1);
     setenv("HIPACM_WORKER_FAULT", "crash-segv:when=@SEGV@,hang:when=@HANG@", 1);
     setenv("HIPACM_CACHE", "off", 1);
     setenv("HIPACM_ISOLATION", "service=off", 1);  // AUTO isolation, workers of its own

@@ -131,7 +131,7 @@ TEST(WorkerFaultsStartup, SlowStartPastTheTimeoutTimesOutThenRecovers) {
 TEST(WorkerFaultsStartup, FaultsNeedTheEnableSwitch) {
   backend::WorkerPool::instance().shutdown();
   ScopedEnv spec("HIPACM_WORKER_FAULT", "crash-segv");
-  ScopedEnv enable("HIPACM_WORKER_ENABLE_FAULTS", std::nullopt);
+  ScopedEnv enable("HIPACM_TEST_HOOKS", std::nullopt);
   WorkerCompiler compiler(kWorkerPath, 1, 20000);
   compile_ok(compiler, 1);
   backend::WorkerPool::instance().shutdown();
