@@ -10,6 +10,7 @@
 #include "hip_backend/hiprtc/amdgpu_arch_history.h"
 #include "hip_backend/target_arch.h"
 #include "support/nearest_name.h"
+#include "support/settings.h"
 
 namespace hipacm::backend {
 
@@ -72,8 +73,8 @@ bool allowed_byte(char c) {
 std::string newer_rocm_hint(const ArchHistory& history) {
   if (!history.first_known || !history.note.empty()) return "";
   const RocmRelease release = *history.first_known;
-  return "; to compile for it, point hipacm at ROCm " + to_string(release) +
-         " or newer: set HIPACM_HIPRTC_LIBRARY to its hipRTC (e.g. /opt/rocm-" +
+  return "; to compile for it, point hipacm at ROCm " + to_string(release) + " or newer: set " +
+         settings::name(settings::Id::kHiprtcLibrary) + " to its hipRTC (e.g. /opt/rocm-" +
          to_string(release) + ".0/lib/libhiprtc.so." + std::to_string(release.major) +
          ") or ROCM_PATH to its install tree";
 }

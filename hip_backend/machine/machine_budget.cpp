@@ -345,8 +345,8 @@ std::string MachineBudget::describe_holders(int fd) const {
     }
     pids += (named++ == 0 ? "" : ", ") + std::to_string(pid) + (stopped(pid) ? " (stopped)" : "");
   }
-  std::string text = std::to_string(held) + " of the " + std::to_string(limit_) +
-                     " slots of HIPACM_MACHINE_JOBS held in " + slot_file_;
+  std::string text = std::to_string(held) + " of the " + std::to_string(limit_) + " slots of " +
+                     settings::name(settings::Id::kMachineJobs) + " held in " + slot_file_;
   if (!pids.empty()) text += ", by pid " + pids;
   return text;
 }

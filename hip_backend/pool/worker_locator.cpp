@@ -73,9 +73,9 @@ Expected<std::string> find_worker_binary_beside(const std::string& binary_dir) {
     if (problem.empty()) return path;
     tried += (tried.empty() ? "" : ", ") + path + " (" + problem + ")";
   }
-  return Failure{HIPACM_ERROR_BACKEND_UNAVAILABLE, std::string("cannot find ") + kWorkerName +
-                                                       "; looked at " + tried +
-                                                       ". Set HIPACM_WORKER to its path."};
+  return Failure{HIPACM_ERROR_BACKEND_UNAVAILABLE,
+                 std::string("cannot find ") + kWorkerName + "; looked at " + tried + ". Set " +
+                     settings::name(settings::Id::kWorker) + " to its path."};
 }
 
 }  // namespace hipacm::backend

@@ -18,6 +18,7 @@
 #include "hip_backend/codeobject/amdgpu_target.h"
 #include "plugin/cache/integrity.h"
 #include "plugin/cache/store/location.h"
+#include "support/settings.h"
 #include "support/status_error.h"
 
 namespace hipacm::cache {
@@ -203,7 +204,8 @@ std::string CacheAdmin::path_in(const std::string& dir) { return database_in(dir
 CacheAdmin CacheAdmin::open_default() {
   const std::string path = default_path();
   if (path.empty())
-    throw std::runtime_error("no cache directory: set HIPACM_CACHE_DIR, XDG_CACHE_HOME or HOME");
+    throw std::runtime_error(std::string("no cache directory: set ") +
+                             settings::name(settings::Id::kCacheDir) + ", XDG_CACHE_HOME or HOME");
   return open(path);
 }
 

@@ -15,6 +15,7 @@
 #include "support/failure.h"
 #include "support/log.h"
 #include "support/pass_counts.h"
+#include "support/settings.h"
 #include "support/sha256.h"
 #include "support/stats.h"
 
@@ -70,9 +71,9 @@ std::shared_ptr<backend::Compiler> with_persistent_cache(const CacheSettings& se
                                                          std::shared_ptr<backend::Compiler> inner) {
   if (settings.policy == Policy::kOff) return inner;
   if (settings.user_db.empty() && settings.system_db.empty()) {
-    warn_once("cache-no-location",
-              "no kernel cache directory (set HIPACM_CACHE_DIR, XDG_CACHE_HOME or HOME); "
-              "compiling without the cache");
+    warn_once("cache-no-location", std::string("no kernel cache directory (set ") +
+                                       hipacm::settings::name(hipacm::settings::Id::kCacheDir) +
+                                       ", XDG_CACHE_HOME or HOME); compiling without the cache");
     return inner;
   }
   return std::make_shared<CachingCompiler>(std::move(inner), settings);

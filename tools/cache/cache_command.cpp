@@ -15,6 +15,7 @@
 #include "hip_backend/codeobject/amdgpu_target.h"
 #include "plugin/cache/cache_admin.h"
 #include "support/byte_size.h"
+#include "support/settings.h"
 #include "tools/common/commands.h"
 #include "tools/common/exit_codes.h"
 #include "tools/common/json_output.h"
@@ -42,8 +43,8 @@ std::string database_path(const CacheOptions& options) {
     const std::string path = cache::CacheAdmin::default_path();
     if (path.empty())
       throw InputError(
-          "no cache location: set HIPACM_CACHE_DIR (or XDG_CACHE_HOME or HOME), or pass --db "
-          "FILE");
+          fmt::format("no cache location: set {} (or XDG_CACHE_HOME or HOME), or pass --db FILE",
+                      settings::name(settings::Id::kCacheDir)));
     return path;
   }
   std::error_code ec;
@@ -157,9 +158,10 @@ int run_stats(const CacheOptions& options) {
            fmt::print("entries   {}\n", stats.entries);
            fmt::print("size      {} of at most {}{}\n", human_bytes(stats.total_bytes),
                       human_bytes(stats.max_bytes),
-                      options.verbose ? fmt::format(" ({} of {} bytes; HIPACM_CACHE_MAX_BYTES)",
-                                                    stats.total_bytes, stats.max_bytes)
-                                      : "");
+                      options.verbose
+                          ? fmt::format(" ({} of {} bytes; {})", stats.total_bytes, stats.max_bytes,
+                                        settings::name(settings::Id::kCacheMaxBytes))
+                          : "");
            fmt::print("on disk   {}\n", human_bytes(stats.file_bytes));
            if (rate)
              fmt::print("hit rate  {:.1f}% ({} of {} lookups)\n", *rate * 100, stats.recorded_hits,

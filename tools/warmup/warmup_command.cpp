@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "support/settings.h"
 #include "tools/common/commands.h"
 #include "tools/common/exit_codes.h"
 #include "tools/common/json_output.h"
@@ -107,7 +108,8 @@ std::vector<std::string> resolve_archs(const WarmupOptions& options,
     // $HIPACM_ARCH or the device's, as the plugin resolves it.
     const std::string fallback = hipacm::backend_info().default_arch;
     if (fallback.empty())
-      throw InputError("no arch: pass --arch (e.g. --arch gfx90a,gfx1030) or set HIPACM_ARCH");
+      throw InputError(fmt::format("no arch: pass --arch (e.g. --arch gfx90a,gfx1030) or set {}",
+                                   settings::name(settings::Id::kArch)));
     if (std::find(archs.begin(), archs.end(), fallback) == archs.end()) archs.push_back(fallback);
   }
   return archs;
@@ -223,13 +225,16 @@ void add_warmup_command(CLI::App& app, AppContext& context, const ClusterRunner*
   CLI::App* warmup = app.add_subcommand(
       "warmup", "Compile kernels for one or more archs through hipacm (and fill its cache)");
   add_non_empty_option(warmup, "paths", options->paths,
-                       "Kernel files, directories (searched recursively for --ext files, .hip by "
-                       "default), a JSON manifest or a record file ($HIPACM_RECORD)")
+                       fmt::format("Kernel files, directories (searched recursively for --ext "
+                                   "files, .hip by default), a JSON manifest or a record file "
+                                   "(${})",
+                                   settings::name(settings::Id::kRecord)))
       ->required();
   one_value_each(
       warmup->add_option("-a,--arch", options->archs,
-                         "Target archs, comma-separated or repeated (default: a "
-                         "recorded request's own arch, else $HIPACM_ARCH, else the GPU's)"));
+                         fmt::format("Target archs, comma-separated or repeated (default: a "
+                                     "recorded request's own arch, else ${}, else the GPU's)",
+                                     settings::name(settings::Id::kArch))));
   warmup->add_option("-j,--jobs", options->jobs, "Parallel compiles (0 = one per core)")
       ->check(CLI::Range(0, 4096));
   warmup
@@ -240,7 +245,8 @@ void add_warmup_command(CLI::App& app, AppContext& context, const ClusterRunner*
                        "Write a JSON report to FILE, or to stdout for '-'");
   CLI::Option* cache_dir = add_non_empty_option(
       warmup, "--cache-dir", options->cache_dir,
-      "Cache directory (default: $HIPACM_CACHE_DIR, $XDG_CACHE_HOME/hipacm, ~/.cache/hipacm)");
+      fmt::format("Cache directory (default: ${}, $XDG_CACHE_HOME/hipacm, ~/.cache/hipacm)",
+                  settings::name(settings::Id::kCacheDir)));
   CLI::Option* no_cache =
       warmup->add_flag("--no-cache", options->no_cache, "Neither read nor write the cache")
           ->excludes(cache_dir);
