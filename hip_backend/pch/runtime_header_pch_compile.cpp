@@ -233,8 +233,8 @@ CompileResult compile_with_store(const CompileRequest& request, const std::strin
   if (plain.status != HIPACM_SUCCESS || !request.name_expressions.empty() || store.refused(key))
     return plain;
   try {
-    if (std::optional<RuntimeHeaderPchStore::Claim> claim = store.claim(key, nullptr))
-      pending->emplace(PendingPchBuild{request, plain, std::move(*claim)});
+    if (Expected<RuntimeHeaderPchStore::Claim> claim = store.claim(key))
+      pending->emplace(PendingPchBuild{request, plain, std::move(claim).value()});
   } catch (...) {
     // No build this time: the compile is made, and a later one may claim the key.
   }

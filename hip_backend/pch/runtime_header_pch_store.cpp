@@ -176,26 +176,17 @@ void RuntimeHeaderPchStore::refuse(const std::string& key, const std::string& re
   if (fd.valid()) (void)wire::write_all(fd.get(), reason.data(), reason.size());
 }
 
-std::optional<RuntimeHeaderPchStore::Claim> RuntimeHeaderPchStore::claim(const std::string& key,
-                                                                         std::string* why) const {
-  if (!valid_runtime_header_pch_key(key)) {
-    if (why != nullptr) *why = "not a PCH key";
-    return std::nullopt;
-  }
-  if (Expected<void> ready = usable(); !ready) {
-    if (why != nullptr) *why = std::move(ready).failure().message;
-    return std::nullopt;
-  }
+Expected<RuntimeHeaderPchStore::Claim> RuntimeHeaderPchStore::claim(const std::string& key) const {
+  if (!valid_runtime_header_pch_key(key))
+    return Failure{HIPACM_ERROR_INVALID_ARGUMENT, "not a PCH key"};
+  if (Expected<void> ready = usable(); !ready) return std::move(ready).failure();
   const std::string lock_path = root_ + "/" + key + ".lock";
   // The kernel drops a flock when its holder dies, so a builder that crashed blocks no one. The
   // claim keeps the descriptor, and with it the lock, until it goes.
   UniqueFd lock = FileLock::acquire(open_private_file(lock_path, O_RDWR | O_CREAT),
                                     LockKind::kFlock, LockRange::whole_file(), LockWait::once())
                       .take_fd();
-  if (!lock.valid()) {
-    if (why != nullptr) *why = "another process is building this PCH";
-    return std::nullopt;
-  }
+  if (!lock.valid()) return Failure{HIPACM_ERROR_NOT_READY, "another process is building this PCH"};
   return Claim(*this, key, std::move(lock));
 }
 

@@ -71,9 +71,9 @@ class RuntimeHeaderPchStore {
     std::string staging_;
   };
 
-  /// The claim on `key`, or nullopt when another process holds it (it is building that PCH now)
-  /// or the store is unusable (*why says which; may be null).
-  std::optional<Claim> claim(const std::string& key, std::string* why) const;
+  /// The claim on `key`, or a Failure saying that another process holds it (it is building that
+  /// PCH now) or that the store is unusable.
+  Expected<Claim> claim(const std::string& key) const;
 
   const std::string& root() const { return root_; }
 

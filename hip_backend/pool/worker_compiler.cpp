@@ -45,12 +45,11 @@ WorkerCompiler::WorkerCompiler(std::string worker_path, unsigned max_workers,
 CompileResult WorkerCompiler::compile(const CompileRequest& request) {
   try {
     CompileResult result;
-    std::string why;
     // The lease gives the worker back on every path, exceptions included; a
     // worker left mid-request is marked unusable and is killed, not reused.
     // The compile's timeout covers its wait for a machine-wide slot: a stopped process holding
     // the last one must not stall this compile past it.
-    WorkerPool::Lease worker = WorkerPool::instance().checkout(worker_path_, max_workers_, &why,
+    WorkerPool::Lease worker = WorkerPool::instance().checkout(worker_path_, max_workers_,
                                                                request.arch, compile_timeout_ms_);
     if (!worker && worker.machine_slot().timed_out()) {
       result.status = HIPACM_ERROR_TIMEOUT;
@@ -63,7 +62,7 @@ CompileResult WorkerCompiler::compile(const CompileRequest& request) {
     }
     if (!worker) {
       result.status = HIPACM_ERROR_BACKEND_UNAVAILABLE;
-      result.error_message = std::move(why);
+      result.error_message = worker.error();
       return result;
     }
     // The run is the host's to count: the worker's own counters die with it.

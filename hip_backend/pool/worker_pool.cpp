@@ -30,7 +30,8 @@ boost::chrono::milliseconds idle_timeout_from_env() {
 WorkerPool::Lease::Lease(Lease&& other) noexcept
     : pool_(std::exchange(other.pool_, nullptr)),
       machine_slot_(std::move(other.machine_slot_)),
-      worker_(std::move(other.worker_)) {}
+      worker_(std::move(other.worker_)),
+      error_(std::move(other.error_)) {}
 
 WorkerPool::Lease::~Lease() {
   if (pool_) pool_->checkin(std::move(worker_), std::move(machine_slot_));
@@ -44,14 +45,13 @@ WorkerPool& WorkerPool::instance() {
 WorkerPool::WorkerPool() : idle_timeout_(idle_timeout_from_env()) {}
 
 WorkerPool::Lease WorkerPool::checkout(const std::string& path, unsigned max_busy,
-                                       std::string* error, const std::string& arch,
-                                       std::uint32_t slot_timeout_ms) {
-  return checkout_for(path, max_busy, error, arch, false, slot_timeout_ms);
+                                       const std::string& arch, std::uint32_t slot_timeout_ms) {
+  return checkout_for(path, max_busy, arch, false, slot_timeout_ms);
 }
 
 WorkerPool::Lease WorkerPool::checkout_for(const std::string& path, unsigned max_busy,
-                                           std::string* error, const std::string& arch,
-                                           bool prestarting, std::uint32_t slot_timeout_ms) {
+                                           const std::string& arch, bool prestarting,
+                                           std::uint32_t slot_timeout_ms) {
   if (max_busy == 0) max_busy = 1;
   Lease lease;
   {
@@ -78,7 +78,7 @@ WorkerPool::Lease WorkerPool::checkout_for(const std::string& path, unsigned max
   if (lease.machine_slot_.timed_out()) {
     Lease timed_out;  // no worker, no busy count: `lease` gives that back as it goes
     timed_out.machine_slot_ = std::move(lease.machine_slot_);
-    if (error) *error = timed_out.machine_slot_.wait_reason();
+    timed_out.error_ = timed_out.machine_slot_.wait_reason();
     return timed_out;
   }
   while (std::unique_ptr<WorkerProcess> worker = take_idle(path)) {
@@ -88,12 +88,13 @@ WorkerPool::Lease WorkerPool::checkout_for(const std::string& path, unsigned max
     }
     // It died while idle (the OOM killer, a stray SIGKILL): reap it, look again.
   }
-  std::string why;
-  lease.worker_ = WorkerProcess::spawn(path, &why, arch);
-  if (!lease.worker_) {
-    if (error) *error = why;
-    return Lease();  // `lease` frees the slot as it goes
+  Expected<std::unique_ptr<WorkerProcess>> spawned = WorkerProcess::spawn(path, arch);
+  if (!spawned) {
+    Lease failed;  // `lease` frees the slot as it goes
+    failed.error_ = std::move(spawned).failure().message;
+    return failed;
   }
+  lease.worker_ = std::move(spawned).value();
   return lease;
 }
 
@@ -121,8 +122,7 @@ void WorkerPool::prestart_one(const std::string& path, unsigned count, const std
                               std::uint32_t timeout_ms) noexcept {
   constexpr std::uint32_t kLongestWarmupMs = 120000;
   try {
-    std::string why;
-    Lease lease = checkout_for(path, count, &why, arch, true);
+    Lease lease = checkout_for(path, count, arch, true);
     if (!lease || arch.empty()) return;
     // A worker that fails its warm-up is marked unusable and retired at checkin: the compile that
     // would have had it gets a fresh one and reports the failure as its own.

@@ -51,6 +51,8 @@ class WorkerPool {
     /// The machine-wide slot: how long the checkout waited for it, and, in an empty Lease,
     /// whether that wait reached checkout()'s slot_timeout_ms (timed_out()).
     const MachineSlot& machine_slot() const { return machine_slot_; }
+    /// In an empty Lease: why there is no worker (the slot's wait, or why none could start).
+    const std::string& error() const { return error_; }
 
    private:
     friend class WorkerPool;
@@ -58,6 +60,7 @@ class WorkerPool {
     WorkerPool* pool_ = nullptr;  ///< non-null while a busy slot is held
     MachineSlot machine_slot_;    ///< this user's machine-wide slot, freed by the checkin
     std::unique_ptr<WorkerProcess> worker_;
+    std::string error_;
   };
 
   /// The process-wide pool (created on first use, never destroyed).
@@ -66,13 +69,14 @@ class WorkerPool {
   /// Waits until fewer than max_busy workers are busy (0 counts as 1) and
   /// until the user's machine-wide budget (MachineBudget::instance()) has a
   /// free slot, then returns the most recently used idle worker of `path`
-  /// that is still alive, or a new one. An empty Lease with *error when spawning fails.
+  /// that is still alive, or a new one. An empty Lease, whose error() says why, when spawning
+  /// fails.
   /// Throws only std::bad_alloc (nothing is held then).
   /// `arch`: the compile the worker is for; a new worker from the compile service comes with
   /// that arch's compiler warm. `slot_timeout_ms` (0: none) bounds the wait for the machine-wide
   /// slot: an empty Lease whose machine_slot().timed_out() when it runs out.
-  Lease checkout(const std::string& path, unsigned max_busy, std::string* error,
-                 const std::string& arch = {}, std::uint32_t slot_timeout_ms = 0);
+  Lease checkout(const std::string& path, unsigned max_busy, const std::string& arch = {},
+                 std::uint32_t slot_timeout_ms = 0);
 
   /// Starts workers of `path` in the background until `count` are idle, busy or starting, each
   /// warmed by a trivial compile for `arch` (none when empty), so that the compiles that follow
@@ -112,8 +116,8 @@ class WorkerPool {
   friend class ::hipacm::ForkGuarded;
 
   /// checkout(); a prestart's gives up (an empty Lease) once shutdown() has begun.
-  Lease checkout_for(const std::string& path, unsigned max_busy, std::string* error,
-                     const std::string& arch, bool prestarting, std::uint32_t slot_timeout_ms = 0);
+  Lease checkout_for(const std::string& path, unsigned max_busy, const std::string& arch,
+                     bool prestarting, std::uint32_t slot_timeout_ms = 0);
   void prestart_one(const std::string& path, unsigned count, const std::string& arch,
                     std::uint32_t timeout_ms) noexcept;
   std::unique_ptr<WorkerProcess> take_idle(const std::string& path);

@@ -37,15 +37,15 @@ class WorkerProcess {
   /// kill compiles), and the host's environment with TMPDIR set to a private
   /// directory (PrivateTempDir::kWorkerPrefix, mode 0700) that this object
   /// removes once the worker has exited, however it ended, and with comgr's
-  /// own cache off unless the user chose it (comgr_cache_policy.h). Returns null with
-  /// *error when it cannot start.
+  /// own cache off unless the user chose it (comgr_cache_policy.h). The Failure
+  /// (BACKEND_UNAVAILABLE) says why it cannot start.
   ///
   /// With $HIPACM_COMPILE_SERVICE=on the worker is ordered from the user's compile service
   /// instead (service_client.h), set up the same way but forked from a process whose compiler
   /// for `arch` is already loaded and warm; when the service cannot be used, the worker is
   /// spawned here as above, and this process stops asking the service.
-  static std::unique_ptr<WorkerProcess> spawn(const std::string& path, std::string* error,
-                                              const std::string& arch = {});
+  static Expected<std::unique_ptr<WorkerProcess>> spawn(const std::string& path,
+                                                        const std::string& arch = {});
 
   /// A worker's environment: the host's (worker_environment()) with TMPDIR set to `temp_dir`
   /// and comgr's cache policy applied.
@@ -97,8 +97,7 @@ class WorkerProcess {
   enum class Io { kReady, kTimeout, kClosed, kError };
 
   /// spawn() up to the worker's registration, under the descriptor registry's lock.
-  static std::unique_ptr<WorkerProcess> spawn_registered(const std::string& path,
-                                                         std::string* error);
+  static Expected<std::unique_ptr<WorkerProcess>> spawn_registered(const std::string& path);
   /// A worker from the compile service; null (and the service is not asked again) when that
   /// fails.
   static std::unique_ptr<WorkerProcess> order_from_service(const std::string& path,

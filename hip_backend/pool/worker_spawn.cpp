@@ -36,26 +36,26 @@ std::vector<std::string> WorkerProcess::environment_for(const std::string& temp_
   return environment;
 }
 
-std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const std::string& path, std::string* error,
-                                                    const std::string& arch) {
+Expected<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn(const std::string& path,
+                                                              const std::string& arch) {
   std::unique_ptr<WorkerProcess> worker;
   if (worker_process_internal::use_compile_service()) worker = order_from_service(path, arch);
-  if (!worker) worker = spawn_registered(path, error);
-  // After the registry's lock is gone: a host's log callback must not hold up fork().
-  if (worker) {
-    count(stats().worker_spawns);
-    log(LogLevel::kInfo,
-        "started hipacm-worker (pid " + std::to_string(worker->pid_) + "): " + worker->path_);
+  if (!worker) {
+    Expected<std::unique_ptr<WorkerProcess>> spawned = spawn_registered(path);
+    if (!spawned) return spawned;
+    worker = std::move(spawned).value();
   }
+  // After the registry's lock is gone: a host's log callback must not hold up fork().
+  count(stats().worker_spawns);
+  log(LogLevel::kInfo,
+      "started hipacm-worker (pid " + std::to_string(worker->pid_) + "): " + worker->path_);
   return worker;
 }
 
-std::unique_ptr<WorkerProcess> WorkerProcess::spawn_registered(const std::string& path,
-                                                               std::string* error) {
-  auto fail = [&](const std::string& what, int err) -> std::unique_ptr<WorkerProcess> {
-    if (error)
-      *error = "cannot start hipacm-worker '" + path + "': " + what + ": " + errno_text(err);
-    return nullptr;
+Expected<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn_registered(const std::string& path) {
+  auto fail = [&](const std::string& what, int err) -> Failure {
+    return Failure{HIPACM_ERROR_BACKEND_UNAVAILABLE,
+                   "cannot start hipacm-worker '" + path + "': " + what + ": " + errno_text(err)};
   };
   // Held until every descriptor made here is registered or closed: fork()
   // in another thread waits, so no child inherits a half-made worker.
@@ -79,8 +79,8 @@ std::unique_ptr<WorkerProcess> WorkerProcess::spawn_registered(const std::string
   // there, and a killed worker cannot clean up after itself.
   auto created = PrivateTempDir::create(PrivateTempDir::kWorkerPrefix);
   if (!created) {
-    if (error) *error = "cannot start hipacm-worker '" + path + "': " + created.failure().message;
-    return nullptr;
+    return Failure{HIPACM_ERROR_BACKEND_UNAVAILABLE,
+                   "cannot start hipacm-worker '" + path + "': " + created.failure().message};
   }
   std::unique_ptr<PrivateTempDir> temp_dir = std::move(created).value();
   const std::vector<std::string> env_strings = environment_for(temp_dir->path());

@@ -293,9 +293,7 @@ std::vector<std::pair<double, double>> compile_in_processes() {
       for (unsigned t = 0; t < kThreadsEach; ++t) {
         threads.emplace_back([&] {
           for (int i = 0; i < kCompilesEach; ++i) {
-            std::string error;
-            auto lease =
-                backend::WorkerPool::instance().checkout(kWorkerPath, kThreadsEach, &error);
+            auto lease = backend::WorkerPool::instance().checkout(kWorkerPath, kThreadsEach);
             if (!lease) _exit(3);
             const double start = monotonic_seconds();
             const backend::CompileResult result = lease->compile(request, 60000);

@@ -23,8 +23,8 @@
 #include "hip_backend/machine/machine_budget.h"
 #include "hip_backend/machine/runtime_dir.h"
 #include "hip_backend/machine/runtime_fact_memo.h"
-#include "hip_backend/pch/runtime_header_pch_store.h"
 #include "hip_backend/pch/runtime_header_pch_file.h"
+#include "hip_backend/pch/runtime_header_pch_store.h"
 #include "hip_backend/service/service_client.h"
 #include "hip_backend/service/service_start_lock.h"
 #include "tests/hip_backend/worker_test_support.h"
@@ -83,8 +83,7 @@ int features_work_in(const std::string& expected_dir) {
   MachineBudget budget(config);
   if (budget.limit() != 2 || budget.slot_file() != dir + "/worker-slots") return 4;
   if (!budget.acquire().held()) return 5;
-  std::string why;
-  if (!RuntimeHeaderPchStore::in_runtime_dir().claim(std::string(64, 'a'), &why)) return 6;
+  if (!RuntimeHeaderPchStore::in_runtime_dir().claim(std::string(64, 'a'))) return 6;
   if ((fs::status(dir).permissions() & fs::perms::all) != fs::perms::owner_all) return 7;
   return 0;
 }
@@ -181,7 +180,7 @@ TEST(Trust2_04_RuntimeDir, ANamedDirectoryThatIsNotDedicatedToHipacmIsRefusedAnd
     EXPECT_NE(budget.disabled_reason().find(dir), std::string::npos) << budget.disabled_reason();
     backend::runtime_fact_memo()->remember("a fact", "its value");
     EXPECT_EQ(backend::runtime_fact_memo()->recall("a fact"), std::nullopt);
-    EXPECT_FALSE(RuntimeHeaderPchStore::in_runtime_dir().claim(std::string(64, 'a'), &why));
+    EXPECT_FALSE(RuntimeHeaderPchStore::in_runtime_dir().claim(std::string(64, 'a')));
     EXPECT_FALSE(backend::compile_service_socket(kWorkerPath, {"PATH=/usr/bin"}));
     EXPECT_EQ(names_in(dir), before) << "nothing was written into it";
   }
@@ -214,7 +213,6 @@ TEST(Trust2_04_RuntimeDir, AFifoPlantedInTheRuntimeDirectoryNeverBlocks) {
   ScopedEnv named("HIPACM_RUNTIME_DIR", run);
   const Expected<void> made = backend::make_runtime_directory(run);
   ASSERT_TRUE(made) << made.failure().message;
-  std::string why;
   // A fact file, a published PCH and its digest, a refusal note, a build lock, the service's
   // start lock and the budget's slot file, each a FIFO that no one will ever open for writing.
   RuntimeFactMemo memo(run);
@@ -240,8 +238,7 @@ TEST(Trust2_04_RuntimeDir, AFifoPlantedInTheRuntimeDirectoryNeverBlocks) {
     if (store.ready_dir(key) || store.ready_dir(other)) return 3;
     if (store.counts().ready != 0) return 4;
     store.refuse(key, "a reason");  // would wait for a reader of the FIFO
-    std::string ignored;
-    if (store.claim(third, &ignored)) return 5;
+    if (store.claim(third)) return 5;
     if (backend::lock_service_start(run + "/service.lock", 0)) return 6;
     MachineBudgetConfig config;
     config.limit = 2;

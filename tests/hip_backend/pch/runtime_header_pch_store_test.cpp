@@ -13,8 +13,8 @@
 #include <optional>
 #include <string>
 
-#include "hip_backend/pch/runtime_header_pch_store.h"
 #include "hip_backend/pch/runtime_header_pch_file.h"
+#include "hip_backend/pch/runtime_header_pch_store.h"
 
 namespace hipacm::test {
 namespace {
@@ -45,7 +45,7 @@ class PchStore : public ::testing::Test {
   }
   /// Publishes `bytes` for `key` through a claim, as a builder does.
   void publish(const std::string& key, const std::string& bytes = kPch) {
-    std::optional<RuntimeHeaderPchStore::Claim> claim = store_->claim(key, nullptr);
+    Expected<RuntimeHeaderPchStore::Claim> claim = store_->claim(key);
     ASSERT_TRUE(claim);
     const Expected<void> staged = claim->make_staging_dir();
     ASSERT_TRUE(staged) << staged.failure().message;
@@ -90,12 +90,15 @@ TEST_F(PchStore, APublishedPchIsReadyInAPrivateDirectoryAndNothingStagedRemains)
 
 TEST_F(PchStore, OneBuilderPerKeyAndAClaimEndsWithItsHolder) {
   {
-    std::optional<RuntimeHeaderPchStore::Claim> first = store_->claim(key_of(1), nullptr);
-    ASSERT_TRUE(first);
+    Expected<RuntimeHeaderPchStore::Claim> claimed = store_->claim(key_of(1));
+    ASSERT_TRUE(claimed);
+    std::optional<RuntimeHeaderPchStore::Claim> first(std::move(claimed).value());
     std::string why;
-    EXPECT_FALSE(store_->claim(key_of(1), &why));
+    const Expected<RuntimeHeaderPchStore::Claim> held = store_->claim(key_of(1));
+    EXPECT_FALSE(held);
+    if (!held) why = held.failure().message;
     EXPECT_NE(why.find("another process"), std::string::npos) << why;
-    EXPECT_TRUE(store_->claim(key_of(2), nullptr)) << "other keys are not held";
+    EXPECT_TRUE(store_->claim(key_of(2))) << "other keys are not held";
     const Expected<void> made = first->make_staging_dir();
     ASSERT_TRUE(made) << made.failure().message;
     EXPECT_TRUE(fs::exists(first->staging_dir()));
@@ -112,7 +115,7 @@ TEST_F(PchStore, OneBuilderPerKeyAndAClaimEndsWithItsHolder) {
     moved.reset();
     EXPECT_FALSE(fs::exists(staged)) << "what was staged and not published goes with the claim";
   }
-  EXPECT_TRUE(store_->claim(key_of(1), nullptr)) << "the claim was released";
+  EXPECT_TRUE(store_->claim(key_of(1))) << "the claim was released";
   EXPECT_EQ(store_->ready_dir(key_of(1)), std::nullopt);
 }
 
@@ -124,7 +127,7 @@ TEST_F(PchStore, StagingThatAKilledBuilderLeftIsRemovedOnceStale) {
   fs::create_directory(fresh);
   std::ofstream(stale + "/" + kRuntimeHeaderPchName) << kPch;
   fs::last_write_time(stale, fs::file_time_type::clock::now() - std::chrono::hours(2));
-  std::optional<RuntimeHeaderPchStore::Claim> claim = store_->claim(key_of(2), nullptr);
+  Expected<RuntimeHeaderPchStore::Claim> claim = store_->claim(key_of(2));
   ASSERT_TRUE(claim);
   const Expected<void> staged = claim->make_staging_dir();
   ASSERT_TRUE(staged) << staged.failure().message;
@@ -134,7 +137,7 @@ TEST_F(PchStore, StagingThatAKilledBuilderLeftIsRemovedOnceStale) {
 
 TEST_F(PchStore, ARefusedKeyStaysRefusedAndAForgottenPchIsGone) {
   {
-    std::optional<RuntimeHeaderPchStore::Claim> claim = store_->claim(key_of(1), nullptr);
+    Expected<RuntimeHeaderPchStore::Claim> claim = store_->claim(key_of(1));
     ASSERT_TRUE(claim);
     claim->refuse("differed");
   }
@@ -183,15 +186,16 @@ TEST_F(PchStore, AStoreOthersCanWriteIsNotUsed) {
   publish(key_of(1));
   ASSERT_EQ(::chmod(store_->root().c_str(), 0777), 0);
   EXPECT_EQ(store_->ready_dir(key_of(1)), std::nullopt);
-  std::string why;
-  EXPECT_FALSE(store_->claim(key_of(2), &why));
+  const Expected<RuntimeHeaderPchStore::Claim> claim = store_->claim(key_of(2));
+  EXPECT_FALSE(claim);
+  const std::string why = claim ? std::string() : claim.failure().message;
   EXPECT_FALSE(why.empty());
   EXPECT_FALSE(store_->refused(key_of(1)));
 }
 
 TEST_F(PchStore, BadKeysReachNoFile) {
   const std::string climbs = "../../" + std::string(58, 'a');
-  EXPECT_FALSE(store_->claim(climbs, nullptr));
+  EXPECT_FALSE(store_->claim(climbs));
   EXPECT_EQ(store_->ready_dir(climbs), std::nullopt);
   EXPECT_FALSE(store_->refused(climbs));
   store_->forget("..");

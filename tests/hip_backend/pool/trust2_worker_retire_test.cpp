@@ -82,7 +82,12 @@ TEST(Trust2_09_CompilerPlugins, TheCompileServiceDoesNotRestockAWorkerThatCompil
     ScopedEnv requested("HIPACM_COMPILE_SERVICE", "on");
     ScopedEnv idle("HIPACM_SERVICE_IDLE_MS", "60000");
     std::string error;
-    auto order = [&] { return WorkerProcess::spawn(kWorkerPath, &error, kArch); };
+    auto order = [&]() -> std::unique_ptr<WorkerProcess> {
+      auto spawned = WorkerProcess::spawn(kWorkerPath, kArch);
+      if (spawned) return std::move(spawned).value();
+      error = spawned.failure().message;
+      return nullptr;
+    };
     const Expected<std::string> named =
         backend::compile_service_socket(kWorkerPath, WorkerProcess::environment_for("/unused"));
     const std::string why = named ? std::string() : named.failure().message;

@@ -28,10 +28,9 @@ using backend::UniqueFd;
 using backend::WorkerProcess;
 
 std::unique_ptr<WorkerProcess> spawn_worker() {
-  std::string error;
-  auto worker = WorkerProcess::spawn(kWorkerPath, &error);
-  EXPECT_TRUE(worker) << error;
-  return worker;
+  auto worker = WorkerProcess::spawn(kWorkerPath);
+  EXPECT_TRUE(worker) << worker.failure().message;
+  return worker ? std::move(worker).value() : nullptr;
 }
 
 /// The targets of /proc/<pid>/fd/*, keyed by descriptor.
@@ -101,9 +100,9 @@ TEST(WorkerProcess, InheritsNoStrayDescriptors) {
 
 TEST(WorkerProcess, MissingBinaryFailsWithoutLeaking) {
   const int fds_before = open_fd_count();
-  std::string error;
-  auto worker = WorkerProcess::spawn("/nonexistent/dir/hipacm-worker", &error);
+  auto worker = WorkerProcess::spawn("/nonexistent/dir/hipacm-worker");
   EXPECT_FALSE(worker);
+  const std::string error = worker ? std::string() : worker.failure().message;
   EXPECT_NE(error.find("/nonexistent/dir/hipacm-worker"), std::string::npos) << error;
   EXPECT_NE(error.find("No such file"), std::string::npos) << error;
   EXPECT_EQ(open_fd_count(), fds_before);
@@ -181,8 +180,8 @@ TEST(WorkerProcess, DiesWithItsHostEvenWhenBusy) {
   const pid_t host = fork();
   ASSERT_GE(host, 0);
   if (host == 0) {
-    std::string error;
-    auto worker = WorkerProcess::spawn(kWorkerPath, &error);
+    auto spawned = WorkerProcess::spawn(kWorkerPath);
+    std::unique_ptr<WorkerProcess> worker = spawned ? std::move(spawned).value() : nullptr;
     const pid_t pid = worker ? worker->pid() : 0;
     if (write(report_write.get(), &pid, sizeof pid) != sizeof pid) _exit(2);
     if (worker && worker->compile(make_request(kernel_source(1)), 0).status != HIPACM_SUCCESS) {

@@ -47,12 +47,12 @@ std::vector<std::string> worker_environment_with(std::optional<std::string> cach
                                                  std::optional<std::string> cache_dir) {
   ScopedEnv a(backend::kComgrCacheVariable, std::move(cache));
   ScopedEnv b(backend::kComgrCacheDirVariable, std::move(cache_dir));
-  std::string error;
-  const auto worker = backend::WorkerProcess::spawn(kWorkerPath, &error);
-  if (!worker) {
-    ADD_FAILURE() << error;
+  auto spawned = backend::WorkerProcess::spawn(kWorkerPath);
+  if (!spawned) {
+    ADD_FAILURE() << spawned.failure().message;
     return {};
   }
+  const auto worker = std::move(spawned).value();
   // posix_spawn returns once the exec has begun, which can be before the
   // kernel has placed the new environment: an empty read is "not yet".
   std::vector<std::string> env;

@@ -128,10 +128,9 @@ class CompileService : public ::testing::Test {
   }
 
   std::unique_ptr<WorkerProcess> ordered_worker() {
-    std::string error;
-    auto worker = WorkerProcess::spawn(kWorkerPath, &error, kArch);
-    EXPECT_TRUE(worker) << error;
-    return worker;
+    auto worker = WorkerProcess::spawn(kWorkerPath, kArch);
+    EXPECT_TRUE(worker) << worker.failure().message;
+    return worker ? std::move(worker).value() : nullptr;
   }
 
   /// Orders a worker and has it compile once: the worker in *worker, and in *service the pid of
@@ -241,8 +240,8 @@ TEST_F(CompileService, ProcessesShareOneWarmService) {
     pid_t parent = -1;
     ASSERT_NO_FATAL_FAILURE(fork_host(
         [i](auto report) {
-          std::string error;
-          auto worker = WorkerProcess::spawn(kWorkerPath, &error, kArch);
+          auto spawned = WorkerProcess::spawn(kWorkerPath, kArch);
+          std::unique_ptr<WorkerProcess> worker = spawned ? std::move(spawned).value() : nullptr;
           pid_t its_parent = -1;
           if (worker && worker->compile(make_request(kernel_source(10 + i)), 60000).status ==
                             HIPACM_SUCCESS) {
@@ -296,8 +295,8 @@ TEST_F(CompileService, AHostThatDiesTakesItsBusyWorkerWithIt) {
   pid_t worker = -1;
   ASSERT_NO_FATAL_FAILURE(fork_host(
       [](auto report) {
-        std::string error;
-        auto spawned = WorkerProcess::spawn(kWorkerPath, &error, kArch);
+        auto ordered = WorkerProcess::spawn(kWorkerPath, kArch);
+        std::unique_ptr<WorkerProcess> spawned = ordered ? std::move(ordered).value() : nullptr;
         report(spawned ? spawned->pid() : -1);
         if (spawned) spawned->compile(make_request(kernel_source(1)), 0);  // hangs until killed
       },
@@ -429,9 +428,9 @@ TEST_F(CompileService, FallsBackToItsOwnWorkersWhenTheServiceCannotBeUsed) {
   const std::string file = dir_ + "/not-a-directory";
   { std::ofstream(file) << "x"; }
   ScopedEnv runtime("HIPACM_RUNTIME_DIR", file);
-  std::string error;
-  auto worker = WorkerProcess::spawn(kWorkerPath, &error, kArch);
-  ASSERT_TRUE(worker) << error;
+  auto spawned = WorkerProcess::spawn(kWorkerPath, kArch);
+  ASSERT_TRUE(spawned) << spawned.failure().message;
+  std::unique_ptr<WorkerProcess> worker = std::move(spawned).value();
   const auto info = read_proc(worker->pid());
   ASSERT_TRUE(info);
   EXPECT_EQ(info->ppid, ::getpid()) << "the fallback worker should be this process's child";
@@ -744,10 +743,10 @@ TEST_F(Trust2_12_RemovedWorkingDirectory, TheFallbackSaysWhy) {
   ASSERT_EQ(::chdir(gone.c_str()), 0);
   ASSERT_EQ(::rmdir(gone.c_str()), 0);
   LogLines log;
-  std::string error;
-  auto worker = WorkerProcess::spawn(kWorkerPath, &error, kArch);
+  auto spawned = WorkerProcess::spawn(kWorkerPath, kArch);
   ASSERT_EQ(::chdir(before.c_str()), 0);
-  ASSERT_TRUE(worker) << error;
+  ASSERT_TRUE(spawned) << spawned.failure().message;
+  std::unique_ptr<WorkerProcess> worker = std::move(spawned).value();
   const std::string line = log.find("the compile service cannot be used");
   ASSERT_NE(line, "") << "nothing said why the service was not used";
   EXPECT_EQ(line.find("()"), std::string::npos) << "an empty reason: " << line;
@@ -774,8 +773,8 @@ class Trust2_07_ServiceWorkerLimits : public CompileService {
         std::unique_ptr<WorkerProcess> worker;
         pid_t worker_pid = -1;
         if (limit()) {
-          std::string error;
-          worker = WorkerProcess::spawn(kWorkerPath, &error, kArch);
+          auto spawned = WorkerProcess::spawn(kWorkerPath, kArch);
+          if (spawned) worker = std::move(spawned).value();
           if (worker) worker_pid = worker->pid();
         }
         [[maybe_unused]] const ssize_t w = ::write(from[1], &worker_pid, sizeof worker_pid);
