@@ -38,9 +38,8 @@ struct WorkerFault {
   bool whole_session() const { return kind == Kind::kSlowStart || kind == Kind::kSlowExit; }
 };
 
-/// Parses a spec; false with *error on any unknown kind or bad value.
-bool parse_worker_faults(const std::string& spec, std::vector<WorkerFault>* out,
-                         std::string* error);
+/// Parses a spec; the Failure (INVALID_ARGUMENT) names any unknown kind or bad value.
+Expected<std::vector<WorkerFault>> parse_worker_faults(const std::string& spec);
 
 /// The first fault (other than slow-start and slow-exit) that applies to `request`, or null.
 const WorkerFault* match_worker_fault(const std::vector<WorkerFault>& faults,

@@ -32,6 +32,7 @@
 
 namespace {
 
+using hipacm::Expected;
 using hipacm::backend::CompileRequest;
 using hipacm::backend::CompileResult;
 using hipacm::backend::WorkerFault;
@@ -76,12 +77,14 @@ bool arm_parent_death(pid_t parent) {
 bool load_faults(std::vector<WorkerFault>* faults) {
   const auto spec = hipacm::settings::worker_fault();
   if (!spec) return true;
-  std::string error;
-  if (!hipacm::backend::parse_worker_faults(*spec, faults, &error)) {
+  Expected<std::vector<WorkerFault>> parsed = hipacm::backend::parse_worker_faults(*spec);
+  if (!parsed) {
     std::fprintf(stderr, "hipacm-worker: %s: %s\n",
-                 hipacm::settings::name(hipacm::settings::Id::kWorkerFault), error.c_str());
+                 hipacm::settings::name(hipacm::settings::Id::kWorkerFault),
+                 parsed.failure().message.c_str());
     return false;
   }
+  *faults = std::move(parsed).value();
   return true;
 }
 
@@ -103,12 +106,12 @@ bool refuse_unsafe_names(const CompileRequest& request, CompileResult* result) {
 class CompileDirectory {
  public:
   CompileDirectory() {
-    std::string why;
-    dir_ = hipacm::backend::PrivateTempDir::create("hipacm-compile-", &why);
-    if (!dir_) {
-      error_ = why;
+    auto dir = hipacm::backend::PrivateTempDir::create("hipacm-compile-");
+    if (!dir) {
+      error_ = std::move(dir).failure().message;
       return;
     }
+    dir_ = std::move(dir).value();
     const std::string cwd = dir_->path() + "/cwd";
     if (::mkdir(cwd.c_str(), 0700) != 0 || ::chdir(cwd.c_str()) != 0) {
       error_ = "cannot enter a private working directory " + cwd + ": " + std::strerror(errno);
@@ -186,7 +189,7 @@ CompileResult inject(const WorkerFault& fault, const CompileRequest& request, in
       _exit(static_cast<int>(fault.value));
     case Kind::kGarbage: {
       static constexpr char kJunk[] = "this is not a hipacm frame \x01\x02\x03\xff\xfe";
-      wire::write_all(fd, kJunk, sizeof kJunk, nullptr);
+      (void)wire::write_all(fd, kJunk, sizeof kJunk);
       *respond = false;
       break;
     }
@@ -228,8 +231,7 @@ long session_delay_ms(const std::vector<WorkerFault>& faults, WorkerFault::Kind 
 int serve(int fd, const std::vector<WorkerFault>& faults, const std::string& temp_dir) {
   const bool empty_temp_dir = owns_temp_dir(temp_dir);
   wire::FrameHeader header;
-  std::vector<std::uint8_t> payload, frame;
-  std::string error;
+  std::vector<std::uint8_t> payload;
   // Declared before the loop's exits, so that a helper still running is killed and reaped on
   // every one of them.
   std::optional<hipacm::backend::PchBuild> building;
@@ -246,26 +248,28 @@ int serve(int fd, const std::vector<WorkerFault>& faults, const std::string& tem
       pollfd socket{fd, POLLIN, 0};
       if (::poll(&socket, 1, 20) > 0) break;
     }
-    switch (wire::read_frame(fd, &header, &payload, &error)) {
+    const wire::ReadResult read = wire::read_frame(fd, &header, &payload);
+    switch (read.status) {
       case wire::ReadStatus::kEof:
         sleep_ms(session_delay_ms(faults, WorkerFault::Kind::kSlowExit));
         // The host is done with us; a worker of the compile service goes back to it on 0 only.
         return retire ? wire::kWorkerExitRetired : 0;
       case wire::ReadStatus::kError:
-        std::fprintf(stderr, "hipacm-worker: %s\n", error.c_str());
+        std::fprintf(stderr, "hipacm-worker: %s\n", read.error.c_str());
         return hipacm::backend::wire::kWorkerExitProtocolError;
       case wire::ReadStatus::kFrame:
         break;
     }
-    CompileRequest request;
     if (header.type != wire::FrameType::kCompileRequest) {
       std::fprintf(stderr, "hipacm-worker: expected a compile request frame\n");
       return wire::kWorkerExitProtocolError;
     }
-    if (!wire::decode_request(payload.data(), payload.size(), &request, &error)) {
-      std::fprintf(stderr, "hipacm-worker: %s\n", error.c_str());
+    Expected<CompileRequest> decoded = wire::decode_request(payload.data(), payload.size());
+    if (!decoded) {
+      std::fprintf(stderr, "hipacm-worker: %s\n", decoded.failure().message.c_str());
       return wire::kWorkerExitProtocolError;
     }
+    CompileRequest request = std::move(decoded).value();
     payload = {};  // a large source need not stay resident while we compile
     retire = retire || hipacm::backend::options_leave_compiler_state(request.options);
 
@@ -285,13 +289,16 @@ int serve(int fd, const std::vector<WorkerFault>& faults, const std::string& tem
       if (getppid() != static_cast<pid_t>(g_parent_pid)) return 0;
     }
     if (!respond) continue;
-    if (!wire::encode_result_frame(header.request_id, result, &frame, &error)) {
+    Expected<std::vector<std::uint8_t>> frame =
+        wire::encode_result_frame(header.request_id, result);
+    if (!frame) {
       CompileResult too_big;
       too_big.status = HIPACM_ERROR_INTERNAL;
-      too_big.error_message = "hipacm-worker could not send its result: " + error;
-      wire::encode_result_frame(header.request_id, too_big, &frame, nullptr);
+      too_big.error_message = "hipacm-worker could not send its result: " + frame.failure().message;
+      frame = wire::encode_result_frame(header.request_id, too_big);
     }
-    if (!wire::write_all(fd, frame.data(), frame.size(), &error)) {
+    // (The short failure result always fits; were it not sent, nothing was written.)
+    if (frame && !wire::write_all(fd, frame->data(), frame->size())) {
       // The host went away mid-request; nobody is left to serve.
       return 0;
     }
