@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "tools/cluster/cluster_messages.h"
-#include "tools/cluster/job_agreement.h"
-#include "tools/cluster/mpi_comm.h"
+#include "tools/cluster/mpi/job_agreement.h"
+#include "tools/cluster/mpi/mpi_comm.h"
 #include "tools/cluster/shard_plan.h"
 #include "tools/warmup/warmup_job.h"
 #include "tools/warmup/warmup_run.h"

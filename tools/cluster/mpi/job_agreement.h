@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "tools/cluster/cluster_steps.h"
-#include "tools/cluster/mpi_comm.h"
+#include "tools/cluster/mpi/cluster_steps.h"
+#include "tools/cluster/mpi/mpi_comm.h"
 #include "tools/warmup/warmup_job.h"
 
 namespace hipacm::cli::cluster_steps {

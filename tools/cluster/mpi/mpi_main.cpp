@@ -9,8 +9,8 @@
 
 #include "hip_backend/service/service_client.h"
 #include "support/settings.h"
-#include "tools/cluster/cluster_warmup.h"
-#include "tools/cluster/mpi_comm.h"
+#include "tools/cluster/mpi/cluster_warmup.h"
+#include "tools/cluster/mpi/mpi_comm.h"
 #include "tools/common/commands.h"
 #include "tools/common/exit_codes.h"
 #include "tools/warmup/warmup_job.h"

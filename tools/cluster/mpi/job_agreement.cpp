@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // job_agreement.cpp - the item agreement and the cache bitmaps, through all-gathers.
-#include "tools/cluster/job_agreement.h"
+#include "tools/cluster/mpi/job_agreement.h"
 
 #include <fmt/core.h>
 

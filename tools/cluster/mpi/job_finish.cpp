@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // job_finish.cpp - a rank's report and traffic; rank 0 prints the job and decides its status.
-#include "tools/cluster/job_finish.h"
+#include "tools/cluster/mpi/job_finish.h"
 
 #include <fmt/core.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // share_compile.cpp - this rank's share, its progress to rank 0, and the CPU-binding warning.
-#include "tools/cluster/share_compile.h"
+#include "tools/cluster/mpi/share_compile.h"
 
 #include <fmt/core.h>
 #include <sched.h>

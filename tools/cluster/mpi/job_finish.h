@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "tools/cluster/cluster_messages.h"
-#include "tools/cluster/cluster_steps.h"
 #include "tools/cluster/job_report.h"
-#include "tools/cluster/mpi_comm.h"
+#include "tools/cluster/mpi/cluster_steps.h"
+#include "tools/cluster/mpi/mpi_comm.h"
 #include "tools/cluster/shard_plan.h"
 #include "tools/warmup/warmup_job.h"
 #include "tools/warmup/warmup_run.h"

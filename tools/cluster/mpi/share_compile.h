@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "tools/cluster/mpi_comm.h"
+#include "tools/cluster/mpi/mpi_comm.h"
 #include "tools/cluster/shard_plan.h"
 #include "tools/warmup/warmup_job.h"
 #include "tools/warmup/warmup_run.h"

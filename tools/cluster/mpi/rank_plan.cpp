@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // rank_plan.cpp - rank 0's plan (from --costs or source sizes), broadcast and checked.
-#include "tools/cluster/rank_plan.h"
+#include "tools/cluster/mpi/rank_plan.h"
 
 #include <fmt/core.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // mpi_comm.cpp - non-blocking collectives polled against a stop flag, and progress messages.
-#include "tools/cluster/mpi_comm.h"
+#include "tools/cluster/mpi/mpi_comm.h"
 
 #include <fmt/core.h>
 

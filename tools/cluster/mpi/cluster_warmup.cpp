@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // cluster_warmup.cpp - the distributed warmup's steps in order, and a rank's fatal error.
-#include "tools/cluster/cluster_warmup.h"
+#include "tools/cluster/mpi/cluster_warmup.h"
 
 #include <fmt/core.h>
 
@@ -11,15 +11,15 @@
 #include <utility>
 #include <vector>
 
-#include "tools/cluster/cluster_steps.h"
-#include "tools/cluster/entry_destination.h"
-#include "tools/cluster/entry_exchange.h"
-#include "tools/cluster/job_agreement.h"
-#include "tools/cluster/job_finish.h"
-#include "tools/cluster/mpi_comm.h"
-#include "tools/cluster/rank_plan.h"
+#include "tools/cluster/mpi/cluster_steps.h"
+#include "tools/cluster/mpi/entry_destination.h"
+#include "tools/cluster/mpi/entry_exchange.h"
+#include "tools/cluster/mpi/job_agreement.h"
+#include "tools/cluster/mpi/job_finish.h"
+#include "tools/cluster/mpi/mpi_comm.h"
+#include "tools/cluster/mpi/rank_plan.h"
+#include "tools/cluster/mpi/share_compile.h"
 #include "tools/cluster/shard_plan.h"
-#include "tools/cluster/share_compile.h"
 #include "tools/common/exit_codes.h"
 #include "tools/common/terminal_text.h"
 #include "tools/warmup/dry_run.h"

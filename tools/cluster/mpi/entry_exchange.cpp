@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // entry_exchange.cpp - the round budget, outboxes and rounds, and the checks on arrivals.
-#include "tools/cluster/entry_exchange.h"
+#include "tools/cluster/mpi/entry_exchange.h"
 
 #include <fmt/core.h>
 
@@ -11,7 +11,7 @@
 
 #include "support/byte_size.h"
 #include "support/settings.h"
-#include "tools/cluster/entry_destination.h"
+#include "tools/cluster/mpi/entry_destination.h"
 #include "tools/common/exit_codes.h"
 #include "tools/common/terminal_text.h"
 

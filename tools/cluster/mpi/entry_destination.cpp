@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // entry_destination.cpp - --gather-to-root's checks and staging, and storing one entry.
-#include "tools/cluster/entry_destination.h"
+#include "tools/cluster/mpi/entry_destination.h"
 
 #include <fmt/core.h>
 #include <unistd.h>
@@ -13,7 +13,7 @@
 #include <system_error>
 #include <utility>
 
-#include "tools/cluster/cluster_steps.h"
+#include "tools/cluster/mpi/cluster_steps.h"
 #include "tools/common/exit_codes.h"
 #include "tools/common/terminal_text.h"
 
