@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "bench/common/bench_args.h"
+#include "bench/common/service_choice.h"
 
 namespace {
 
@@ -174,9 +175,9 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Pools spawn their own workers, as in the recorded figures; HIPACM_COMPILE_SERVICE=auto
+  // Pools spawn their own workers, as in the recorded figures; HIPACM_ISOLATION=service=auto
   // measures the default (workers from the compile service) instead.
-  ::setenv("HIPACM_COMPILE_SERVICE", "off", 0);
+  hipacm::bench::default_to_own_workers();
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {

@@ -15,8 +15,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Workers are spawned by each process, as in every figure recorded before the compile service
-# became the default; HIPACM_COMPILE_SERVICE=auto measures the default instead.
-export HIPACM_COMPILE_SERVICE=${HIPACM_COMPILE_SERVICE:-off}
+# became the default; HIPACM_ISOLATION=service=auto measures the default instead. Each run's
+# isolation word (ISOLATIONS) joins this service part.
+service=service=off
+[[ ${HIPACM_ISOLATION:-} =~ (^|,)(service=[^,]*) ]] && service=${BASH_REMATCH[2]}
 build=${1:-build/release}
 hipacm="$(realpath "$build")/hipacm"
 archs=${ARCHS:-gfx90a,gfx942,gfx1030,gfx1100}
@@ -38,7 +40,7 @@ for isolation in $isolations; do
       for _ in 1 2 3; do
         start=$(now)
         env -u AMD_COMGR_CACHE_DIR -u AMD_COMGR_CACHE_POLICY -u XDG_CACHE_HOME HOME="$home" \
-          AMD_COMGR_CACHE=$setting HIPACM_ISOLATION="$isolation" \
+          AMD_COMGR_CACHE=$setting HIPACM_ISOLATION="$isolation,$service" \
           "$hipacm" warmup examples/kernels --no-cache --arch "$archs" -q >"$scratch/log" 2>&1 ||
           { cat "$scratch/log" >&2; exit 1; }
         end=$(now)

@@ -24,6 +24,7 @@
 #include "bench/common/bench_args.h"
 #include "bench/common/example_kernels.h"
 #include "bench/common/kernel_request.h"
+#include "bench/common/service_choice.h"
 #include "hip_backend/hiprtc/inprocess_compiler.h"
 
 extern char** environ;
@@ -290,9 +291,9 @@ int run(int argc, char** argv) {
 }  // namespace hipacm::bench
 
 int main(int argc, char** argv) {
-  // Pools spawn their own workers, as in the recorded figures; HIPACM_COMPILE_SERVICE=auto
+  // Pools spawn their own workers, as in the recorded figures; HIPACM_ISOLATION=service=auto
   // measures the default (workers from the compile service) instead.
-  ::setenv("HIPACM_COMPILE_SERVICE", "off", 0);
+  hipacm::bench::default_to_own_workers();
   try {
     return hipacm::bench::run(argc, argv);
   } catch (const std::exception& e) {

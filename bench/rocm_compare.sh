@@ -21,8 +21,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Workers are spawned by each process, as in every figure recorded before the compile service
-# became the default; HIPACM_COMPILE_SERVICE=auto measures the default instead.
-export HIPACM_COMPILE_SERVICE=${HIPACM_COMPILE_SERVICE:-off}
+# became the default; HIPACM_ISOLATION=service=auto measures the default instead. The service part
+# joins the isolation word already there (process -> process,service=off); a service= part or the
+# deprecated HIPACM_COMPILE_SERVICE the caller set is left as it is.
+if [[ -z ${HIPACM_COMPILE_SERVICE:-} && ${HIPACM_ISOLATION:-} != *service=* ]]; then
+  export HIPACM_ISOLATION=${HIPACM_ISOLATION:+$HIPACM_ISOLATION,}service=off
+fi
 build=$(realpath "${BUILD_DIR:-build/release}")
 bench="$build/hipacm-compile-bench"
 count=${COUNT:-32}

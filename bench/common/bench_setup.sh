@@ -4,8 +4,12 @@
 # make_work_kernels.
 
 # Workers are spawned by each process, as in every figure recorded before the compile service
-# became the default; HIPACM_COMPILE_SERVICE=auto measures the default instead.
-export HIPACM_COMPILE_SERVICE=${HIPACM_COMPILE_SERVICE:-off}
+# became the default; HIPACM_ISOLATION=service=auto measures the default instead. The service part
+# joins the isolation word already there (process -> process,service=off); a service= part or the
+# deprecated HIPACM_COMPILE_SERVICE the caller set is left as it is.
+if [[ -z ${HIPACM_COMPILE_SERVICE:-} && ${HIPACM_ISOLATION:-} != *service=* ]]; then
+  export HIPACM_ISOLATION=${HIPACM_ISOLATION:+$HIPACM_ISOLATION,}service=off
+fi
 source bench/common/kernel_variants.sh
 
 # make_work_kernels COUNT: sets `work` to a new temporary directory, removed when the bench exits,

@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/common/service_choice.h"
 #include "hip_backend/service/service_client.h"
 #include "kernel_set_dir.h"
 #include "nvrtc_library.h"
@@ -43,10 +44,18 @@ struct Measure {
   bool prestart = false;
 };
 
-/// The environment prefix that sends a child's workers to the compile service in `runtime_dir`.
+/// The environment prefix that sends a child's workers to the compile service in `runtime_dir`
+/// (keeping the isolation word of this process's HIPACM_ISOLATION; the service waits ten minutes
+/// idle, the workers their default). The deprecated names are unset so they cannot win.
 std::string service_env(const std::string& runtime_dir) {
-  return "env HIPACM_COMPILE_SERVICE=on HIPACM_SERVICE_IDLE_MS=600000 HIPACM_RUNTIME_DIR='" +
+  return "env -u HIPACM_COMPILE_SERVICE -u HIPACM_SERVICE_IDLE_MS HIPACM_ISOLATION='" +
+         isolation_with("service=on") + "' HIPACM_IDLE_MS=,600000 HIPACM_RUNTIME_DIR='" +
          runtime_dir + "' ";
+}
+
+/// The environment prefix for rows that spawn their own workers, whatever the default is.
+std::string own_workers_env() {
+  return "env -u HIPACM_COMPILE_SERVICE HIPACM_ISOLATION='" + isolation_with("service=off") + "' ";
 }
 
 /// The compile services listening in `runtime_dir`.
@@ -83,7 +92,7 @@ json run_child(const std::string& self, const std::string& set_dir, const std::s
                const Measure& m, const std::string& cache_dir, int timeout_s,
                const std::string& env_prefix = "") {
   // Rows without a service prefix spawn their own workers, whatever the default is.
-  std::string cmd = (env_prefix.empty() ? "env HIPACM_COMPILE_SERVICE=off " : env_prefix) +
+  std::string cmd = (env_prefix.empty() ? own_workers_env() : env_prefix) +
                     (m.prestart ? "env HIPACM_PRESTART_WORKERS=on " : "") + "timeout -k 5 " +
                     std::to_string(timeout_s) + " " + quote(self) + " --single " + m.variant +
                     " --set " + quote(set_dir) + " --arch " + quote(arch) + " --threads " +

@@ -14,7 +14,7 @@ set as hipacm-nvidia-bench:
           cache off) in a fresh interpreter, the first of the run: it starts the compile service.
   h       the same in a later fresh interpreter: workers from the running service (the default).
   h-warm  the second batch of an h interpreter: a second mode of the same process.
-  h-own   h with HIPACM_COMPILE_SERVICE=off: a fresh interpreter spawns its own 16 workers.
+  h-own   h with HIPACM_ISOLATION=service=off: a fresh interpreter spawns its own 16 workers.
           (h rows need `import hipacm` to find the binding and a plugin: PYTHONPATH,
           HIPACM_LIBRARY, and HIPACM_PYBENCH_LD as the children's LD_LIBRARY_PATH if needed.)
 
@@ -210,9 +210,16 @@ def hipacm_child(args, runtime_dir, own_workers):
     env = dict(os.environ, HIPACM_RUNTIME_DIR=runtime_dir, HIPACM_CACHE="off")
     if os.environ.get("HIPACM_PYBENCH_LD"):
         env["LD_LIBRARY_PATH"] = os.environ["HIPACM_PYBENCH_LD"]
+    # Where workers come from is HIPACM_ISOLATION's service= part: the default (none) for h rows,
+    # service=off for h-own. The isolation word the bench was given stays; the deprecated
+    # HIPACM_COMPILE_SERVICE, which would win, goes.
     env.pop("HIPACM_COMPILE_SERVICE", None)
+    items = [item for item in env.pop("HIPACM_ISOLATION", "").split(",")
+             if item and not item.startswith("service=")]
     if own_workers:
-        env["HIPACM_COMPILE_SERVICE"] = "off"
+        items.append("service=off")
+    if items:
+        env["HIPACM_ISOLATION"] = ",".join(items)
     return run_single(["--set", args.set, "--arch", args.arch, "--threads", str(args.threads),
                        "--single-hipacm"], env, args.timeout)
 
