@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "support/dynamic_library.h"
+#include "support/libraries/dynamic_library.h"
 
 namespace hipacm::backend {
 namespace {

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "support/byte_size.h"
+#include "support/bytes/byte_size.h"
 #include "support/environment.h"
 
 namespace hipacm::settings {

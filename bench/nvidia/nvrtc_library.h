@@ -7,7 +7,7 @@
 #include <string>
 
 #include "kernel_set_dir.h"
-#include "support/lazy_library.h"
+#include "support/libraries/lazy_library.h"
 
 namespace hipacm::bench::nvidia {
 

@@ -10,7 +10,7 @@
 #include <unordered_set>
 #include <utility>
 
-#include "support/byte_reader.h"
+#include "support/bytes/byte_reader.h"
 
 namespace hipacm::backend {
 

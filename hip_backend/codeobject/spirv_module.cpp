@@ -6,7 +6,7 @@
 #include <string_view>
 #include <utility>
 
-#include "support/byte_reader.h"
+#include "support/bytes/byte_reader.h"
 
 namespace hipacm::backend {
 

@@ -2,7 +2,7 @@
 // cuda_driver_api.cpp - finds, binds and initializes the CUDA driver at run time, once per process.
 #include "hip_backend/device/cuda_driver_api.h"
 
-#include "support/lazy_library.h"
+#include "support/libraries/lazy_library.h"
 #include "support/no_destructor.h"
 #include "support/settings.h"
 

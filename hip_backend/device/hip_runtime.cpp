@@ -3,8 +3,8 @@
 #include "hip_backend/device/hip_runtime.h"
 
 #include "hip_backend/rocm_paths.h"
-#include "support/dynamic_library.h"
-#include "support/loaded_objects.h"
+#include "support/libraries/dynamic_library.h"
+#include "support/libraries/loaded_objects.h"
 #include "support/no_destructor.h"
 #include "support/settings.h"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "support/lazy_library.h"
+#include "support/libraries/lazy_library.h"
 
 namespace hipacm::backend {
 

@@ -8,7 +8,7 @@
 
 #include "hip_backend/hiprtc/hiprtc_api.h"
 #include "hip_backend/rtc/rtc_shared.h"
-#include "support/lazy_library.h"
+#include "support/libraries/lazy_library.h"
 
 namespace hipacm::backend {
 

@@ -6,8 +6,8 @@
 
 #include "hip_backend/hiprtc/rocm_toolchain.h"
 #include "hip_backend/rocm_paths.h"
-#include "support/dynamic_library.h"
-#include "support/loaded_objects.h"
+#include "support/libraries/dynamic_library.h"
+#include "support/libraries/loaded_objects.h"
 
 namespace hipacm::backend {
 

@@ -12,12 +12,12 @@
 #include "hip_backend/hiprtc/hiprtc_api.h"
 #include "hip_backend/hiprtc/hiprtc_internal.h"
 #include "hip_backend/rocm_paths.h"
-#include "support/dynamic_library.h"
+#include "support/bytes/sha256.h"
 #include "support/failure.h"
-#include "support/loaded_objects.h"
+#include "support/libraries/dynamic_library.h"
+#include "support/libraries/loaded_objects.h"
 #include "support/no_destructor.h"
 #include "support/settings.h"
-#include "support/sha256.h"
 
 namespace hipacm::backend {
 namespace {

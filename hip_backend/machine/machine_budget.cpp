@@ -17,11 +17,11 @@
 
 #include "hip_backend/machine/runtime_dir.h"
 #include "hip_backend/process/worker_fd_registry.h"
-#include "support/file_lock.h"
+#include "support/files/file_lock.h"
+#include "support/files/private_file.h"
 #include "support/fork_epoch.h"
 #include "support/log.h"
 #include "support/no_destructor.h"
-#include "support/private_file.h"
 #include "support/settings.h"
 
 namespace hipacm::backend {

@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
-#include "support/file_lock.h"
-#include "support/unique_fd.h"
+#include "support/files/file_lock.h"
+#include "support/files/unique_fd.h"
 
 namespace hipacm::backend {
 

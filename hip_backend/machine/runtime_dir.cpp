@@ -16,10 +16,10 @@
 #include <string_view>
 #include <vector>
 
+#include "support/bytes/sha256.h"
 #include "support/environment.h"
-#include "support/private_file.h"
+#include "support/files/private_file.h"
 #include "support/settings.h"
-#include "support/sha256.h"
 
 namespace hipacm::backend {
 namespace {

@@ -13,9 +13,9 @@
 #include <utility>
 
 #include "hip_backend/machine/runtime_dir.h"
-#include "support/private_file.h"
-#include "support/sha256.h"
-#include "support/unique_fd.h"
+#include "support/bytes/sha256.h"
+#include "support/files/private_file.h"
+#include "support/files/unique_fd.h"
 
 namespace hipacm::backend {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "hip_backend/rtc/rtc_shared.h"
 #include "support/failure.h"
-#include "support/lazy_library.h"
+#include "support/libraries/lazy_library.h"
 
 namespace hipacm::backend {
 

@@ -17,10 +17,10 @@
 #include "hip_backend/hiprtc/hiprtc_api.h"
 #include "hip_backend/hiprtc/inprocess_compiler.h"
 #include "hip_backend/hiprtc/rocm_toolchain.h"
-#include "support/dynamic_library.h"
-#include "support/loaded_objects.h"
-#include "support/sha256.h"
-#include "support/unique_fd.h"
+#include "support/bytes/sha256.h"
+#include "support/files/unique_fd.h"
+#include "support/libraries/dynamic_library.h"
+#include "support/libraries/loaded_objects.h"
 
 namespace hipacm::backend {
 namespace {

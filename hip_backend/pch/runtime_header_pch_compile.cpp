@@ -31,8 +31,8 @@
 #include "hip_backend/target_arch.h"
 #include "support/environment.h"
 #include "support/failure.h"
-#include "support/private_file.h"
-#include "support/unique_fd.h"
+#include "support/files/private_file.h"
+#include "support/files/unique_fd.h"
 
 extern char** environ;
 

@@ -8,8 +8,8 @@
 
 #include <cstring>
 
-#include "support/private_file.h"
-#include "support/unique_fd.h"
+#include "support/files/private_file.h"
+#include "support/files/unique_fd.h"
 
 namespace hipacm::backend {
 

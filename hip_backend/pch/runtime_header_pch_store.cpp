@@ -23,13 +23,13 @@
 #include "hip_backend/pch/runtime_header_pch_file.h"
 #include "hip_backend/process/private_temp_dir.h"
 #include "hip_backend/protocol/worker_protocol.h"
+#include "support/bytes/sha256.h"
 #include "support/environment.h"
-#include "support/file_lock.h"
+#include "support/files/file_lock.h"
+#include "support/files/private_file.h"
+#include "support/files/unique_fd.h"
 #include "support/no_destructor.h"
-#include "support/private_file.h"
 #include "support/settings.h"
-#include "support/sha256.h"
-#include "support/unique_fd.h"
 
 namespace hipacm::backend {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "support/failure.h"
-#include "support/unique_fd.h"
+#include "support/files/unique_fd.h"
 
 namespace hipacm::backend {
 

@@ -12,7 +12,7 @@
 #include "hip_backend/compiler.h"
 #include "hip_backend/process/private_temp_dir.h"
 #include "hip_backend/protocol/worker_protocol.h"
-#include "support/unique_fd.h"
+#include "support/files/unique_fd.h"
 
 namespace hipacm::backend {
 

@@ -5,7 +5,7 @@
 
 #include <sys/types.h>
 
-#include "support/unique_fd.h"
+#include "support/files/unique_fd.h"
 
 namespace hipacm::backend {
 

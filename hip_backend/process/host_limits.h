@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "support/byte_reader.h"
+#include "support/bytes/byte_reader.h"
 #include "support/failure.h"
 
 namespace hipacm::backend {

@@ -11,7 +11,7 @@
 #include <cstring>
 #include <limits>
 
-#include "support/byte_reader.h"
+#include "support/bytes/byte_reader.h"
 
 namespace hipacm::backend::service_wire {
 namespace {

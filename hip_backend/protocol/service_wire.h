@@ -10,7 +10,7 @@
 
 #include "hip_backend/process/host_limits.h"
 #include "support/failure.h"
-#include "support/unique_fd.h"
+#include "support/files/unique_fd.h"
 
 namespace hipacm::backend::service_wire {
 

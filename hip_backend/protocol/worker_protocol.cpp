@@ -12,7 +12,7 @@
 #include <cstring>
 #include <utility>
 
-#include "support/byte_reader.h"
+#include "support/bytes/byte_reader.h"
 
 namespace hipacm::backend::wire {
 namespace {

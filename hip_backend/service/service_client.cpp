@@ -25,9 +25,9 @@
 #include "hip_backend/process/spawn_setup.h"
 #include "hip_backend/process/worker_fd_registry.h"
 #include "hip_backend/service/service_start_lock.h"
+#include "support/bytes/sha256.h"
 #include "support/environment.h"
 #include "support/settings.h"
-#include "support/sha256.h"
 
 namespace hipacm::backend {
 namespace {

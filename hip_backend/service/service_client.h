@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "hip_backend/protocol/service_wire.h"
-#include "support/unique_fd.h"
+#include "support/files/unique_fd.h"
 
 namespace hipacm::backend {
 

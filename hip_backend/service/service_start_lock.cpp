@@ -13,8 +13,8 @@
 #include <cstring>
 #include <utility>
 
-#include "support/file_lock.h"
-#include "support/private_file.h"
+#include "support/files/file_lock.h"
+#include "support/files/private_file.h"
 
 namespace hipacm::backend {
 namespace {

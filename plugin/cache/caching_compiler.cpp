@@ -12,11 +12,11 @@
 #include "plugin/cache/library_fact_memo.h"
 #include "plugin/cache/registry.h"
 #include "plugin/cache/store/name_list.h"
+#include "support/bytes/sha256.h"
 #include "support/failure.h"
 #include "support/log.h"
 #include "support/pass_counts.h"
 #include "support/settings.h"
-#include "support/sha256.h"
 #include "support/stats.h"
 
 namespace hipacm::cache {

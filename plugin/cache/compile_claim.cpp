@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "support/file_lock.h"
+#include "support/files/file_lock.h"
 
 namespace hipacm::cache {
 namespace {

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "support/file_lock.h"
+#include "support/files/file_lock.h"
 
 namespace hipacm::cache {
 

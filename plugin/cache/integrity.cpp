@@ -6,7 +6,7 @@
 #include "hip_backend/codeobject/compile_result_check.h"
 #include "hip_backend/codeobject/definite_kernels.h"
 #include "plugin/cache/lowered_name_match.h"
-#include "support/sha256.h"
+#include "support/bytes/sha256.h"
 
 namespace hipacm::cache {
 namespace {

@@ -20,11 +20,11 @@
 
 #include "plugin/cache/key/key.h"
 #include "plugin/mode/record_format.h"
-#include "support/file_lock.h"
+#include "support/files/file_lock.h"
+#include "support/files/unique_fd.h"
 #include "support/fork_epoch.h"
 #include "support/log.h"
 #include "support/settings.h"
-#include "support/unique_fd.h"
 
 namespace hipacm {
 namespace {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "hip_backend/protocol/service_wire.h"
-#include "support/unique_fd.h"
+#include "support/files/unique_fd.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace {

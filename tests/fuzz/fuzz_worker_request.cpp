@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "hip_backend/protocol/worker_protocol.h"
-#include "support/unique_fd.h"
+#include "support/files/unique_fd.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace {

@@ -19,7 +19,7 @@
 #include "hip_backend/hiprtc/hiprtc_internal.h"
 #include "hip_backend/hiprtc/rocm_toolchain.h"
 #include "hip_backend/library_facts.h"
-#include "support/dynamic_library.h"
+#include "support/libraries/dynamic_library.h"
 #include "tests/hip_backend/rocm_facts.h"
 #include "tests/hip_backend/test_support.h"
 

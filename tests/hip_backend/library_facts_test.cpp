@@ -16,7 +16,7 @@
 #include "hip_backend/hiprtc/comgr_isa_internal.h"
 #include "hip_backend/nvrtc/nvrtc_api.h"
 #include "hip_backend/nvrtc/nvrtc_facts.h"
-#include "support/dynamic_library.h"
+#include "support/libraries/dynamic_library.h"
 #include "tests/hip_backend/rocm_facts.h"
 
 namespace hipacm::backend {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // byte_reader_test.cpp - ByteView and ByteReader never reach past the end, whatever the offset,
 // length or count.
-#include "support/byte_reader.h"
+#include "support/bytes/byte_reader.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // byte_size_test.cpp - byte counts as people write them ("512M", "1.5G") and as the tool shows
 // them.
-#include "support/byte_size.h"
+#include "support/bytes/byte_size.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // dynamic_library_test.cpp - DynamicLibrary: open, symbols, errors, move, and that handles are
 // closed.
-#include "support/dynamic_library.h"
+#include "support/libraries/dynamic_library.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // lazy_library_test.cpp - LazyLibrary and its search: the override, the order of candidates, the
 // missing-symbol message, reuse of a loaded library, and one load per process.
-#include "support/lazy_library.h"
+#include "support/libraries/lazy_library.h"
 
 #include <gtest/gtest.h>
 

@@ -17,8 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "support/files/unique_fd.h"
 #include "support/log.h"
-#include "support/unique_fd.h"
 #include "tests/scoped_env.h"
 
 namespace hipacm::test {

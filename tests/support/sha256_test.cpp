@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "support/sha256.h"
+#include "support/bytes/sha256.h"
 
 namespace hipacm {
 namespace {

@@ -14,7 +14,7 @@
 
 #include "hip_backend/codeobject/amdgpu_target.h"
 #include "plugin/cache/cache_admin.h"
-#include "support/byte_size.h"
+#include "support/bytes/byte_size.h"
 #include "support/settings.h"
 #include "tools/common/commands.h"
 #include "tools/common/exit_codes.h"

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <optional>
 
-#include "support/byte_size.h"
+#include "support/bytes/byte_size.h"
 #include "tools/common/exit_codes.h"
 #include "tools/common/terminal_text.h"
 

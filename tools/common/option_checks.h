@@ -30,8 +30,8 @@ CLI::Option* add_non_empty_option(CLI::App* command, const std::string& name, T&
 std::uint32_t timeout_ms_from_seconds(const std::string& text);
 
 /// A byte-count option's value: bytes, or a number with K, M, G or T (powers of 1024), as
-/// parse_byte_size (support/byte_size.h) reads it. Throws InputError naming `option` and saying
-/// what is accepted for anything else.
+/// parse_byte_size (support/bytes/byte_size.h) reads it. Throws InputError naming `option` and
+/// saying what is accepted for anything else.
 std::int64_t byte_size_option(const std::string& option, const std::string& text);
 
 /// --arch values (repeated, each comma-separated) as one list in order,

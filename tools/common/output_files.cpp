@@ -13,8 +13,8 @@
 
 #include <fmt/format.h>
 
-#include "support/private_file.h"
-#include "support/unique_fd.h"
+#include "support/files/private_file.h"
+#include "support/files/unique_fd.h"
 #include "tools/common/exit_codes.h"
 
 namespace hipacm::cli {

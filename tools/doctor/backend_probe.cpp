@@ -8,7 +8,7 @@
 #include "hip_backend/hiprtc/comgr_isa_internal.h"
 #include "hip_backend/hiprtc/rocm_toolchain.h"
 #include "hip_backend/rocm_paths.h"
-#include "support/dynamic_library.h"
+#include "support/libraries/dynamic_library.h"
 #include "support/settings.h"
 
 namespace hipacm::cli {

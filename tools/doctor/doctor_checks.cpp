@@ -20,7 +20,7 @@
 #include "hip_backend/pool/worker_locator.h"
 #include "hip_backend/pool/worker_process.h"
 #include "hip_backend/service/service_client.h"
-#include "support/dynamic_library.h"
+#include "support/libraries/dynamic_library.h"
 #include "support/settings.h"
 #include "tools/doctor/backend_probe.h"
 #include "tools/doctor/cache_location.h"

@@ -11,7 +11,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "support/unique_fd.h"
+#include "support/files/unique_fd.h"
 #include "tools/common/exit_codes.h"
 
 namespace hipacm::cli {

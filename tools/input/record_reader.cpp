@@ -12,7 +12,7 @@
 #include <cerrno>
 
 #include "plugin/mode/record_format.h"
-#include "support/unique_fd.h"
+#include "support/files/unique_fd.h"
 #include "tools/common/exit_codes.h"
 #include "tools/input/bounded_json.h"
 #include "tools/input/input_files.h"

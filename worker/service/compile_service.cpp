@@ -12,8 +12,8 @@
 #include <utility>
 
 #include "hip_backend/machine/runtime_dir.h"
+#include "support/files/unique_fd.h"
 #include "support/settings.h"
-#include "support/unique_fd.h"
 #include "worker/service/service_internal.h"
 
 namespace hipacm::backend {

@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "support/unique_fd.h"
+#include "support/files/unique_fd.h"
 #include "worker/service/service_common.h"
 
 namespace hipacm::backend::service_internal {

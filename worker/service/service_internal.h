@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "hip_backend/process/host_limits.h"
-#include "support/unique_fd.h"
+#include "support/files/unique_fd.h"
 #include "worker/service/order_intake.h"
 #include "worker/service/service_common.h"
 #include "worker/service/service_socket.h"

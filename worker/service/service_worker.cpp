@@ -18,7 +18,7 @@
 #include "hip_backend/process/child_descriptors.h"
 #include "hip_backend/protocol/service_wire.h"
 #include "hip_backend/protocol/worker_protocol.h"
-#include "support/unique_fd.h"
+#include "support/files/unique_fd.h"
 #include "worker/session/worker_session.h"
 
 extern char** environ;

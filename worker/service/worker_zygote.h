@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "support/unique_fd.h"
+#include "support/files/unique_fd.h"
 #include "worker/service/service_common.h"
 
 namespace hipacm::backend::service_internal {

@@ -11,9 +11,9 @@
 #include "plugin/cache/key/include_scanner.h"
 #include "plugin/cache/key/scanned_files.h"
 #include "plugin/cache/key/search_plan.h"
+#include "support/bytes/sha256.h"
 #include "support/failure.h"
 #include "support/pass_counts.h"
-#include "support/sha256.h"
 
 namespace hipacm::cache {
 

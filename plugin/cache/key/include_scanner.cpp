@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "support/sha256.h"
+#include "support/bytes/sha256.h"
 
 namespace hipacm::cache::input_scan {
 namespace {

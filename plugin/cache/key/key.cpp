@@ -3,8 +3,8 @@
 #include "plugin/cache/key/key.h"
 
 #include "plugin/cache/store/schema.h"
+#include "support/bytes/sha256.h"
 #include "support/pass_counts.h"
-#include "support/sha256.h"
 
 namespace hipacm {
 namespace {

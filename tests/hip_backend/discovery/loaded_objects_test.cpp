@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // loaded_objects_test.cpp - the mapped-object walk: build IDs read from memory match the files',
 // DT_NEEDED names are read, and a damaged or foreign file gives no build ID.
-#include "support/loaded_objects.h"
+#include "support/libraries/loaded_objects.h"
 
 #include <gtest/gtest.h>
 #include <math.h>

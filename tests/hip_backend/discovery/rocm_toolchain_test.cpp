@@ -11,8 +11,8 @@
 #include <string>
 
 #include "hip_backend/dispatch/compiler_identity.h"
-#include "support/dynamic_library.h"
-#include "support/loaded_objects.h"
+#include "support/libraries/dynamic_library.h"
+#include "support/libraries/loaded_objects.h"
 #include "tests/hip_backend/test_support.h"
 
 namespace hipacm::backend {

@@ -24,8 +24,8 @@
 #include "hip_backend/pch/runtime_header_pch_store.h"
 #include "hip_backend/pool/worker_compiler.h"
 #include "hip_backend/pool/worker_pool.h"
-#include "support/dynamic_library.h"
-#include "support/loaded_objects.h"
+#include "support/libraries/dynamic_library.h"
+#include "support/libraries/loaded_objects.h"
 #include "tests/hip_backend/worker_test_support.h"
 
 namespace hipacm::test {

@@ -12,7 +12,7 @@
 #include "hip_backend/pool/worker_compiler.h"
 #include "hip_backend/pool/worker_pool.h"
 #include "hip_backend/process/worker_fd_registry.h"
-#include "support/unique_fd.h"
+#include "support/files/unique_fd.h"
 #include "tests/hip_backend/worker_test_support.h"
 
 #if defined(__SANITIZE_THREAD__)

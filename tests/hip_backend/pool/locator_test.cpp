@@ -10,7 +10,7 @@
 #include <string>
 
 #include "hip_backend/pool/worker_locator.h"
-#include "support/unique_fd.h"
+#include "support/files/unique_fd.h"
 #include "tests/hip_backend/worker_test_support.h"
 
 namespace hipacm::test {

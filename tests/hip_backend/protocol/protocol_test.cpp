@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "hip_backend/protocol/worker_protocol.h"
-#include "support/unique_fd.h"
+#include "support/files/unique_fd.h"
 
 namespace hipacm::backend {
 namespace {

@@ -28,8 +28,8 @@
 #include "hip_backend/pool/worker_pool.h"
 #include "plugin/cache/cache_admin.h"
 #include "plugin/cache/key/path_options.h"
-#include "support/dynamic_library.h"
-#include "support/loaded_objects.h"
+#include "support/libraries/dynamic_library.h"
+#include "support/libraries/loaded_objects.h"
 #include "tests/plugin/cache/cache_test_support.h"
 #include "tests/scoped_env.h"
 

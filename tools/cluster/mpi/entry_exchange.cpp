@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-#include "support/byte_size.h"
+#include "support/bytes/byte_size.h"
 #include "support/settings.h"
 #include "tools/cluster/mpi/entry_destination.h"
 #include "tools/common/exit_codes.h"

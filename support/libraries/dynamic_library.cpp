@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // dynamic_library.cpp - dlopen/dlsym/dlclose behind an RAII handle.
-#include "support/dynamic_library.h"
+#include "support/libraries/dynamic_library.h"
 
 #include <dlfcn.h>
 #include <link.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // byte_size.cpp - byte counts as people write them and as they read them.
-#include "support/byte_size.h"
+#include "support/bytes/byte_size.h"
 
 #include <array>
 #include <cctype>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // lazy_library.cpp - finds a library among its candidates and binds it, with one wording for
 // every failure.
-#include "support/lazy_library.h"
+#include "support/libraries/lazy_library.h"
 
 #include "support/environment.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // file_lock.cpp - FileLock: OFD (fcntl) and flock locks taken at once, polled for, or blocking.
-#include "support/file_lock.h"
+#include "support/files/file_lock.h"
 
 #include <fcntl.h>
 #include <sys/file.h>

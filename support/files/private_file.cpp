@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // private_file.cpp - the checked, non-blocking open of a file in a private directory.
-#include "support/private_file.h"
+#include "support/files/private_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>

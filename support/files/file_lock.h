@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "support/unique_fd.h"
+#include "support/files/unique_fd.h"
 
 namespace hipacm::backend {
 

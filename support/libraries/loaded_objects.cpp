@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // loaded_objects.cpp - walks the dynamic linker's list of mapped objects and reads each one's
 // build ID and dependencies from its mapped program headers.
-#include "support/loaded_objects.h"
+#include "support/libraries/loaded_objects.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -13,7 +13,7 @@
 #include <cstring>
 #include <new>
 
-#include "support/unique_fd.h"
+#include "support/files/unique_fd.h"
 
 namespace hipacm::backend {
 namespace {

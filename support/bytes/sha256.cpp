@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // sha256.cpp - incremental SHA-256 through Nettle, with injective field encoding.
-#include "support/sha256.h"
+#include "support/bytes/sha256.h"
 
 namespace hipacm {
 

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "support/dynamic_library.h"
 #include "support/failure.h"
+#include "support/libraries/dynamic_library.h"
 
 // For X-macro tables of entry points, (name, return type, parameter list) each:
 // HIPACM_LIBRARY_FIELD declares a struct's function pointer; HIPACM_LIBRARY_REQUIRE and

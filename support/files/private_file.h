@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "support/unique_fd.h"
+#include "support/files/unique_fd.h"
 
 namespace hipacm::backend {
 
