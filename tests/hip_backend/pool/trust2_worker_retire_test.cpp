@@ -45,7 +45,7 @@ pid_t only_worker() {
 
 TEST(Trust2_09_CompilerPlugins, AWorkerThatCompiledWithXclangIsNotReused) {
   backend::WorkerPool::instance().shutdown();
-  ScopedEnv service("HIPACM_COMPILE_SERVICE", "off");
+  ScopedEnv service("HIPACM_ISOLATION", "service=off");
   WorkerCompiler compiler(kWorkerPath, 1, 60000);
   ASSERT_EQ(compiler.compile(make_request(kernel_source(1))).status, HIPACM_SUCCESS);
   const pid_t first = only_worker();
@@ -79,8 +79,8 @@ TEST(Trust2_09_CompilerPlugins, TheCompileServiceDoesNotRestockAWorkerThatCompil
   pid_t service_pid = -1;
   {
     ScopedEnv runtime("HIPACM_RUNTIME_DIR", dir + "/run");
-    ScopedEnv requested("HIPACM_COMPILE_SERVICE", "on");
-    ScopedEnv idle("HIPACM_SERVICE_IDLE_MS", "60000");
+    ScopedEnv requested("HIPACM_ISOLATION", "service=on");
+    ScopedEnv idle("HIPACM_IDLE_MS", ",60000");
     std::string error;
     auto order = [&]() -> std::unique_ptr<WorkerProcess> {
       auto spawned = WorkerProcess::spawn(kWorkerPath, kArch);

@@ -154,14 +154,14 @@ TEST(WorkerCompiler, IdleWorkersRetireAndLeaveNothingBehind) {
 // Under ctest each test is a process of its own, so the pool is created here,
 // after the variable is set.
 TEST(WorkerCompiler, Trust12_HugeIdleTimeoutKeepsWorkersInsteadOfOverflowing) {
-  setenv("HIPACM_WORKER_IDLE_MS", "9000000000000000000", 1);
+  setenv("HIPACM_IDLE_MS", "9000000000000000000,", 1);  // the workers' part only
   const CompileRequest request = echo_request();
   FaultScope echo("echo");
   WorkerCompiler compiler(kWorkerPath, 1, 20000);
   EXPECT_EQ(compiler.compile(request).status, HIPACM_SUCCESS);
   boost::this_thread::sleep_for(boost::chrono::milliseconds(300));
   EXPECT_EQ(WorkerPool::instance().idle_count(), 1u) << "the idle deadline wrapped around";
-  unsetenv("HIPACM_WORKER_IDLE_MS");
+  unsetenv("HIPACM_IDLE_MS");
 }
 
 // Issue 27, item 1 (the class): a worker compiles under the compiler variables its request

@@ -96,8 +96,8 @@ class CompileService : public ::testing::Test {
   CompileService()
       : dir_(make_dir()),
         runtime_("HIPACM_RUNTIME_DIR", dir_ + "/run"),
-        requested_("HIPACM_COMPILE_SERVICE", "on"),
-        idle_("HIPACM_SERVICE_IDLE_MS", "60000") {}
+        requested_("HIPACM_ISOLATION", "service=on"),
+        idle_("HIPACM_IDLE_MS", ",60000") {}
 
   ~CompileService() override {
     backend::WorkerPool::instance().shutdown();
@@ -311,7 +311,7 @@ TEST_F(CompileService, AHostThatDiesTakesItsBusyWorkerWithIt) {
 }
 
 TEST_F(CompileService, ExitsWhenIdleAndRemovesItsSocket) {
-  ScopedEnv quick("HIPACM_SERVICE_IDLE_MS", "300");
+  ScopedEnv quick("HIPACM_IDLE_MS", ",300");
   std::unique_ptr<WorkerProcess> worker;
   pid_t service = -1;
   ASSERT_NO_FATAL_FAILURE(order_a_worker_that_compiled(&worker, &service));
@@ -336,7 +336,7 @@ TEST_F(CompileService, ExitsWhenIdleAndRemovesItsSocket) {
 TEST_F(CompileService, AHostThatIsAChildSubreaperIsLeftNoZombies) {
   // Such a host adopts the service it starts, and whatever the service leaves behind.
   ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
-  ScopedEnv quick("HIPACM_SERVICE_IDLE_MS", "300");
+  ScopedEnv quick("HIPACM_IDLE_MS", ",300");
   std::unique_ptr<WorkerProcess> worker;
   pid_t service = -1;
   ASSERT_NO_FATAL_FAILURE(order_a_worker_that_compiled(&worker, &service));
@@ -382,7 +382,7 @@ TEST_F(CompileService, StopsCleanlyOnSigtermLeavingHandedOutWorkersRunning) {
 }
 
 TEST_F(CompileService, LeavesWhenIdleOnceItsSocketIsGone) {
-  ScopedEnv quick("HIPACM_SERVICE_IDLE_MS", "300");
+  ScopedEnv quick("HIPACM_IDLE_MS", ",300");
   auto worker = ordered_worker();
   ASSERT_TRUE(worker);
   const std::string socket = socket_path();
@@ -473,7 +473,7 @@ TEST_F(CompileService, ByDefaultAChildSubreaperHostSpawnsItsOwnWorkers) {
   EXPECT_LE(listener_pid(socket_path()), 0) << "a service was started anyway";
   EXPECT_EQ(worker->compile(make_request(kernel_source(7)), 60000).status, HIPACM_SUCCESS);
   // Asked for by name, such a host still gets the service (and reaps it: see above).
-  ScopedEnv on("HIPACM_COMPILE_SERVICE", "on");
+  ScopedEnv on("HIPACM_ISOLATION", "service=on");
   EXPECT_TRUE(backend::compile_service_requested());
   ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
 }

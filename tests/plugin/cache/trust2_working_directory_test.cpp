@@ -260,12 +260,12 @@ TEST_F(Trust2_01_WorkingDirectory, APchMadeByHiprtcInTheHostsDirectoryReachesNoW
   ASSERT_FALSE(clean_object.empty());
   if (!plant(backend::kRuntimeHeaderPchName, pch, clean_object))
     GTEST_SKIP() << "this hipRTC does not load a PCH from the working directory";
-  const ScopedEnv idle("HIPACM_SERVICE_IDLE_MS", "2000");
+  const ScopedEnv idle("HIPACM_IDLE_MS", ",2000");
   for (const char* service : {"off", "on"}) {
     for (const char* setting : {"off", "on"}) {
-      SCOPED_TRACE(std::string("HIPACM_COMPILE_SERVICE=") + service +
+      SCOPED_TRACE(std::string("HIPACM_ISOLATION=service=") + service +
                    " HIPACM_HIPRTC_PCH=" + setting);
-      const ScopedEnv service_setting("HIPACM_COMPILE_SERVICE", service);
+      const ScopedEnv service_setting("HIPACM_ISOLATION", std::string("service=") + service);
       const ScopedEnv pch_setting("HIPACM_HIPRTC_PCH", setting);
       TempDir cache;
       {
