@@ -27,7 +27,7 @@ enum class ForkRank : unsigned {
   kCacheRegistry,    // plugin/cache: the opened cache databases
   kWorkerPool,       // hip_backend/pool: idle and busy worker processes
   kWorkerFds,        // hip_backend/process: every worker descriptor (closed in the child)
-  kRecordFile,       // plugin/mode: the $HIPACM_RECORD file (reopened in the child)
+  kRecordFile,       // plugin/record: the $HIPACM_RECORD file (reopened in the child)
   kAdoptedServices,  // hip_backend/process: compile services a subreaper host adopted
   kCount
 };

@@ -15,7 +15,7 @@
 #include "plugin/mode/future_registry.h"
 #include "plugin/mode/mode_registry.h"
 #include "plugin/mode/mode_settings.h"
-#include "plugin/mode/request_recorder.h"
+#include "plugin/record/request_recorder.h"
 
 using namespace hipacm;
 

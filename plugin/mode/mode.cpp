@@ -5,7 +5,7 @@
 #include <boost/thread/lock_guard.hpp>
 
 #include "plugin/mode/device_loading.h"
-#include "plugin/mode/request_recorder.h"
+#include "plugin/record/request_recorder.h"
 #include "support/failure.h"
 #include "support/fork_epoch.h"
 #include "support/status_error.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // request_recorder.cpp - appends every request the host compiles to the $HIPACM_RECORD file, one
 // JSON line each, for `hipacm warmup FILE` to replay.
-#include "plugin/mode/request_recorder.h"
+#include "plugin/record/request_recorder.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -19,7 +19,7 @@
 #include <unordered_set>
 
 #include "plugin/cache/key/key.h"
-#include "plugin/mode/record_format.h"
+#include "plugin/record/record_format.h"
 #include "support/files/file_lock.h"
 #include "support/files/unique_fd.h"
 #include "support/fork_epoch.h"

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "plugin/mode/request_recorder.h"
+#include "plugin/record/request_recorder.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "tools/common/exit_codes.h"
 #include "tools/input/record_reader.h"

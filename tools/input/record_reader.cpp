@@ -11,7 +11,7 @@
 
 #include <cerrno>
 
-#include "plugin/mode/record_format.h"
+#include "plugin/record/record_format.h"
 #include "support/files/unique_fd.h"
 #include "tools/common/exit_codes.h"
 #include "tools/input/bounded_json.h"

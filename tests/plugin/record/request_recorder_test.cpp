@@ -25,8 +25,8 @@
 #include <thread>
 #include <vector>
 
-#include "plugin/mode/record_format.h"
-#include "plugin/mode/request_recorder.h"
+#include "plugin/record/record_format.h"
+#include "plugin/record/request_recorder.h"
 #include "tests/plugin/plugin_test_support.h"
 
 namespace hipacm::test {
