@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // worker_from_service.cpp - a worker ordered from the user's compile service, and the
-// $HIPACM_COMPILE_SERVICE choice, given up for the process once the service fails it.
+// service= choice of $HIPACM_ISOLATION, given up for the process once the service fails it.
 #include <unistd.h>
 
 #include <atomic>
@@ -21,7 +21,7 @@ using worker_process_internal::errno_text;
 
 // Set once the compile service failed this process; it spawns its own workers from then on.
 std::atomic<bool> service_given_up{false};
-// Set once an unknown $HIPACM_COMPILE_SERVICE value was reported.
+// Set once an unknown service= value was reported.
 std::atomic<bool> service_setting_reported{false};
 
 }  // namespace

@@ -23,8 +23,8 @@ namespace hipacm::backend {
 /// and then serves any number of compiles. Workers start lazily. Callers
 /// limit how many are busy at once (a caller with max_busy N waits while N
 /// or more are busy), so the pool grows to the largest N anyone asked for.
-/// An idle worker retires after the idle timeout ($HIPACM_WORKER_IDLE_MS,
-/// default 60000 ms), using a reaper thread that exists only while some
+/// An idle worker retires after the idle timeout ($HIPACM_IDLE_MS's first
+/// number, default 60000 ms), using a reaper thread that exists only while some
 /// worker is idle. A failed worker is never reused.
 ///
 /// The pool is never destroyed (threads may use it while exit() runs static
@@ -94,7 +94,7 @@ class WorkerPool {
 
   std::size_t idle_count() const;
   std::size_t busy_count() const;
-  /// Overrides $HIPACM_WORKER_IDLE_MS (tests).
+  /// Overrides $HIPACM_IDLE_MS's worker part (tests).
   void set_idle_timeout(std::chrono::milliseconds timeout);
 
   WorkerPool(const WorkerPool&) = delete;

@@ -40,7 +40,7 @@ class WorkerProcess {
   /// own cache off unless the user chose it (comgr_cache_policy.h). The Failure
   /// (BACKEND_UNAVAILABLE) says why it cannot start.
   ///
-  /// With $HIPACM_COMPILE_SERVICE=on the worker is ordered from the user's compile service
+  /// With service=on in $HIPACM_ISOLATION the worker is ordered from the user's compile service
   /// instead (service_client.h), set up the same way but forked from a process whose compiler
   /// for `arch` is already loaded and warm; when the service cannot be used, the worker is
   /// spawned here as above, and this process stops asking the service.

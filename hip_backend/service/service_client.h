@@ -24,7 +24,7 @@ struct ServiceWorker {
   UniqueFd control;  ///< the order's connection: the exit status arrives here; closing it kills
 };
 
-/// What $HIPACM_COMPILE_SERVICE asks for.
+/// What $HIPACM_ISOLATION's service= part (or the deprecated $HIPACM_COMPILE_SERVICE) asks for.
 enum class CompileServiceSetting {
   kAuto,  ///< unset or "auto": the service, unless this host would be left its zombie
   kOn,    ///< "on": the service, always

@@ -8,7 +8,7 @@
 namespace hipacm::backend {
 
 /// How long a service with no workers and no connections waits before it exits
-/// ($HIPACM_SERVICE_IDLE_MS; default five minutes).
+/// ($HIPACM_IDLE_MS's second number; default five minutes).
 unsigned long compile_service_idle_ms();
 
 /// `hipacm-worker --service SOCKET`. Detaches from its starter: the calling process exits 0
