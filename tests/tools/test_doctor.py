@@ -252,7 +252,7 @@ def test_trust2_04_a_named_runtime_directory_not_dedicated_to_hipacm_is_refused(
         named.chmod(0o755)  # open to others, as / is
     before = sorted(p.name for p in named.iterdir())
     env = {"HIPACM_RUNTIME_DIR": str(named), "HIPACM_CACHE": "off", "HIPACM_MACHINE_JOBS": "2",
-           "HIPACM_COMPILE_SERVICE": "auto"}
+           "HIPACM_ISOLATION": "service=auto"}
     worker = checks_by_name(run("doctor", "--json", env=env).json())["worker"]
     assert worker["level"] == "warning", worker
     assert worker["details"]["runtime_dir_usable"] is False

@@ -450,7 +450,7 @@ def test_trust2_10_mpi_ranks_leave_no_compile_service_behind(tmp_path, backend_u
         env.pop("HIPACM_COMPILE_SERVICE", None)
         env.pop("HIPACM_ISOLATION", None)  # and its service= part: the default is unset
         if setting:
-            env["HIPACM_COMPILE_SERVICE"] = setting
+            env["HIPACM_ISOLATION"] = f"service={setting}"
         command = [MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", str(RANKS), CLI,
                    "warmup", "--mpi", str(kernels), "--arch", "gfx90a", "--jobs", "1",
                    "--cache-dir", str(tmp_path / f"{name}-%r"), "-q"]
@@ -458,12 +458,12 @@ def test_trust2_10_mpi_ranks_leave_no_compile_service_behind(tmp_path, backend_u
                               check=False)
 
     try:
-        # The default (HIPACM_COMPILE_SERVICE unset) and an explicit auto: ranks spawn their own.
+        # The default (no service= part) and an explicit service=auto: ranks spawn their own.
         for name, setting in (("unset", None), ("auto", "auto")):
             done = job(name, setting)
             assert done.returncode == 0, done.stdout + done.stderr
             assert all(len(cache_keys(tmp_path / f"{name}-{r}")) == 3 for r in range(RANKS))
-            assert service_processes(runtime) == [], f"HIPACM_COMPILE_SERVICE={setting}"
+            assert service_processes(runtime) == [], f"HIPACM_ISOLATION=service={setting}"
         # Asked for explicitly, the service is used (and this count would see it).
         done = job("on", "on")
         assert done.returncode == 0, done.stdout + done.stderr

@@ -247,7 +247,7 @@ def _holding_the_only_slot(run, tmp_path, how):
     and then stops or sleeps (`how`): (the environment that uses that budget, the process)."""
     runtime = tmp_path / "run"
     env = {"HIPACM_RUNTIME_DIR": str(runtime), "HIPACM_MACHINE_JOBS": "1",
-           "HIPACM_COMPILE_SERVICE": "off", "HIPACM_LOG": "info"}
+           "HIPACM_ISOLATION": "service=off", "HIPACM_LOG": "info"}
     assert run("doctor", env=env).rc in (0, 1)  # makes the runtime directory and slot file
     slots = runtime / "worker-slots"
     assert slots.is_file()
