@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// worker_main.cpp - hipacm-worker's command line: a worker of one host, or the compile service.
+// main.cpp - hipacm-worker's command line: a worker of one host, or the compile service.
 //
 // Usage: hipacm-worker --fd N --parent-pid P [--temp-dir DIR]
 //        hipacm-worker --service SOCKET
