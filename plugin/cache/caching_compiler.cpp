@@ -47,6 +47,14 @@ void warn_once(const std::string& topic, const std::string& message) noexcept {
   backend::log_once(LogLevel::kWarning, topic, message);
 }
 
+// Called from a catch block of a store: a cache that cannot be written is reported once per
+// database, and the compile's own result stands.
+void warn_store_failed(const std::string& user_db) {
+  warn_once("cache-write:" + user_db,
+            failure_from_current_exception("cannot store in the kernel cache " + user_db).message +
+                "; the compile result is unaffected");
+}
+
 // The head of `text` in at most `limit` bytes, cut at a UTF-8 character
 // boundary, with a note of how long it was.
 std::string bounded(const std::string& text, std::size_t limit) {
@@ -368,11 +376,7 @@ void CachingCompiler::store_failure(const Keyed& keyed, const backend::CompileRe
       backend::log(LogLevel::kDebug, "stored the compile failure of " + request.source_name +
                                          " (key " + keyed.key + ") in " + settings_.user_db);
   } catch (...) {
-    warn_once(
-        "cache-write:" + settings_.user_db,
-        failure_from_current_exception("cannot store in the kernel cache " + settings_.user_db)
-                .message +
-            "; the compile result is unaffected");
+    warn_store_failed(settings_.user_db);
   }
 }
 
@@ -411,11 +415,7 @@ void CachingCompiler::store(const Keyed& keyed, const backend::CompileRequest& r
                                        settings_.user_db);
     layer->evict_to(settings_.max_bytes, keyed.key);
   } catch (...) {
-    warn_once(
-        "cache-write:" + settings_.user_db,
-        failure_from_current_exception("cannot store in the kernel cache " + settings_.user_db)
-                .message +
-            "; the compile result is unaffected");
+    warn_store_failed(settings_.user_db);
   }
 }
 
