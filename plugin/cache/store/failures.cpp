@@ -27,12 +27,7 @@ constexpr const char* kFailureRowIsSane =
 
 StoredFailure read_failure(const Statement& s) {
   StoredFailure f;
-  f.key = s.text(0);
-  f.arch = s.text(1);
-  f.source_name = s.text(2);
-  f.backend = s.text(3);
-  f.compiler_version = s.text(4);
-  f.plugin_version = s.text(5);
+  store_internal::read_labels(s, f);
   f.error_message = s.text(6);
   f.log = s.text(7);
   f.created_us = s.integer(8);

@@ -18,12 +18,7 @@ constexpr std::size_t kMaxUntrustedEntries = 1'000'000;
 
 EntryInfo read_info(const Statement& s) {
   EntryInfo i;
-  i.key = s.text(0);
-  i.arch = s.text(1);
-  i.source_name = s.text(2);
-  i.backend = s.text(3);
-  i.compiler_version = s.text(4);
-  i.plugin_version = s.text(5);
+  store_internal::read_labels(s, i);
   i.size = s.integer(6);
   i.created_us = s.integer(7);
   i.last_used_us = s.integer(8);
