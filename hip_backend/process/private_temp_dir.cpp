@@ -44,8 +44,16 @@ bool remove_directory_contents(const std::string& dir) {
 }
 
 bool remove_directory_tree(const std::string& dir) {
-  remove_directory_contents(dir);
-  return ::rmdir(dir.c_str()) == 0 || errno == ENOENT;
+  // A process that still writes there (a service worker finishing a compile it began before it
+  // was handed back) can add a file between the walk and the rmdir: the walk runs again, a few
+  // times. Once the rmdir succeeds nothing can be created in the directory any more.
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    remove_directory_contents(dir);
+    if (::rmdir(dir.c_str()) == 0 || errno == ENOENT) return true;
+    if (errno != ENOTEMPTY && errno != EEXIST) return false;
+    ::usleep(10000);
+  }
+  return false;
 }
 
 Expected<std::unique_ptr<PrivateTempDir>> PrivateTempDir::create(const std::string& prefix) {
