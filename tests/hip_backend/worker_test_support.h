@@ -134,9 +134,7 @@ class LogLines {
 class FaultScope {
  public:
   explicit FaultScope(const std::string& spec)
-      : drained_(),
-        enable_("HIPACM_TEST_HOOKS", "1"),
-        spec_("HIPACM_WORKER_FAULT", spec) {}
+      : drained_(), enable_("HIPACM_TEST_HOOKS", "1"), spec_("HIPACM_WORKER_FAULT", spec) {}
   ~FaultScope() { backend::WorkerPool::instance().shutdown(); }
 
  private:
