@@ -113,6 +113,20 @@ class Peer {
   UniqueFd reply_;
 };
 
+// A peer takes the whole file and lets it go after `delay`, while this thread waits for it with
+// `wait`: the waits that must outlast a holder. `*lock` is what the wait got.
+void acquire_as_the_holder_lets_go(const std::string& path, LockKind kind, milliseconds delay,
+                                   LockWait wait, FileLock* lock) {
+  Peer holder(path, kind, LockRange::whole_file());
+  ASSERT_EQ(holder.ask('l'), 'h');
+  std::thread release([&] {
+    std::this_thread::sleep_for(delay);
+    holder.ask('u');
+  });
+  *lock = FileLock::acquire(open_rw(path), kind, LockRange::whole_file(), wait);
+  release.join();
+}
+
 // Waits for a fork()ed child that reports its checks through its exit status.
 void expect_child_passed(pid_t child) {
   int status = 0;
@@ -212,17 +226,10 @@ TEST_P(FileLockKinds, UnlockReleasesItForOthers) {
 }
 
 TEST_P(FileLockKinds, UpToSucceedsWhenTheHolderLetsGoMidWait) {
-  const LockKind kind = GetParam();
-  Peer holder(path_, kind, LockRange::whole_file());
-  ASSERT_EQ(holder.ask('l'), 'h');
-  std::thread release([&] {
-    std::this_thread::sleep_for(milliseconds(200));
-    holder.ask('u');
-  });
-  FileLock lock =
-      FileLock::acquire(open_rw(path_), kind, LockRange::whole_file(),
-                        LockWait::up_to(milliseconds(20000), milliseconds(1), milliseconds(10)));
-  release.join();
+  FileLock lock;
+  ASSERT_NO_FATAL_FAILURE(acquire_as_the_holder_lets_go(
+      path_, GetParam(), milliseconds(200),
+      LockWait::up_to(milliseconds(20000), milliseconds(1), milliseconds(10)), &lock));
   EXPECT_TRUE(lock.held());
   EXPECT_FALSE(lock.busy()) << "busy() is only for a lock not had";
   EXPECT_EQ(lock.error(), 0);
@@ -247,16 +254,9 @@ TEST_P(FileLockKinds, UpToGivesBusyWhenTheHolderKeepsIt) {
 }
 
 TEST_P(FileLockKinds, ForeverBlocksUntilTheHolderLetsGo) {
-  const LockKind kind = GetParam();
-  Peer holder(path_, kind, LockRange::whole_file());
-  ASSERT_EQ(holder.ask('l'), 'h');
-  std::thread release([&] {
-    std::this_thread::sleep_for(milliseconds(100));
-    holder.ask('u');
-  });
-  FileLock lock =
-      FileLock::acquire(open_rw(path_), kind, LockRange::whole_file(), LockWait::forever());
-  release.join();
+  FileLock lock;
+  ASSERT_NO_FATAL_FAILURE(acquire_as_the_holder_lets_go(path_, GetParam(), milliseconds(100),
+                                                        LockWait::forever(), &lock));
   EXPECT_TRUE(lock.held());
   EXPECT_EQ(lock.error(), 0);
 }
