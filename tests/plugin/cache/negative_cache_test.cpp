@@ -44,6 +44,16 @@ std::uint64_t cached_failures_counted() {
   return backend::stats().cached_failures.load(std::memory_order_relaxed);
 }
 
+// Compiles the broken `spec` twice into a fresh `dir`: a spec that never stores its failure
+// compiles both times and leaves no failure behind.
+void expect_compiled_twice_unstored(const TempDir& dir, const CompileSpec& spec,
+                                    const CountingFactory& counter) {
+  ASSERT_EQ(compile_in_mode(dir.path(), spec).status, HIPACM_ERROR_COMPILATION);
+  ASSERT_EQ(compile_in_mode(dir.path(), spec).status, HIPACM_ERROR_COMPILATION);
+  EXPECT_EQ(counter.compiles.load(), 2);
+  EXPECT_EQ(stored_failures(dir.db()), 0u);
+}
+
 /// Returns a fixed outcome instead of compiling: for the outcomes a real compile of a broken
 /// kernel never gives (a timeout, a crash, a failure of a request that compiles).
 class FixedOutcomeCompiler final : public backend::Compiler {
@@ -122,10 +132,7 @@ TEST_F(NegativeCache, OffByDefaultNothingIsStored) {
   CountingFactory counter;
   CompileSpec off = failing_spec();
   off.cache_failures = false;
-  ASSERT_EQ(compile_in_mode(dir.path(), off).status, HIPACM_ERROR_COMPILATION);
-  ASSERT_EQ(compile_in_mode(dir.path(), off).status, HIPACM_ERROR_COMPILATION);
-  EXPECT_EQ(counter.compiles.load(), 2);
-  EXPECT_EQ(stored_failures(dir.db()), 0u);
+  ASSERT_NO_FATAL_FAILURE(expect_compiled_twice_unstored(dir, off, counter));
 }
 
 TEST_F(NegativeCache, ReadPolicyServesButNeverStores) {
@@ -133,10 +140,7 @@ TEST_F(NegativeCache, ReadPolicyServesButNeverStores) {
   CountingFactory counter;
   CompileSpec read = failing_spec();
   read.policy = HIPACM_CACHE_READ;
-  ASSERT_EQ(compile_in_mode(dir.path(), read).status, HIPACM_ERROR_COMPILATION);
-  ASSERT_EQ(compile_in_mode(dir.path(), read).status, HIPACM_ERROR_COMPILATION);
-  EXPECT_EQ(counter.compiles.load(), 2);
-  EXPECT_EQ(stored_failures(dir.db()), 0u);
+  ASSERT_NO_FATAL_FAILURE(expect_compiled_twice_unstored(dir, read, counter));
 
   ASSERT_EQ(compile_in_mode(dir.path(), failing_spec()).status, HIPACM_ERROR_COMPILATION);
   EXPECT_EQ(counter.compiles.load(), 3);
