@@ -159,7 +159,15 @@ def test_doctor_says_why_an_unsafe_runtime_directory_turns_the_budget_off(run, t
 
 def test_doctor_counts_the_runtime_header_pchs(run, tmp_path):
     runtime = tmp_path / "run"
-    worker = checks_by_name(run("doctor", "--json", env={"HIPACM_RUNTIME_DIR": str(runtime)}).json())["worker"]
+
+    def worker_check(pch_setting=None):
+        """The doctor's worker check for this runtime directory, with HIPACM_HIPRTC_PCH if given."""
+        env = {"HIPACM_RUNTIME_DIR": str(runtime)}
+        if pch_setting is not None:
+            env["HIPACM_HIPRTC_PCH"] = pch_setting
+        return checks_by_name(run("doctor", "--json", env=env).json())["worker"]
+
+    worker = worker_check()
     assert worker["details"]["hiprtc_pch"] == "on"
     assert worker["details"]["hiprtc_pch_dir"] == str(runtime / "pch")
     assert worker["details"]["hiprtc_pch_ready"] == 0
@@ -185,23 +193,18 @@ def test_doctor_counts_the_runtime_header_pchs(run, tmp_path):
     (bogus / "hiprtc_runtime.h.pch").write_bytes(b"#include <x>\n")
     (store / (("d" * 64) + ".refused")).write_text("differed")
     (store / "not-a-key.refused").write_text("ignored")
-    worker = checks_by_name(run("doctor", "--json", env={"HIPACM_RUNTIME_DIR": str(runtime)}).json())["worker"]
+    worker = worker_check()
     assert worker["details"]["hiprtc_pch_ready"] == 1
     assert worker["details"]["hiprtc_pch_refused"] == 1
     if worker["details"]["found"]:
         assert "1 runtime-header PCHs ready" in worker["summary"]
-    off = checks_by_name(
-        run("doctor", "--json", env={"HIPACM_RUNTIME_DIR": str(runtime), "HIPACM_HIPRTC_PCH": "off"}).json()
-    )["worker"]
+    off = worker_check("off")
     assert off["details"]["hiprtc_pch"] == "off"
     if off["details"]["found"]:
         assert "runtime-header PCH off" in off["summary"]
-    check = checks_by_name(
-        run("doctor", "--json", env={"HIPACM_RUNTIME_DIR": str(runtime), "HIPACM_HIPRTC_PCH": "check"}).json()
-    )["worker"]
+    check = worker_check("check")
     assert check["details"]["hiprtc_pch"] == "check"
-    bad = run("doctor", "--json", env={"HIPACM_RUNTIME_DIR": str(runtime), "HIPACM_HIPRTC_PCH": "maybe"})
-    worker = checks_by_name(bad.json())["worker"]
+    worker = worker_check("maybe")
     assert worker["details"]["hiprtc_pch"] == "on"
     if worker["details"]["found"]:
         assert worker["level"] == "warning"
