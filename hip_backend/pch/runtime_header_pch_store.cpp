@@ -119,17 +119,9 @@ bool own_directory(const std::string& path) {
 }  // namespace
 
 RuntimeHeaderPchSetting runtime_header_pch_setting(std::string* problem) {
-  const settings::Parsed<settings::HiprtcPch> setting = settings::hiprtc_pch();
-  if (problem != nullptr && !setting.problem.empty()) *problem = setting.problem;
-  switch (setting.value) {
-    case settings::HiprtcPch::kOff:
-      return RuntimeHeaderPchSetting::kOff;
-    case settings::HiprtcPch::kCheck:
-      return RuntimeHeaderPchSetting::kCheck;
-    case settings::HiprtcPch::kOn:
-      break;
-  }
-  return RuntimeHeaderPchSetting::kOn;
+  settings::Parsed<settings::HiprtcPch> setting = settings::hiprtc_pch();
+  if (problem != nullptr && !setting.problem.empty()) *problem = std::move(setting.problem);
+  return setting.value;
 }
 
 bool valid_runtime_header_pch_key(const std::string& key) {

@@ -10,6 +10,7 @@
 
 #include "support/failure.h"
 #include "support/files/unique_fd.h"
+#include "support/settings.h"
 
 namespace hipacm::backend {
 
@@ -96,8 +97,9 @@ class RuntimeHeaderPchStore {
 };
 
 /// HIPACM_HIPRTC_PCH: `on` (default), `off`, or `check` (every compile with a PCH is made
-/// plainly too and the plain result returned; a difference refuses the key).
-enum class RuntimeHeaderPchSetting { kOn, kOff, kCheck };
+/// plainly too and the plain result returned; a difference refuses the key). The settings' own
+/// type, so that the value needs no translation.
+using RuntimeHeaderPchSetting = settings::HiprtcPch;
 /// The setting; an unknown value reads as `on`, with *problem (may be null) saying so.
 RuntimeHeaderPchSetting runtime_header_pch_setting(std::string* problem);
 

@@ -151,17 +151,9 @@ Expected<UniqueFd> connect_or_start(const std::string& worker_path, const std::s
 }  // namespace
 
 CompileServiceSetting compile_service_setting(std::string* problem) {
-  const settings::Parsed<settings::CompileService> setting = settings::compile_service();
-  if (problem && !setting.problem.empty()) *problem = setting.problem;
-  switch (setting.value) {
-    case settings::CompileService::kAuto:
-      return CompileServiceSetting::kAuto;
-    case settings::CompileService::kOn:
-      return CompileServiceSetting::kOn;
-    case settings::CompileService::kOff:
-      break;
-  }
-  return CompileServiceSetting::kOff;
+  settings::Parsed<settings::CompileService> setting = settings::compile_service();
+  if (problem && !setting.problem.empty()) *problem = std::move(setting.problem);
+  return setting.value;
 }
 
 std::string compile_service_auto_declined() {

@@ -11,6 +11,7 @@
 
 #include "hip_backend/protocol/service_wire.h"
 #include "support/files/unique_fd.h"
+#include "support/settings.h"
 
 namespace hipacm::backend {
 
@@ -24,12 +25,11 @@ struct ServiceWorker {
   UniqueFd control;  ///< the order's connection: the exit status arrives here; closing it kills
 };
 
-/// What $HIPACM_ISOLATION's service= part (or the deprecated $HIPACM_COMPILE_SERVICE) asks for.
-enum class CompileServiceSetting {
-  kAuto,  ///< unset or "auto": the service, unless this host would be left its zombie
-  kOn,    ///< "on": the service, always
-  kOff,   ///< "off" (or a value that is none of these): this process spawns its own workers
-};
+/// What $HIPACM_ISOLATION's service= part (or the deprecated $HIPACM_COMPILE_SERVICE) asks for:
+/// kAuto (unset or "auto": the service, unless this host would be left its zombie), kOn ("on": the
+/// service, always) or kOff ("off", or a value that is none of these: this process spawns its own
+/// workers). The settings' own type, so that the value needs no translation.
+using CompileServiceSetting = settings::CompileService;
 
 /// The setting; an unknown value reads as off, with *problem (when given) saying so. A privileged
 /// (setuid) process reads every variable as unset, but never uses the service either.

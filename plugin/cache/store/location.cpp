@@ -53,15 +53,7 @@ Policy resolve_policy(std::int32_t requested) {
   }
   Expected<settings::CachePolicy> policy = settings::cache_policy();
   if (!policy) throw StatusError(policy.failure().status, policy.failure().message);
-  switch (policy.value()) {
-    case settings::CachePolicy::kOff:
-      return Policy::kOff;
-    case settings::CachePolicy::kRead:
-      return Policy::kRead;
-    case settings::CachePolicy::kReadWrite:
-      break;
-  }
-  return Policy::kReadWrite;
+  return policy.value();
 }
 
 CacheSettings resolve_cache_settings(std::int32_t requested_policy, const std::string& mode_dir) {

@@ -7,10 +7,13 @@
 #include <string>
 
 #include "support/failure.h"
+#include "support/settings.h"
 
 namespace hipacm::cache {
 
-enum class Policy { kOff, kRead, kReadWrite };
+/// How a mode uses the cache: kOff, kRead or kReadWrite. The type of $HIPACM_CACHE's setting, so
+/// that the mode's DEFAULT takes the setting without a translation.
+using Policy = settings::CachePolicy;
 
 /// Where and how a mode uses the cache; resolved once at mode enter.
 struct CacheSettings {
