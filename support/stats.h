@@ -9,22 +9,22 @@
 
 namespace hipacm::backend {
 
+// The counters, in hipacm_stats's order: the one list that both StatsCounters's fields and
+// hipacm_get_stats's copy into hipacm_stats are generated from, so neither can miss one.
+// clang-format off
+#define HIPACM_STATS_COUNTERS(X)                                             \
+  X(compiles)      X(compile_failures) X(cache_hits)      X(cache_misses)    \
+  X(cache_stores)  X(bytes_stored)     X(cache_evictions) X(bytes_evicted)   \
+  X(worker_spawns) X(worker_crashes)   X(timeouts)        X(cached_failures)
+// clang-format on
+
 /// One monotonic counter per event that hipacm_stats reports. Increments are
 /// relaxed: each counter is read on its own, and nothing else is published
 /// through it.
 struct StatsCounters {
-  std::atomic<std::uint64_t> compiles{0};
-  std::atomic<std::uint64_t> compile_failures{0};
-  std::atomic<std::uint64_t> cache_hits{0};
-  std::atomic<std::uint64_t> cache_misses{0};
-  std::atomic<std::uint64_t> cache_stores{0};
-  std::atomic<std::uint64_t> bytes_stored{0};
-  std::atomic<std::uint64_t> cache_evictions{0};
-  std::atomic<std::uint64_t> bytes_evicted{0};
-  std::atomic<std::uint64_t> worker_spawns{0};
-  std::atomic<std::uint64_t> worker_crashes{0};
-  std::atomic<std::uint64_t> timeouts{0};
-  std::atomic<std::uint64_t> cached_failures{0};
+#define HIPACM_STATS_COUNTER_FIELD(name) std::atomic<std::uint64_t> name{0};
+  HIPACM_STATS_COUNTERS(HIPACM_STATS_COUNTER_FIELD)
+#undef HIPACM_STATS_COUNTER_FIELD
 };
 
 /// The process's counters. Constant-initialised storage: no global

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// observability.cpp - hipacm_set_log_callback and hipacm_get_stats: where log events go, and counts.
+// observability.cpp - hipacm_set_log_callback and hipacm_get_stats: where log events go, and
+// counts.
 #include <hipacm/hipacm.h>
 
 #include <algorithm>
@@ -40,18 +41,9 @@ extern "C" HIPACM_API hipacm_status hipacm_get_stats(hipacm_stats* out) {
     const auto read = [](const std::atomic<std::uint64_t>& c) {
       return c.load(std::memory_order_relaxed);
     };
-    snapshot.compiles = read(counters.compiles);
-    snapshot.compile_failures = read(counters.compile_failures);
-    snapshot.cache_hits = read(counters.cache_hits);
-    snapshot.cache_misses = read(counters.cache_misses);
-    snapshot.cache_stores = read(counters.cache_stores);
-    snapshot.bytes_stored = read(counters.bytes_stored);
-    snapshot.cache_evictions = read(counters.cache_evictions);
-    snapshot.bytes_evicted = read(counters.bytes_evicted);
-    snapshot.worker_spawns = read(counters.worker_spawns);
-    snapshot.worker_crashes = read(counters.worker_crashes);
-    snapshot.timeouts = read(counters.timeouts);
-    snapshot.cached_failures = read(counters.cached_failures);
+#define HIPACM_STATS_COPY(name) snapshot.name = read(counters.name);
+    HIPACM_STATS_COUNTERS(HIPACM_STATS_COPY)
+#undef HIPACM_STATS_COPY
     // Never write past the caller's struct; its struct_size stays as it was.
     const std::size_t size = std::min(out->struct_size, sizeof(hipacm_stats));
     std::memcpy(reinterpret_cast<char*>(out) + sizeof(size_t),
