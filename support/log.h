@@ -2,6 +2,7 @@
 // log.h - hipacm's only path to the host's stderr: leveled, prefixed, and quiet on request.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string_view>
 
@@ -33,6 +34,18 @@ void set_log_sink(LogSink sink, void* user_data, LogLevel max_level) noexcept;
 /// says it once per process, when its library is first used for a compile.
 void log_compiler_chosen(std::string_view compiler, std::string_view version,
                          std::string_view path) noexcept;
+
+/// log_compiler_chosen() for the library that `load()` gives (an Expected of a table with
+/// `version` and `library_path`), the first time it loads while `announced` is still false. Called
+/// at a compile, not inside the loader's once-only lock, where a log callback that calls back into
+/// hipacm would wait on that lock.
+template <class Load>
+void log_compiler_chosen_once(std::atomic<bool>& announced, std::string_view compiler, Load load) {
+  if (announced.load(std::memory_order_relaxed)) return;
+  const auto api = load();
+  if (api && !announced.exchange(true, std::memory_order_relaxed))
+    log_compiler_chosen(compiler, api.value()->version, api.value()->library_path);
+}
 
 /// Like log(), but only the first call with a given `topic` in this process
 /// prints: "one logged warning" for conditions that every mode would hit.

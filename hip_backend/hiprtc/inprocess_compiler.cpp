@@ -48,14 +48,10 @@ CheckedRequest checked_request(const CompileRequest& request, const HiprtcFacts&
   return {std::move(options), NameExpressions(request.name_expressions)};
 }
 
-// Which hipRTC this process compiles with, said once, at its first compile: not inside the
-// loader's once-only lock, where a log callback that calls back into hipacm would wait on it.
+// Which hipRTC this process compiles with, said once, at its first compile.
 void announce_library() {
   static constinit std::atomic<bool> announced{false};
-  if (announced.load(std::memory_order_relaxed)) return;
-  const Expected<const HiprtcApi*> api = load_hiprtc();
-  if (api && !announced.exchange(true, std::memory_order_relaxed))
-    log_compiler_chosen("hipRTC", api.value()->version, api.value()->library_path);
+  log_compiler_chosen_once(announced, "hipRTC", &load_hiprtc);
 }
 
 }  // namespace

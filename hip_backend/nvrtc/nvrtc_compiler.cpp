@@ -93,14 +93,10 @@ CheckedRequest checked_request(const CompileRequest& request) {
   return {std::move(options).value(), NameExpressions(request.name_expressions)};
 }
 
-// Which NVRTC this process compiles with, said once, at its first compile: not inside the
-// loader's once-only lock, where a log callback that calls back into hipacm would wait on it.
+// Which NVRTC this process compiles with, said once, at its first compile.
 void announce_library() {
   static constinit std::atomic<bool> announced{false};
-  if (announced.load(std::memory_order_relaxed)) return;
-  const Expected<const NvrtcApi*> api = load_nvrtc();
-  if (api && !announced.exchange(true, std::memory_order_relaxed))
-    log_compiler_chosen("NVRTC", api.value()->version, api.value()->library_path);
+  log_compiler_chosen_once(announced, "NVRTC", &load_nvrtc);
 }
 
 }  // namespace
