@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // log.cpp - hipacm's only path to the host's stderr: leveled, prefixed, and quiet on request.
 #include "support/log.h"
+#include "support/enum_words.h"
 #include "support/fork_epoch.h"
 #include "support/settings.h"
 
@@ -23,21 +24,13 @@ namespace {
 // sink is reached through atomics alone, log_once() remembers topics in a lock-free list, and
 // stderr gets one write(2). Only set_log_sink() locks, and it is called with no other lock held.
 
-const char* level_name(LogLevel level) {
-  switch (level) {
-    case LogLevel::kError:
-      return "error";
-    case LogLevel::kWarning:
-      return "warning";
-    case LogLevel::kInfo:
-      return "info";
-    case LogLevel::kDebug:
-      return "debug";
-    case LogLevel::kOff:
-      break;
-  }
-  return "log";
-}
+// The word of a line's level after "hipacm: "; a line at kOff (no level) says "log".
+constexpr EnumWord<LogLevel> kLevelNames[] = {{LogLevel::kError, "error"},
+                                              {LogLevel::kWarning, "warning"},
+                                              {LogLevel::kInfo, "info"},
+                                              {LogLevel::kDebug, "debug"}};
+
+const char* level_name(LogLevel level) { return word_of_value(kLevelNames, level, "log"); }
 
 bool allows(LogLevel max_level, LogLevel level) {
   return static_cast<int>(level) <= static_cast<int>(max_level);

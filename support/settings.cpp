@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "support/bytes/byte_size.h"
+#include "support/enum_words.h"
 #include "support/environment.h"
 
 namespace hipacm::settings {
@@ -77,17 +78,22 @@ std::string joined(const std::vector<std::string>& words) {
   return out;
 }
 
-const char* service_word(CompileService value) {
-  switch (value) {
-    case CompileService::kOn:
-      return "on";
-    case CompileService::kOff:
-      return "off";
-    case CompileService::kAuto:
-      break;
-  }
-  return "auto";
-}
+// The words of each setting that takes one, read both ways where the setting is also written.
+constexpr EnumWord<Isolation> kIsolationWords[] = {{Isolation::kAuto, "auto"},
+                                                   {Isolation::kInProcess, "in-process"},
+                                                   {Isolation::kProcess, "process"}};
+constexpr EnumWord<CompileService> kServiceWords[] = {
+    {CompileService::kAuto, "auto"}, {CompileService::kOn, "on"}, {CompileService::kOff, "off"}};
+constexpr EnumWord<HiprtcPch> kPchWords[] = {
+    {HiprtcPch::kOn, "on"}, {HiprtcPch::kOff, "off"}, {HiprtcPch::kCheck, "check"}};
+constexpr EnumWord<CachePolicy> kCacheWords[] = {{CachePolicy::kReadWrite, "readwrite"},
+                                                 {CachePolicy::kOff, "off"},
+                                                 {CachePolicy::kRead, "read"}};
+constexpr EnumWord<backend::LogLevel> kLevelWords[] = {
+    {backend::LogLevel::kOff, "off"},         {backend::LogLevel::kOff, "none"},
+    {backend::LogLevel::kOff, "quiet"},       {backend::LogLevel::kError, "error"},
+    {backend::LogLevel::kWarning, "warning"}, {backend::LogLevel::kInfo, "info"},
+    {backend::LogLevel::kDebug, "debug"}};
 
 // One part of $HIPACM_IDLE_MS: the first number (workers) or the second (the compile service);
 // a value without a comma gives both.
@@ -135,10 +141,8 @@ Expected<Isolation> isolation() {
   const IsolationParts parts = isolation_parts(*value);
   if (parts.words.empty()) return Isolation::kAuto;
   if (parts.words.size() == 1) {
-    const std::string& word = parts.words.front();
-    if (word == "auto") return Isolation::kAuto;
-    if (word == "in-process") return Isolation::kInProcess;
-    if (word == "process") return Isolation::kProcess;
+    if (const std::optional<Isolation> word = value_of_word(kIsolationWords, parts.words.front()))
+      return *word;
   }
   // A value of one word keeps the message it always had.
   const bool one_word = parts.words.size() == 1 && !parts.service;
@@ -168,9 +172,9 @@ Parsed<CompileService> compile_service() {
     where = named(Id::kIsolation) + " has service='";
     is_not = "', which is not";
   }
-  if (!value || *value == "auto") return {CompileService::kAuto, ""};
-  if (*value == "on") return {CompileService::kOn, ""};
-  if (*value == "off") return {CompileService::kOff, ""};
+  if (!value) return {CompileService::kAuto, ""};
+  if (const std::optional<CompileService> word = value_of_word(kServiceWords, *value))
+    return {*word, ""};
   return {CompileService::kOff, where + *value + is_not + " auto, on or off; read as off"};
 }
 
@@ -178,7 +182,7 @@ void put_compile_service(CompileService value) {
   std::vector<std::string> words;
   if (const std::optional<std::string> isolation = text(Id::kIsolation))
     words = isolation_parts(*isolation).words;
-  words.push_back(std::string("service=") + service_word(value));
+  words.push_back(std::string("service=") + word_of_value(kServiceWords, value, "auto"));
   ::setenv(name(Id::kIsolation), joined(words).c_str(), 1);
   ::unsetenv(name(Id::kCompileService));
 }
@@ -235,9 +239,8 @@ std::optional<std::string> runtime_dir() { return text(Id::kRuntimeDir); }
 
 Parsed<HiprtcPch> hiprtc_pch() {
   const std::optional<std::string> value = text(Id::kHiprtcPch);
-  if (!value || *value == "on") return {HiprtcPch::kOn, ""};
-  if (*value == "off") return {HiprtcPch::kOff, ""};
-  if (*value == "check") return {HiprtcPch::kCheck, ""};
+  if (!value) return {HiprtcPch::kOn, ""};
+  if (const std::optional<HiprtcPch> word = value_of_word(kPchWords, *value)) return {*word, ""};
   return {HiprtcPch::kOn, named(Id::kHiprtcPch) + "='" + *value + "' is not on, off or check"};
 }
 
@@ -245,9 +248,8 @@ std::optional<std::string> comgr_library() { return text(Id::kComgrLibrary); }
 
 Expected<CachePolicy> cache_policy() {
   const std::optional<std::string> value = text(Id::kCache);
-  if (!value || *value == "readwrite") return CachePolicy::kReadWrite;
-  if (*value == "off") return CachePolicy::kOff;
-  if (*value == "read") return CachePolicy::kRead;
+  if (!value) return CachePolicy::kReadWrite;
+  if (const std::optional<CachePolicy> word = value_of_word(kCacheWords, *value)) return *word;
   return Failure{HIPACM_ERROR_INVALID_ARGUMENT,
                  named(Id::kCache) + " is '" + *value + "'; expected off, read or readwrite"};
 }
@@ -271,14 +273,9 @@ Parsed<backend::LogLevel> log_level() {
   using backend::LogLevel;
   const std::optional<std::string> value = text(Id::kLog);
   if (!value) return {LogLevel::kWarning, ""};
-  const std::string& v = *value;
-  if (v == "off" || v == "none" || v == "quiet") return {LogLevel::kOff, ""};
-  if (v == "error") return {LogLevel::kError, ""};
-  if (v == "warning") return {LogLevel::kWarning, ""};
-  if (v == "info") return {LogLevel::kInfo, ""};
-  if (v == "debug") return {LogLevel::kDebug, ""};
+  if (const std::optional<LogLevel> word = value_of_word(kLevelWords, *value)) return {*word, ""};
   return {LogLevel::kWarning,
-          named(Id::kLog) + "=" + quoted(v) +
+          named(Id::kLog) + "=" + quoted(*value) +
               " is not a level: off, error, warning, info, debug; using warning"};
 }
 

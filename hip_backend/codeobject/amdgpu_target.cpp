@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "hip_backend/codeobject/elf_reader.h"
+#include "support/enum_words.h"
 
 namespace hipacm::backend {
 
@@ -68,18 +69,13 @@ FeatureSetting selection(std::uint32_t bits, std::uint32_t any, std::uint32_t of
   return bits == off ? FeatureSetting::kOff : FeatureSetting::kOn;
 }
 
+constexpr EnumWord<FeatureSetting> kSettingNames[] = {{FeatureSetting::kUnsupported, "unsupported"},
+                                                      {FeatureSetting::kAny, "any"},
+                                                      {FeatureSetting::kOff, "off"},
+                                                      {FeatureSetting::kOn, "on"}};
+
 const char* setting_name(FeatureSetting setting) {
-  switch (setting) {
-    case FeatureSetting::kUnsupported:
-      return "unsupported";
-    case FeatureSetting::kAny:
-      return "any";
-    case FeatureSetting::kOff:
-      return "off";
-    case FeatureSetting::kOn:
-      return "on";
-  }
-  return "?";
+  return word_of_value(kSettingNames, setting, "?");
 }
 
 // The requested "+", "-" or open setting of one feature against the object's. Code built for
