@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: MIT
+// broken.hip - a kernel that must fail to compile: the failure log is part of what clients compare.
+#include <hip/hip_runtime.h>
+
+template <typename T>
+__global__ void broken_copy(T* out, const T* in, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i] + undeclared_offset;
+}
