@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: MIT
 # exported_symbols_test.sh - asserts a library exports exactly the header's hipacm_* functions and its SONAME.
 #
-# Usage: exported_symbols_test.sh NM READELF HEADER LIBRARY EXPECTED_SONAME
+# Usage: exported_symbols_test.sh NM READELF HEADER LIBRARY EXPECTED_SONAME [PRIVATE_HEADER...]
 #   NM, READELF      binutils or LLVM tools (CMake passes CMAKE_NM and CMAKE_READELF)
 #   HEADER           include/hipacm/hipacm.h: every "HIPACM_API ... hipacm_xxx(" line declares one
 #   LIBRARY          the shared library to inspect
 #   EXPECTED_SONAME  e.g. libhipacm.so.1
+#   PRIVATE_HEADER   e.g. plugin/abi/intercept_abi.h: every "HIPACM_PRIVATE_API ... hipacm_xxx(" line
+#                    declares one more function the library may export (private between the
+#                    libraries of one build, never in the public header)
 #
 # The defined dynamic symbols must be exactly those functions (as code, "T"), each exported once.
 # The one kind of extra symbol allowed is a symbol-version definition that a linker version script
@@ -14,8 +17,8 @@
 # version. Prints "exported symbols: ok" and exits 0, or lists every problem and exits 1.
 set -euo pipefail
 
-if [[ $# -ne 5 ]]; then
-  echo "usage: $0 NM READELF HEADER LIBRARY EXPECTED_SONAME" >&2
+if [[ $# -lt 5 ]]; then
+  echo "usage: $0 NM READELF HEADER LIBRARY EXPECTED_SONAME [PRIVATE_HEADER...]" >&2
   exit 2
 fi
 nm_tool=$1
@@ -23,8 +26,10 @@ readelf_tool=$2
 header=$3
 library=$4
 expected_soname=$5
+shift 5
+private_headers=("$@")
 
-for f in "$header" "$library"; do
+for f in "$header" "$library" "${private_headers[@]+"${private_headers[@]}"}"; do
   if [[ ! -f $f ]]; then
     echo "exported symbols: no such file: $f" >&2
     exit 1
@@ -47,6 +52,20 @@ if [[ $expected_count -eq 0 || $expected_count -ne $declarations ]]; then
     "lines of $header; the header parser needs updating" >&2
   exit 1
 fi
+for private_header in "${private_headers[@]+"${private_headers[@]}"}"; do
+  private_declarations=$(grep -c '^HIPACM_PRIVATE_API ' "$private_header" || true)
+  private=$(sed -nE \
+    's/^HIPACM_PRIVATE_API [^(]*[^A-Za-z0-9_](hipacm_[A-Za-z0-9_]+)[[:space:]]*\(.*/\1/p' \
+    "$private_header")
+  private_count=$(printf '%s\n' "$private" | grep -c . || true)
+  if [[ $private_count -ne $private_declarations ]]; then
+    echo "exported symbols: parsed $private_count function names from $private_declarations" \
+      "HIPACM_PRIVATE_API lines of $private_header; the header parser needs updating" >&2
+    exit 1
+  fi
+  expected=$(printf '%s\n%s\n' "$expected" "$private" | grep . | LC_ALL=C sort)
+  expected_count=$((expected_count + private_count))
+done
 if [[ -n $(printf '%s\n' "$expected" | uniq -d) ]]; then
   echo "exported symbols: the header declares a function twice:" \
     "$(printf '%s\n' "$expected" | uniq -d | tr '\n' ' ')" >&2

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: MIT
+// intercept_entry.cpp - the private synchronous compile that libhipacm_intercept.so calls
+// (plugin/abi/intercept_abi.h): one hipRTC program's compile through the cache and the workers.
+#include "plugin/abi/intercept_abi.h"
+
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "hip_backend/compiler_environment.h"
+#include "hip_backend/source_name_policy.h"
+#include "plugin/cache/key/external_inputs.h"
+#include "plugin/cache/key/path_options.h"
+#include "plugin/mode/compiler_factory.h"
+#include "plugin/mode/mode_settings.h"
+#include "plugin/record/request_recorder.h"
+#include "support/failure.h"
+#include "support/no_destructor.h"
+#include "support/status_error.h"
+
+namespace hipacm {
+namespace {
+
+using backend::CompileRequest;
+using backend::CompileResult;
+
+// hiprtcResult's names in order (hipRTC 5.2.3 to 7.x), for reading a failed compile's result
+// back out of the compile stack's message.
+constexpr std::array<std::string_view, 12> kHiprtcResultNames = {
+    "SUCCESS",
+    "ERROR_OUT_OF_MEMORY",
+    "ERROR_PROGRAM_CREATION_FAILURE",
+    "ERROR_INVALID_INPUT",
+    "ERROR_INVALID_PROGRAM",
+    "ERROR_INVALID_OPTION",
+    "ERROR_COMPILATION",
+    "ERROR_BUILTIN_OPERATION_FAILURE",
+    "ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION",
+    "ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION",
+    "ERROR_NAME_EXPRESSION_NOT_VALID",
+    "ERROR_INTERNAL_ERROR"};
+constexpr int kHiprtcErrorCompilation = 6;
+
+// The result and the storage its pointers point into; `pub` first, so the caller's pointer is
+// this object's.
+struct Answer {
+  hipacm_intercept_result pub{};
+  std::string code;
+  std::string log;
+  std::vector<std::string> lowered;
+  std::vector<const char*> lowered_ptrs;
+  std::string reason;
+  std::string detail;
+
+  hipacm_intercept_result* publish() {
+    pub.struct_size = sizeof pub;
+    pub.code = code.c_str();
+    pub.code_size = code.size();
+    pub.log = log.c_str();
+    pub.log_size = log.size();
+    for (const std::string& name : lowered) lowered_ptrs.push_back(name.c_str());
+    pub.lowered_names = lowered_ptrs.data();
+    pub.num_lowered_names = lowered_ptrs.size();
+    pub.reason = reason.c_str();
+    pub.detail = detail.c_str();
+    return &pub;
+  }
+};
+static_assert(std::is_standard_layout_v<Answer>);
+
+// Not served: the caller compiles with hipRTC itself, and logs `detail` at debug level.
+struct NotServed {
+  hipacm_intercept_outcome outcome;
+  std::string reason;
+  std::string detail;
+};
+
+std::vector<std::string> read_list(const char* const* items, std::size_t count, const char* what) {
+  std::vector<std::string> out;
+  if (count == 0) return out;
+  if (items == nullptr)
+    throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "unusual arguments",
+                    std::string(what) + " is NULL"};
+  for (std::size_t i = 0; i < count; ++i) {
+    if (items[i] == nullptr)
+      throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "unusual arguments",
+                      std::string(what) + "[" + std::to_string(i) + "] is NULL"};
+    out.emplace_back(items[i]);
+  }
+  return out;
+}
+
+// The program as a CompileRequest, or NotServed when hipacm would not compile it as hipRTC does.
+CompileRequest read_program(const hipacm_intercept_request& in) {
+  CompileRequest r;
+  if (in.source == nullptr || in.source_name == nullptr || in.arch == nullptr || *in.arch == 0)
+    throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "unusual arguments",
+                    "no source, program name or arch"};
+  r.source = in.source;
+  r.source_name = in.source_name;
+  r.arch = in.arch;
+  r.options = read_list(in.options, in.num_options, "options");
+  const auto sources = read_list(in.header_sources, in.num_headers, "header_sources");
+  const auto names = read_list(in.header_names, in.num_headers, "header_names");
+  for (std::size_t i = 0; i < names.size(); ++i) r.headers.emplace_back(names[i], sources[i]);
+  r.name_expressions = read_list(in.name_expressions, in.num_name_expressions, "name_expressions");
+  // Names that would leave comgr's directory are refused by hipacm, and hipRTC takes them.
+  if (const Expected<void> allowed = backend::request_names_allowed(r); !allowed)
+    throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "file name", allowed.failure().message};
+  // A worker compiles in a directory of its own: relative paths mean what they meant here.
+  if (const Expected<void> anchored = cache::anchor_relative_paths(&r.options); !anchored)
+    throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "relative path", anchored.failure().message};
+  r.environment = backend::capture_compiler_environment();
+  // The cache's trust rules: a request whose reads hipacm cannot account for (computed
+  // includes, options that name plugins, PCHs, response files) is not hipacm's to serve.
+  const cache::ExternalInputs inputs = cache::scan_external_inputs(r);
+  if (!inputs.cacheable)
+    throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "not keyable", inputs.why_not};
+  return r;
+}
+
+// A small lock that fork() cannot leave held: the owner is a process id, and a child, whose only
+// thread is the one that forked, takes over a lock a parent's thread held at the fork.
+class PidLock {
+ public:
+  void lock() noexcept {
+    const pid_t self = getpid();
+    for (;;) {
+      pid_t owner = 0;
+      if (owner_.compare_exchange_weak(owner, self, std::memory_order_acquire)) return;
+      if (owner != 0 && owner != self &&
+          owner_.compare_exchange_weak(owner, self, std::memory_order_acquire))
+        return;
+      usleep(50);
+    }
+  }
+  void unlock() noexcept { owner_.store(0, std::memory_order_release); }
+
+ private:
+  std::atomic<pid_t> owner_{0};
+};
+
+struct CompilerSlot {
+  std::string arch;
+  std::shared_ptr<backend::Compiler> compiler;
+};
+
+struct Compilers {
+  PidLock lock;
+  std::vector<CompilerSlot> slots;
+};
+
+// The compile step for `arch`, made once per arch and process like a mode's: the persistent
+// cache (as the settings say) over the workers. Never in process: a host that cannot have
+// workers compiles with its own hipRTC (UNAVAILABLE).
+std::shared_ptr<backend::Compiler> compiler_for(const std::string& arch) {
+  static backend::NoDestructor<Compilers> compilers;
+  {
+    std::lock_guard<PidLock> guard(compilers->lock);
+    for (const CompilerSlot& slot : compilers->slots)
+      if (slot.arch == arch) return slot.compiler;
+  }
+  ModeConfig config;
+  config.arch = arch;
+  std::shared_ptr<backend::Compiler> made;
+  try {
+    config.isolation = resolve_isolation(HIPACM_ISOLATION_AUTO);
+    if (config.isolation == HIPACM_ISOLATION_IN_PROCESS)
+      throw NotServed{HIPACM_INTERCEPT_UNAVAILABLE, "hipacm unavailable",
+                      "HIPACM_ISOLATION is in-process"};
+    config.isolation = HIPACM_ISOLATION_PROCESS;
+    made = make_compiler(resolve_mode_settings(config));
+  } catch (const StatusError&) {
+    const Failure failure = failure_from_current_exception();
+    // An arch hipacm does not know is the request's business (hipRTC answers it), anything
+    // else means hipacm cannot work here.
+    if (failure.status == HIPACM_ERROR_INVALID_ARGUMENT)
+      throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "refused by hipacm", failure.message};
+    throw NotServed{HIPACM_INTERCEPT_UNAVAILABLE, "hipacm unavailable", failure.message};
+  }
+  std::lock_guard<PidLock> guard(compilers->lock);
+  for (const CompilerSlot& slot : compilers->slots)
+    if (slot.arch == arch) return slot.compiler;
+  compilers->slots.push_back({arch, made});
+  return made;
+}
+
+// The hiprtcResult a failed compile's message names ("hiprtcCompileProgram failed:
+// HIPRTC_ERROR_COMPILATION (see log)"), or -1 when the compile itself did not fail that way.
+int compile_program_result(const std::string& message) {
+  static constexpr std::string_view kMarker = "hiprtcCompileProgram failed: HIPRTC_";
+  const std::size_t at = message.find(kMarker);
+  if (at == std::string::npos) return -1;
+  const std::string_view rest = std::string_view(message).substr(at + kMarker.size());
+  for (std::size_t i = 1; i < kHiprtcResultNames.size(); ++i) {
+    const std::string_view name = kHiprtcResultNames[i];
+    if (rest.substr(0, name.size()) == name &&
+        (rest.size() == name.size() || rest[name.size()] == ' '))
+      return static_cast<int>(i);
+  }
+  return -1;
+}
+
+void fill_served(CompileResult&& result, Answer* answer) {
+  switch (result.status) {
+    case HIPACM_SUCCESS:
+      answer->pub.outcome = result.from_cache ? HIPACM_INTERCEPT_HIT : HIPACM_INTERCEPT_COMPILED;
+      answer->pub.rtc_result = 0;
+      answer->code.assign(result.code.begin(), result.code.end());
+      answer->log = std::move(result.log);
+      answer->lowered = std::move(result.lowered_names);
+      return;
+    case HIPACM_ERROR_COMPILATION:
+      if (const int rtc = compile_program_result(result.error_message); rtc > 0) {
+        answer->pub.outcome = HIPACM_INTERCEPT_FAILED;
+        answer->pub.rtc_result = rtc;
+        answer->log = std::move(result.log);
+        answer->detail = std::move(result.error_message);
+        return;
+      }
+      // hipacm's own check refused what hipRTC made, or another hipRTC call failed: hipRTC in
+      // the program's process gives the answer the program would have had.
+      throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "refused by hipacm",
+                      std::move(result.error_message)};
+    case HIPACM_ERROR_COMPILER_CRASHED:
+    case HIPACM_ERROR_TIMEOUT:
+      // The one intended difference from hipRTC: a compiler that dies or hangs fails this
+      // compile instead of the program.
+      answer->pub.outcome = HIPACM_INTERCEPT_FAILED;
+      answer->pub.rtc_result = kHiprtcErrorCompilation;
+      answer->log = std::move(result.log);
+      if (!answer->log.empty() && answer->log.back() != '\n') answer->log += '\n';
+      answer->log += "hipacm: the compiler " +
+                     std::string(result.status == HIPACM_ERROR_TIMEOUT ? "timed out" : "crashed") +
+                     " in a hipacm worker process: " + result.error_message + "\n";
+      answer->detail = std::move(result.error_message);
+      return;
+    case HIPACM_ERROR_BACKEND_UNAVAILABLE:
+      throw NotServed{HIPACM_INTERCEPT_UNAVAILABLE, "hipacm unavailable",
+                      std::move(result.error_message)};
+    default:
+      throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "refused by hipacm",
+                      std::move(result.error_message)};
+  }
+}
+
+void compile_into(const hipacm_intercept_request* request, Answer* answer) {
+  try {
+    if (request == nullptr || request->struct_size < sizeof(hipacm_intercept_request))
+      throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "unusual arguments",
+                      "request from another build"};
+    const CompileRequest compile_request = read_program(*request);
+    std::shared_ptr<backend::Compiler> compiler = compiler_for(compile_request.arch);
+    record_request(compile_request);
+    fill_served(compiler->compile(compile_request), answer);
+  } catch (NotServed& not_served) {
+    answer->pub.outcome = not_served.outcome;
+    answer->reason = std::move(not_served.reason);
+    answer->detail = std::move(not_served.detail);
+  } catch (...) {
+    answer->pub.outcome = HIPACM_INTERCEPT_PASSTHROUGH;
+    answer->reason = "refused by hipacm";
+    answer->detail = failure_from_current_exception().message;
+  }
+}
+
+}  // namespace
+}  // namespace hipacm
+
+extern "C" {
+
+HIPACM_PRIVATE_API hipacm_intercept_result* hipacm_intercept_compile_v1(
+    const hipacm_intercept_request* request) {
+  try {
+    auto answer = std::make_unique<hipacm::Answer>();
+    hipacm::compile_into(request, answer.get());
+    hipacm_intercept_result* published = answer->publish();
+    answer.release();
+    return published;
+  } catch (...) {
+    return nullptr;  // out of memory: the caller compiles with hipRTC
+  }
+}
+
+HIPACM_PRIVATE_API void hipacm_intercept_release_v1(hipacm_intercept_result* result) {
+  delete reinterpret_cast<hipacm::Answer*>(result);
+}
+
+}  // extern "C"

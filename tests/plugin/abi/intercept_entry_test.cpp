@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+// intercept_entry_test.cpp - the private entry of libhipacm_intercept.so against plain hipRTC:
+// the same code bytes, lowered names, result codes and (comgr's temp paths aside) failure logs.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <memory>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "plugin/abi/intercept_abi.h"
+
+namespace {
+
+// What plain hipRTC made of one program.
+struct Plain {
+  int result = -1;
+  std::string code;
+  std::string log;
+  std::vector<std::string> lowered;
+};
+
+using Program = void*;
+struct Hiprtc {
+  int (*create)(Program*, const char*, const char*, int, const char**, const char**);
+  int (*add_name)(Program, const char*);
+  int (*compile)(Program, int, const char**);
+  int (*log_size)(Program, std::size_t*);
+  int (*log)(Program, char*);
+  int (*code_size)(Program, std::size_t*);
+  int (*code)(Program, char*);
+  int (*lowered)(Program, const char*, const char**);
+  int (*destroy)(Program*);
+};
+
+// hipRTC 5.x from libamdhip64.so.5, or null when it is not installed.
+const Hiprtc* hiprtc() {
+  static const Hiprtc* const api = []() -> const Hiprtc* {
+    void* lib = dlopen("libamdhip64.so.5", RTLD_NOW | RTLD_LOCAL);
+    if (lib == nullptr) return nullptr;
+    static Hiprtc t;
+    t.create = reinterpret_cast<decltype(t.create)>(dlsym(lib, "hiprtcCreateProgram"));
+    t.add_name = reinterpret_cast<decltype(t.add_name)>(dlsym(lib, "hiprtcAddNameExpression"));
+    t.compile = reinterpret_cast<decltype(t.compile)>(dlsym(lib, "hiprtcCompileProgram"));
+    t.log_size = reinterpret_cast<decltype(t.log_size)>(dlsym(lib, "hiprtcGetProgramLogSize"));
+    t.log = reinterpret_cast<decltype(t.log)>(dlsym(lib, "hiprtcGetProgramLog"));
+    t.code_size = reinterpret_cast<decltype(t.code_size)>(dlsym(lib, "hiprtcGetCodeSize"));
+    t.code = reinterpret_cast<decltype(t.code)>(dlsym(lib, "hiprtcGetCode"));
+    t.lowered = reinterpret_cast<decltype(t.lowered)>(dlsym(lib, "hiprtcGetLoweredName"));
+    t.destroy = reinterpret_cast<decltype(t.destroy)>(dlsym(lib, "hiprtcDestroyProgram"));
+    return t.create != nullptr && t.destroy != nullptr ? &t : nullptr;
+  }();
+  return api;
+}
+
+Plain compile_plainly(const char* source, const char* name, std::vector<const char*> options,
+                      const std::vector<const char*>& expressions) {
+  const Hiprtc& api = *hiprtc();
+  Plain plain;
+  Program program = nullptr;
+  EXPECT_EQ(api.create(&program, source, name, 0, nullptr, nullptr), 0);
+  for (const char* expression : expressions) EXPECT_EQ(api.add_name(program, expression), 0);
+  plain.result = api.compile(program, static_cast<int>(options.size()), options.data());
+  std::size_t size = 0;
+  if (api.log_size(program, &size) == 0 && size > 0) {
+    plain.log.assign(size + 1, '\0');
+    api.log(program, plain.log.data());
+    plain.log.resize(size);
+  }
+  if (plain.result == 0) {
+    EXPECT_EQ(api.code_size(program, &size), 0);
+    plain.code.assign(size, '\0');
+    EXPECT_EQ(api.code(program, plain.code.data()), 0);
+    for (const char* expression : expressions) {
+      const char* lowered = nullptr;
+      EXPECT_EQ(api.lowered(program, expression, &lowered), 0);
+      plain.lowered.emplace_back(lowered != nullptr ? lowered : "");
+    }
+  }
+  api.destroy(&program);
+  return plain;
+}
+
+struct Released {
+  void operator()(hipacm_intercept_result* r) const { hipacm_intercept_release_v1(r); }
+};
+using Result = std::unique_ptr<hipacm_intercept_result, Released>;
+
+Result compile_through_hipacm(const char* source, const char* name,
+                              const std::vector<const char*>& options,
+                              const std::vector<const char*>& expressions) {
+  hipacm_intercept_request request{};
+  request.struct_size = sizeof request;
+  request.source = source;
+  request.source_name = name;
+  request.num_options = options.size();
+  request.options = options.data();
+  request.num_name_expressions = expressions.size();
+  request.name_expressions = expressions.data();
+  request.arch = "gfx90a";
+  return Result(hipacm_intercept_compile_v1(&request));
+}
+
+// comgr's temporary copy of the source, which plain hipRTC's diagnostics name (a new directory
+// every compile), as hipacm names it: by the program's name.
+std::string without_comgr_paths(const std::string& log, const std::string& name) {
+  static const std::regex temp_source("/[^ :\n]*/comgr-[^/ \n]*/input/CompileSource");
+  return std::regex_replace(log, temp_source, name);
+}
+
+class InterceptEntry : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (hiprtc() == nullptr) GTEST_SKIP() << "no libamdhip64.so.5";
+  }
+};
+
+constexpr const char* kTemplated =
+    "template <int N> __global__ void fill(int* out) { out[threadIdx.x] = N; }\n"
+    "extern \"C\" __global__ void plain_kernel(float* x) { x[0] *= 2.0f; }\n";
+
+TEST_F(InterceptEntry, CompiledCodeAndLoweredNamesEqualPlainHiprtc) {
+  const std::vector<const char*> options = {"--offload-arch=gfx90a", "-O3"};
+  const std::vector<const char*> expressions = {"fill<1>", "fill<7>"};
+  const Plain plain = compile_plainly(kTemplated, "templated.hip", options, expressions);
+  ASSERT_EQ(plain.result, 0) << plain.log;
+  const Result served = compile_through_hipacm(kTemplated, "templated.hip", options, expressions);
+  ASSERT_NE(served, nullptr);
+  ASSERT_TRUE(served->outcome == HIPACM_INTERCEPT_COMPILED ||
+              served->outcome == HIPACM_INTERCEPT_HIT)
+      << served->reason << ": " << served->detail;
+  EXPECT_EQ(served->rtc_result, 0);
+  EXPECT_EQ(std::string(served->code, served->code_size), plain.code);
+  EXPECT_EQ(std::string(served->log, served->log_size), plain.log);
+  ASSERT_EQ(served->num_lowered_names, expressions.size());
+  for (std::size_t i = 0; i < expressions.size(); ++i)
+    EXPECT_EQ(served->lowered_names[i], plain.lowered[i]) << expressions[i];
+}
+
+TEST_F(InterceptEntry, FailedCompileHasPlainResultAndLog) {
+  const char* source = "__global__ void broken(int* x) { x[0] = undeclared_thing; }\n";
+  const std::vector<const char*> options = {"--offload-arch=gfx90a"};
+  const Plain plain = compile_plainly(source, "broken.hip", options, {});
+  ASSERT_NE(plain.result, 0);
+  const Result served = compile_through_hipacm(source, "broken.hip", options, {});
+  ASSERT_NE(served, nullptr);
+  ASSERT_EQ(served->outcome, HIPACM_INTERCEPT_FAILED) << served->reason << ": " << served->detail;
+  EXPECT_EQ(served->rtc_result, plain.result);
+  EXPECT_EQ(std::string(served->log, served->log_size),
+            without_comgr_paths(plain.log, "broken.hip"));
+}
+
+TEST_F(InterceptEntry, RequestHipacmCannotKeyPassesThrough) {
+  // A computed include: the cache cannot know which file the compiler reads.
+  const char* source = "#define HEADER <cstdint>\n#include HEADER\n__global__ void k() {}\n";
+  const Result served =
+      compile_through_hipacm(source, "computed.hip", {"--offload-arch=gfx90a"}, {});
+  ASSERT_NE(served, nullptr);
+  EXPECT_EQ(served->outcome, HIPACM_INTERCEPT_PASSTHROUGH);
+  EXPECT_STREQ(served->reason, "not keyable");
+  EXPECT_NE(std::string(served->detail), "");
+}
+
+TEST_F(InterceptEntry, MissingArchPassesThrough) {
+  hipacm_intercept_request request{};
+  request.struct_size = sizeof request;
+  request.source = kTemplated;
+  request.source_name = "templated.hip";
+  const Result served(hipacm_intercept_compile_v1(&request));
+  ASSERT_NE(served, nullptr);
+  EXPECT_EQ(served->outcome, HIPACM_INTERCEPT_PASSTHROUGH);
+  EXPECT_STREQ(served->reason, "unusual arguments");
+}
+
+}  // namespace
