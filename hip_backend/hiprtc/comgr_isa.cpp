@@ -259,6 +259,22 @@ Expected<AmdgpuIsaTable> load_amdgpu_isa_table_from(const std::vector<std::strin
   return read_table(comgr->api);
 }
 
+Expected<ComgrReport> report_comgr(const std::vector<std::string>& library_paths) {
+  const auto comgr = find_comgr(library_paths.empty() ? comgr_library_candidates() : library_paths);
+  if (!comgr) return comgr.failure();
+  const auto table = read_table(comgr->api);
+  if (!table) return table.failure();
+  ComgrReport report;
+  report.library_path = table->library_path;
+  report.processors = table->processors;
+  if (comgr->api.amd_comgr_get_version != nullptr) {
+    std::size_t major = 0, minor = 0;
+    comgr->api.amd_comgr_get_version(&major, &minor);
+    report.version = std::to_string(major) + "." + std::to_string(minor);
+  }
+  return report;
+}
+
 Expected<const std::vector<std::string>*> supported_amdgpu_processors(LibraryFactMemo* memo) {
   const TableState& cached = settled_table(memo);
   if (cached.table) return &cached.table->processors;

@@ -34,4 +34,17 @@ Expected<const std::vector<std::string>*> supported_amdgpu_processors(
 Expected<void> validate_amdgpu_arch(const std::string& arch, LibraryFactMemo* memo = nullptr,
                                     const HiprtcFacts* hiprtc = nullptr);
 
+/// What `hipacm doctor` shows of a comgr: the file, its processors and its version.
+struct ComgrReport {
+  std::string library_path;
+  std::vector<std::string> processors;  ///< comgr's order
+  std::string version;                  ///< "major.minor"; empty when this comgr cannot say
+};
+
+/// Uncached and unremembered (a diagnosis reads the library itself): opens the first of
+/// `library_paths` that loads, or with none given the usual candidates
+/// ($HIPACM_COMGR_LIBRARY alone when set, else libamd_comgr.so.2, libamd_comgr.so), and reads
+/// its ISA list and version. A BACKEND_UNAVAILABLE failure when none loads.
+Expected<ComgrReport> report_comgr(const std::vector<std::string>& library_paths = {});
+
 }  // namespace hipacm::backend

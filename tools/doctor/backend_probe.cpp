@@ -5,7 +5,7 @@
 #include <dlfcn.h>
 #include <hipacm/hipacm.h>
 
-#include "hip_backend/hiprtc/comgr_isa_internal.h"
+#include "hip_backend/hiprtc/comgr_isa.h"
 #include "hip_backend/hiprtc/rocm_toolchain.h"
 #include "hip_backend/rocm_paths.h"
 #include "support/libraries/dynamic_library.h"
@@ -72,24 +72,18 @@ LibraryProbe probe_comgr(std::vector<std::string>* processors) {
     probe.error = toolchain.mixed;
     return probe;
   }
-  const bool follow_hiprtc = !toolchain.comgr_path.empty();
-  const auto table = backend::load_amdgpu_isa_table_from(
-      follow_hiprtc ? std::vector<std::string>{toolchain.comgr_path}
-                    : backend::comgr_library_candidates());
-  if (!table) {
-    probe.error = table.failure().message;
+  // Follow hipRTC's own comgr where hipRTC loaded one.
+  const auto comgr = backend::report_comgr(toolchain.comgr_path.empty()
+                                               ? std::vector<std::string>{}
+                                               : std::vector<std::string>{toolchain.comgr_path});
+  if (!comgr) {
+    probe.error = comgr.failure().message;
     return probe;
   }
   probe.found = true;
-  probe.path = table->library_path;
-  if (processors != nullptr) *processors = table->processors;
-  // The file the table came from, bound again for its version (present in every comgr release).
-  const auto comgr = backend::find_comgr({table->library_path});
-  if (comgr && comgr->api.amd_comgr_get_version != nullptr) {
-    std::size_t major = 0, minor = 0;
-    comgr->api.amd_comgr_get_version(&major, &minor);
-    probe.version = std::to_string(major) + "." + std::to_string(minor);
-  }
+  probe.path = comgr->library_path;
+  probe.version = comgr->version;
+  if (processors != nullptr) *processors = comgr->processors;
   return probe;
 }
 
