@@ -158,6 +158,17 @@ class FileLockTest : public ::testing::Test {
     return FileLock::acquire(open_rw(path_), kind, range, LockWait::once());
   }
 
+  // Takes the whole file through a description of its own and forks with it held: the lock goes
+  // to *lock and fork()'s result to *child. The child runs under a 30 s watchdog, so that a check
+  // of it that hangs ends it instead of the test.
+  void fork_holding_it(LockKind kind, FileLock* lock, pid_t* child) const {
+    *lock = try_other(kind);
+    ASSERT_TRUE(lock->held());
+    *child = ::fork();
+    ASSERT_GE(*child, 0);
+    if (*child == 0) ::alarm(30);
+  }
+
   // Adds one to the counter at the start of the file, read and written a pause apart so that
   // two writers not excluding each other would lose updates.
   static bool increment(int fd) {
@@ -265,12 +276,10 @@ TEST_P(FileLockKinds, ForeverBlocksUntilTheHolderLetsGo) {
 // abandon() is how that child forgets the lock without touching it.
 TEST_P(FileLockKinds, AbandonInAForkedChildLeavesTheParentsLockHeld) {
   const LockKind kind = GetParam();
-  FileLock lock = try_other(kind);
-  ASSERT_TRUE(lock.held());
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
+  FileLock lock;
+  pid_t child = -1;
+  ASSERT_NO_FATAL_FAILURE(fork_holding_it(kind, &lock, &child));
   if (child == 0) {
-    ::alarm(30);
     ::close(lock.fd());  // what close-on-fork would have done
     lock.abandon();
     bool ok = !lock.held() && lock.fd() == -1;
@@ -290,12 +299,10 @@ TEST_P(FileLockKinds, AbandonInAForkedChildLeavesTheParentsLockHeld) {
 // shared description's lock for both.
 TEST_P(FileLockKinds, UnlockInAForkedChildFreesItForTheParentToo) {
   const LockKind kind = GetParam();
-  FileLock lock = try_other(kind);
-  ASSERT_TRUE(lock.held());
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
+  FileLock lock;
+  pid_t child = -1;
+  ASSERT_NO_FATAL_FAILURE(fork_holding_it(kind, &lock, &child));
   if (child == 0) {
-    ::alarm(30);
     lock.unlock();
     ::_exit(try_other(kind).held() ? 0 : 1);
   }
