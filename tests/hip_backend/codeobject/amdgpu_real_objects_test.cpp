@@ -51,11 +51,8 @@ bool comgr_knows(const std::string& arch) {
 CompileRequest request_for(const std::string& arch) {
   if (!is_generic_amdgpu_processor(arch.substr(0, arch.find(':'))))
     return testing::sample_request(arch);
-  CompileRequest request;
-  request.source = kLibraryFreeSource;
-  request.source_name = "gfill.hip";
+  CompileRequest request = testing::source_request(kLibraryFreeSource, "gfill.hip", arch);
   request.options = {"-nogpulib"};
-  request.arch = arch;
   return request;
 }
 

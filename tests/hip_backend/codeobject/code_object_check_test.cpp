@@ -15,6 +15,8 @@
 namespace hipacm::backend {
 namespace {
 
+using testing::expect_verdict;
+
 const std::vector<std::uint8_t>& code() { return testing::sample_gfx90a().code; }
 std::string lowered() {
   const auto& names = testing::sample_gfx90a().lowered_names;
@@ -22,35 +24,22 @@ std::string lowered() {
 }
 
 TEST(CodeObjectCheck, AcceptsTheRealCodeObject) {
-  std::string error;
-  Expected<void> checked;
-  checked = check_amdgpu_code_object(code(), "gfx90a", {"vadd", lowered()});
-  error = checked.failure().message;
-  EXPECT_TRUE(checked) << error;
-  checked = check_amdgpu_code_object(code(), "gfx90a", {});
-  error = checked.failure().message;
-  EXPECT_TRUE(checked) << error;
+  expect_verdict(check_amdgpu_code_object(code(), "gfx90a", {"vadd", lowered()}), true);
+  expect_verdict(check_amdgpu_code_object(code(), "gfx90a", {}), true);
   // Only the processor part of the arch has to match.
-  checked = check_amdgpu_code_object(code(), "gfx90a:sramecc+:xnack-", {"vadd"});
-  error = checked.failure().message;
-  EXPECT_TRUE(checked) << error;
+  expect_verdict(check_amdgpu_code_object(code(), "gfx90a:sramecc+:xnack-", {"vadd"}), true);
 }
 
 TEST(CodeObjectCheck, RejectsAnotherProcessor) {
-  std::string error;
-  Expected<void> checked;
-  checked = check_amdgpu_code_object(code(), "gfx1030", {"vadd"});
-  error = checked.failure().message;
-  EXPECT_FALSE(checked);
+  const std::string error =
+      expect_verdict(check_amdgpu_code_object(code(), "gfx1030", {"vadd"}), false);
   EXPECT_NE(error.find("'gfx90a'"), std::string::npos) << error;
   EXPECT_NE(error.find("'gfx1030'"), std::string::npos) << error;
 }
 
 TEST(CodeObjectCheck, NamesMissingKernels) {
-  const Expected<void> checked =
-      check_amdgpu_code_object(code(), "gfx90a", {"vadd", "ghost", "ghost", "other"});
-  const std::string error = checked.failure().message;
-  EXPECT_FALSE(checked);
+  const std::string error = expect_verdict(
+      check_amdgpu_code_object(code(), "gfx90a", {"vadd", "ghost", "ghost", "other"}), false);
   EXPECT_NE(error.find("ghost.kd, other.kd"), std::string::npos) << error;
   EXPECT_EQ(error.find("ghost.kd, ghost.kd"), std::string::npos) << error;
   EXPECT_NE(error.find("kernels present: "), std::string::npos) << error;
@@ -59,14 +48,9 @@ TEST(CodeObjectCheck, NamesMissingKernels) {
 
 TEST(CodeObjectCheck, RejectsGarbageAndEmptyInput) {
   std::string error;
-  Expected<void> checked;
-  checked = check_amdgpu_code_object({}, "gfx90a", {});
-  error = checked.failure().message;
-  EXPECT_FALSE(checked);
+  error = expect_verdict(check_amdgpu_code_object({}, "gfx90a", {}), false);
   EXPECT_NE(error.find("unreadable"), std::string::npos) << error;
-  checked = check_amdgpu_code_object({1, 2, 3, 4, 5}, "gfx90a", {});
-  error = checked.failure().message;
-  EXPECT_FALSE(checked);
+  error = expect_verdict(check_amdgpu_code_object({1, 2, 3, 4, 5}, "gfx90a", {}), false);
   EXPECT_NE(error.find("unreadable"), std::string::npos) << error;
 }
 
@@ -75,22 +59,14 @@ TEST(CodeObjectCheck, RejectsAHostElf) {
   const std::vector<std::uint8_t> host((std::istreambuf_iterator<char>(self)),
                                        std::istreambuf_iterator<char>());
   ASSERT_GT(host.size(), 64u);
-  std::string error;
-  Expected<void> checked;
-  checked = check_amdgpu_code_object(host, "gfx90a", {});
-  error = checked.failure().message;
-  EXPECT_FALSE(checked);
+  const std::string error = expect_verdict(check_amdgpu_code_object(host, "gfx90a", {}), false);
   EXPECT_NE(error.find("e_machine"), std::string::npos) << error;
 }
 
 TEST(CodeObjectCheck, RejectsAnUnknownProcessorInFlags) {
   std::vector<std::uint8_t> patched = code();
   patched[48] = 0x27;  // a reserved EF_AMDGPU_MACH value
-  std::string error;
-  Expected<void> checked;
-  checked = check_amdgpu_code_object(patched, "gfx90a", {});
-  error = checked.failure().message;
-  EXPECT_FALSE(checked);
+  const std::string error = expect_verdict(check_amdgpu_code_object(patched, "gfx90a", {}), false);
   EXPECT_NE(error.find("unknown"), std::string::npos) << error;
 }
 
@@ -98,42 +74,23 @@ TEST(CodeObjectCheck, RejectsAnUnknownProcessorInFlags) {
 TEST(Trust09_CompileResultCheck, RequiresExactlyTheRequestsLoweredNamesAndNothingFromTheSource) {
   CompileRequest request = testing::sample_request("gfx90a");
   std::string error;
-  Expected<void> checked;
-  checked = check_compile_result(request, code(), {lowered()});
-  error = checked.failure().message;
-  EXPECT_TRUE(checked) << error;
+  expect_verdict(check_compile_result(request, code(), {lowered()}), true);
   // A kernel the source scan would find but that the program compiled out is
   // no reason to reject: only the request's lowered names are required.
   request.source += "\n#if 0\nextern \"C\" __global__ void gone(int*) {}\n#endif\n";
-  checked = check_compile_result(request, code(), {lowered()});
-  error = checked.failure().message;
-  EXPECT_TRUE(checked) << error;
+  expect_verdict(check_compile_result(request, code(), {lowered()}), true);
 
-  checked = check_compile_result(request, code(), {});
-  error = checked.failure().message;
-  EXPECT_FALSE(checked);
+  error = expect_verdict(check_compile_result(request, code(), {}), false);
   EXPECT_NE(error.find("0 lowered name(s) for 1 name expression(s)"), std::string::npos) << error;
-  checked = check_compile_result(request, code(), {lowered(), lowered()});
-  error = checked.failure().message;
-  EXPECT_FALSE(checked);
-  checked = check_compile_result(request, code(), {"_Z5ghostPf"});
-  error = checked.failure().message;
-  EXPECT_FALSE(checked);
+  expect_verdict(check_compile_result(request, code(), {lowered(), lowered()}), false);
+  error = expect_verdict(check_compile_result(request, code(), {"_Z5ghostPf"}), false);
   EXPECT_NE(error.find("_Z5ghostPf"), std::string::npos) << error;
-  checked = check_compile_result(request, code(), {""});
-  error = checked.failure().message;
-  EXPECT_FALSE(checked);
-  checked = check_compile_result(request, code(), {std::string(70000, 'a')});
-  error = checked.failure().message;
-  EXPECT_FALSE(checked);
+  expect_verdict(check_compile_result(request, code(), {""}), false);
+  expect_verdict(check_compile_result(request, code(), {std::string(70000, 'a')}), false);
   request.arch = "gfx1030";
-  checked = check_compile_result(request, code(), {lowered()});
-  error = checked.failure().message;
-  EXPECT_FALSE(checked);
+  expect_verdict(check_compile_result(request, code(), {lowered()}), false);
   request.arch = "gfx90a";
-  checked = check_compile_result(request, {0x7f, 'E', 'L', 'F'}, {lowered()});
-  error = checked.failure().message;
-  EXPECT_FALSE(checked);
+  expect_verdict(check_compile_result(request, {0x7f, 'E', 'L', 'F'}, {lowered()}), false);
 }
 
 TEST(Trust09_CompileResultCheck, AcceptsADataSymbolForAVariableNameExpression) {
@@ -145,11 +102,7 @@ TEST(Trust09_CompileResultCheck, AcceptsADataSymbolForAVariableNameExpression) {
   request.name_expressions = {"&table"};
   const CompileResult result = compile_for_target(request);
   ASSERT_EQ(result.status, HIPACM_SUCCESS) << result.error_message << result.log;
-  std::string error;
-  Expected<void> checked;
-  checked = check_compile_result(request, result.code, result.lowered_names);
-  error = checked.failure().message;
-  EXPECT_TRUE(checked) << error;
+  expect_verdict(check_compile_result(request, result.code, result.lowered_names), true);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 
 #include "hip_backend/hiprtc/comgr_isa_internal.h"
 #include "tests/hip_backend/rocm_facts.h"
@@ -15,17 +16,13 @@
 namespace hipacm::backend {
 namespace {
 
+using testing::contains;
+using testing::expect_arch_check;
 using testing::ScopedEnv;
 
-bool contains(const std::vector<std::string>& list, const std::string& item) {
-  return std::find(list.begin(), list.end(), item) != list.end();
-}
-
 TEST(ComgrIsa, ListsProcessorNamesWithoutPrefixOrDuplicates) {
-  const auto supported = supported_amdgpu_processors();
-  ASSERT_TRUE(supported) << supported.failure().message;
-  const std::vector<std::string>& processors = *supported.value();
-  ASSERT_FALSE(processors.empty());
+  std::vector<std::string> processors;
+  ASSERT_NO_FATAL_FAILURE(testing::read_supported_processors(&processors));
   EXPECT_TRUE(contains(processors, "gfx90a"));
   EXPECT_TRUE(contains(processors, "gfx1030"));
   EXPECT_TRUE(contains(processors, "gfx908"));
@@ -58,11 +55,7 @@ TEST(ComgrIsa, AcceptsKnownArchesAndFeatures) {
   for (const char* arch :
        {"gfx90a", "gfx1030", "gfx908", "gfx90a:xnack-", "gfx90a:xnack+", "gfx90a:sramecc+:xnack-",
         "gfx90a:xnack-:sramecc+", "gfx908:xnack+", "gfx906:sramecc-", "gfx1010:xnack-"}) {
-    std::string error;
-    Expected<void> checked;
-    checked = validate_amdgpu_arch(arch);
-    error = checked.failure().message;
-    EXPECT_TRUE(checked) << arch << ": " << error;
+    expect_arch_check(arch, true);
   }
 }
 
@@ -95,45 +88,29 @@ TEST(ComgrIsa, RejectsArchesThatWouldAbortHiprtc) {
   std::vector<std::string> archs = rocm_facts::unlisted_real_processors();
   archs.insert(archs.end(), bad.begin(), bad.end());
   for (const std::string& arch : archs) {
-    std::string error;
-    Expected<void> checked;
-    checked = validate_amdgpu_arch(arch);
-    error = checked.failure().message;
-    EXPECT_FALSE(checked) << "'" << arch << "'";
+    const std::string error = expect_arch_check(arch, false);
     EXPECT_NE(error.find("supported processors: "), std::string::npos) << error;
     EXPECT_NE(error.find("gfx90a"), std::string::npos) << error;
   }
 }
 
 TEST(ComgrIsa, ErrorNamesTheProblem) {
-  std::string error;
-  Expected<void> checked;
   const std::string unknown = rocm_facts::unknown_processor();
-  checked = validate_amdgpu_arch(unknown);
-  error = checked.failure().message;
-  EXPECT_FALSE(checked);
+  const std::string error = expect_arch_check(unknown, false);
   EXPECT_NE(error.find("unknown processor '" + unknown + "'"), std::string::npos) << error;
   EXPECT_NE(error.find("gfx1030"), std::string::npos) << error;
-  checked = validate_amdgpu_arch("gfx90a:xnack-:xnack+");
-  error = checked.failure().message;
-  EXPECT_FALSE(checked);
-  EXPECT_NE(error.find("more than once"), std::string::npos) << error;
-  checked = validate_amdgpu_arch("gfx1030:xnack-");
-  error = checked.failure().message;
-  EXPECT_FALSE(checked);
-  EXPECT_NE(error.find("gfx1030 has no xnack"), std::string::npos) << error;
-  checked = validate_amdgpu_arch("gfx90a:foo+");
-  error = checked.failure().message;
-  EXPECT_FALSE(checked);
-  EXPECT_NE(error.find("unknown feature 'foo'"), std::string::npos) << error;
-  checked = validate_amdgpu_arch("");
-  error = checked.failure().message;
-  EXPECT_FALSE(checked);
-  EXPECT_NE(error.find("empty"), std::string::npos) << error;
-  checked = validate_amdgpu_arch("gfx\x01");
-  error = checked.failure().message;
-  EXPECT_FALSE(checked);
-  EXPECT_NE(error.find("gfx\\x01"), std::string::npos) << error;
+  // Arch -> what the refusal of it must say.
+  const std::pair<const char*, const char*> kProblems[] = {
+      {"gfx90a:xnack-:xnack+", "more than once"},
+      {"gfx1030:xnack-", "gfx1030 has no xnack"},
+      {"gfx90a:foo+", "unknown feature 'foo'"},
+      {"", "empty"},
+      {"gfx\x01", "gfx\\x01"},
+  };
+  for (const auto& [arch, says] : kProblems) {
+    const std::string refusal = expect_arch_check(arch, false);
+    EXPECT_NE(refusal.find(says), std::string::npos) << refusal;
+  }
 }
 
 TEST(ComgrIsa, WithoutFeatureMetadataOnlyPlainArchesPass) {

@@ -14,15 +14,11 @@
 namespace hipacm::backend {
 namespace {
 
-bool contains(const std::vector<std::string>& list, const std::string& item) {
-  return std::find(list.begin(), list.end(), item) != list.end();
-}
+using testing::contains;
 
 TEST(ComgrReleaseFacts, HipacmReadsTheListOfTheLoadedComgr) {
-  const auto supported = supported_amdgpu_processors();
-  ASSERT_TRUE(supported) << supported.failure().message;
-  const std::vector<std::string>& processors = *supported.value();
-  ASSERT_FALSE(processors.empty());
+  std::vector<std::string> processors;
+  ASSERT_NO_FATAL_FAILURE(testing::read_supported_processors(&processors));
   ASSERT_TRUE(rocm_facts::comgr_mapped()) << "reading the list loads comgr";
   const rocm_facts::ComgrFacts loaded = rocm_facts::comgr();
   ASSERT_TRUE(loaded.error.empty()) << loaded.error;
@@ -40,11 +36,7 @@ TEST(ComgrReleaseFacts, LaterArchsPassExactlyWhereTheLoadedComgrListsThem) {
     }
   }
   const std::string fictional = rocm_facts::unknown_processor();
-  std::string error;
-  Expected<void> checked;
-  checked = validate_amdgpu_arch(fictional);
-  error = checked.failure().message;
-  EXPECT_FALSE(checked);
+  const std::string error = testing::expect_arch_check(fictional, false);
   EXPECT_NE(error.find("unknown processor '" + fictional + "'"), std::string::npos) << error;
 }
 
