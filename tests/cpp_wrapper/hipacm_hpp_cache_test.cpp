@@ -12,6 +12,7 @@
 #include <system_error>
 #include <vector>
 
+#include "../temp_dir.h"
 #include "hpp_test_support.h"
 
 namespace {
@@ -19,23 +20,9 @@ namespace {
 using namespace hpp_test;
 
 // A fresh cache directory for one test, removed with everything in it.
-class TempCacheDir {
+class TempCacheDir : public hipacm::test::TempDir {
  public:
-  TempCacheDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "hipacm-hpp-cache-XXXXXX").string();
-    if (mkdtemp(&pattern[0]) != nullptr) path_ = pattern;
-  }
-  ~TempCacheDir() {
-    std::error_code ignored;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
-  }
-  TempCacheDir(const TempCacheDir&) = delete;
-  TempCacheDir& operator=(const TempCacheDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+  TempCacheDir() : TempDir("hipacm-hpp-cache-") {}
 };
 
 // One mode over `dir` with `policy`: compiles `source` and says whether the cache served it.

@@ -27,6 +27,7 @@
 #include "hip_backend/pool/worker_pool.h"
 #include "support/log.h"
 #include "tests/scoped_env.h"
+#include "tests/temp_dir.h"
 
 namespace hipacm::test {
 
@@ -83,25 +84,6 @@ inline void expect_gfx90a_kernel(const backend::CompileResult& result, const std
             info.amdgpu_kernels.end())
       << kernel << " has no kernel descriptor";
 }
-
-/// A fresh directory under the system's temporary directory, removed with everything in it.
-class TempDir {
- public:
-  explicit TempDir(const std::string& prefix = "hipacm-test-") {
-    std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "XXXXXX")).string();
-    if (::mkdtemp(pattern.data()) != nullptr) path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 /// Collects the lines hipacm logs while it lives.
 class LogLines {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hip_backend/machine/runtime_fact_memo.h"
+#include "tests/temp_dir.h"
 
 namespace hipacm::test {
 namespace {
@@ -23,21 +24,14 @@ using backend::RuntimeFactMemo;
 
 class RuntimeDir : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "hipacm-facts-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    root_ = pattern;
-    dir_ = root_ + "/run";
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
+  void SetUp() override { ASSERT_FALSE(root_.empty()); }
   static void write_file(const std::string& path, const std::string& bytes) {
     std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
   }
 
-  std::string root_, dir_;
+  const TempDir temp_{"hipacm-facts-"};
+  const std::string root_ = temp_.path();
+  const std::string dir_ = root_ + "/run";
 };
 
 TEST_F(RuntimeDir, AFactComesBackInAnotherMemoAndOnlyForItsKey) {

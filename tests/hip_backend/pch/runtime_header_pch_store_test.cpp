@@ -15,6 +15,7 @@
 
 #include "hip_backend/pch/runtime_header_pch_file.h"
 #include "hip_backend/pch/runtime_header_pch_store.h"
+#include "tests/temp_dir.h"
 
 namespace hipacm::test {
 namespace {
@@ -34,14 +35,8 @@ const std::string kPch = std::string("CPCH") + std::string(1000, '\x01');
 class PchStore : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "hipacm-pch-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    root_ = pattern;
+    ASSERT_FALSE(root_.empty());
     store_.emplace(root_ + "/run/pch");
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
   }
   /// Publishes `bytes` for `key` through a claim, as a builder does.
   void publish(const std::string& key, const std::string& bytes = kPch) {
@@ -57,7 +52,8 @@ class PchStore : public ::testing::Test {
     return store_->root() + "/" + key + "/" + kRuntimeHeaderPchName;
   }
 
-  std::string root_;
+  const TempDir temp_{"hipacm-pch-"};
+  const std::string root_ = temp_.path();
   std::optional<RuntimeHeaderPchStore> store_;
 };
 

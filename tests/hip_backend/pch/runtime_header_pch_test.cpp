@@ -40,9 +40,7 @@ using backend::WorkerPool;
 class RuntimeHeaderPch : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "hipacm-pch-run-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    root_ = pattern;
+    ASSERT_FALSE(root_.empty());
     fs::create_directory(root_ + "/run");
     fs::permissions(root_ + "/run", fs::perms::owner_all);
     runtime_.emplace("HIPACM_RUNTIME_DIR", root_ + "/run");
@@ -51,8 +49,6 @@ class RuntimeHeaderPch : public ::testing::Test {
   void TearDown() override {
     WorkerPool::instance().shutdown();
     runtime_.reset();
-    std::error_code ec;
-    fs::remove_all(root_, ec);
   }
 
   std::string store_root() const { return root_ + "/run/pch"; }
@@ -153,7 +149,8 @@ class RuntimeHeaderPch : public ::testing::Test {
     return via_worker;
   }
 
-  std::string root_;
+  const TempDir temp_{"hipacm-pch-run-"};
+  const std::string root_ = temp_.path();
   std::optional<ScopedEnv> runtime_;
 };
 

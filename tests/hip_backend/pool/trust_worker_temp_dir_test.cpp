@@ -29,29 +29,20 @@ using backend::WorkerCompiler;
 /// Set before any thread of the test starts: setenv is not thread-safe.
 class ScratchTmpdir {
  public:
-  ScratchTmpdir() : path_(make()), env_("TMPDIR", path_) {
-    backend::WorkerPool::instance().shutdown();
-  }
-  ~ScratchTmpdir() {
-    backend::WorkerPool::instance().shutdown();
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
+  ScratchTmpdir() : env_("TMPDIR", dir_.path()) { backend::WorkerPool::instance().shutdown(); }
+  // The workers go first: the directory is theirs until they are gone.
+  ~ScratchTmpdir() { backend::WorkerPool::instance().shutdown(); }
+  const std::string& path() const { return dir_.path(); }
 
   /// Every name directly inside the directory.
   std::vector<std::string> entries() const {
     std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(path_)) out.push_back(e.path().filename());
+    for (const auto& e : fs::directory_iterator(path())) out.push_back(e.path().filename());
     return out;
   }
 
  private:
-  static std::string make() {
-    std::string pattern = fs::temp_directory_path().string() + "/hipacm-trust-worker-XXXXXX";
-    return mkdtemp(pattern.data());
-  }
-  std::string path_;
+  TempDir dir_{"hipacm-trust-worker-"};
   ScopedEnv env_;
 };
 
