@@ -19,6 +19,7 @@
 
 #include "support/files/unique_fd.h"
 #include "support/log.h"
+#include "tests/child_report.h"
 #include "tests/scoped_env.h"
 
 namespace hipacm::test {
@@ -299,11 +300,10 @@ void block_or_report(void* user, std::int32_t, const char* message) {
 
 TEST(LogSinkFork, AChildLogsAndReplacesTheSinkWhileAParentThreadWasInsideIt) {
   SinkReset reset;
-  int report[2];
-  ASSERT_EQ(pipe2(report, O_CLOEXEC), 0);
-  backend::UniqueFd report_read(report[0]), report_write(report[1]);
+  ChildReport report;
+  ASSERT_TRUE(report.ok());
   Blocking blocking;
-  blocking.report_fd = report_write.get();
+  blocking.report_fd = report.write_fd();
   set_log_sink(&block_or_report, &blocking, LogLevel::kDebug);
   std::thread inside([] { log(LogLevel::kInfo, "block"); });
   while (!blocking.entered.load()) std::this_thread::yield();
@@ -319,10 +319,7 @@ TEST(LogSinkFork, AChildLogsAndReplacesTheSinkWhileAParentThreadWasInsideIt) {
     log(LogLevel::kInfo, "child set a sink again");
     _exit(0);
   }
-  report_write.reset();
-  std::string reported;
-  char buf[512];
-  for (ssize_t n; (n = read(report_read.get(), buf, sizeof buf)) > 0;) reported.append(buf, n);
+  const std::string reported = report.read_to_end();
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
   blocking.release.store(true);

@@ -13,6 +13,7 @@
 #include "hip_backend/pool/worker_pool.h"
 #include "hip_backend/process/worker_fd_registry.h"
 #include "support/files/unique_fd.h"
+#include "tests/child_report.h"
 #include "tests/hip_backend/worker_test_support.h"
 
 #if defined(__SANITIZE_THREAD__)
@@ -65,22 +66,18 @@ TEST(WorkerFork, ChildSpawnsItsOwnWorkersAndParentKeepsItsOwn) {
   std::sort(parent_workers.begin(), parent_workers.end());
   ASSERT_FALSE(parent_workers.empty());
 
-  int report[2];
-  ASSERT_EQ(pipe2(report, O_CLOEXEC), 0);
-  backend::UniqueFd report_read(report[0]), report_write(report[1]);
-  const int fds_at_fork = open_fd_count() - 1;  // the child closes report_read first
+  ChildReport report;
+  ASSERT_TRUE(report.ok());
+  const int fds_at_fork = open_fd_count() - 1;  // the child closes the read end first
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    report_read.reset();
+    report.close_read_end();
     const std::string problem = child_checks(parent_workers, fds_at_fork);
-    (void)!write(report_write.get(), problem.data(), problem.size());
+    (void)!write(report.write_fd(), problem.data(), problem.size());
     _exit(problem.empty() ? 0 : 1);
   }
-  report_write.reset();
-  std::string problem;
-  char buf[512];
-  for (ssize_t n; (n = read(report_read.get(), buf, sizeof buf)) > 0;) problem.append(buf, n);
+  const std::string problem = report.read_to_end();
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child: " << problem;
