@@ -137,11 +137,17 @@ class CompileService : public ::testing::Test {
   /// the service that handed it out (a fatal failure when either fails: call it through
   /// ASSERT_NO_FATAL_FAILURE).
   void order_a_worker_that_compiled(std::unique_ptr<WorkerProcess>* worker, pid_t* service) {
+    ASSERT_NO_FATAL_FAILURE(order_a_worker(worker, service));
+    ASSERT_EQ((*worker)->compile(make_request(kernel_source(2)), 60000).status, HIPACM_SUCCESS);
+  }
+
+  /// Orders a worker: the worker in *worker, and in *service the pid of the service listening
+  /// now (a fatal failure when either is missing: call it through ASSERT_NO_FATAL_FAILURE).
+  void order_a_worker(std::unique_ptr<WorkerProcess>* worker, pid_t* service) {
     *worker = ordered_worker();
     ASSERT_TRUE(*worker);
-    ASSERT_EQ((*worker)->compile(make_request(kernel_source(2)), 60000).status, HIPACM_SUCCESS);
     *service = listener_pid(socket_path());
-    ASSERT_GT(*service, 0);
+    ASSERT_GT(*service, 0) << "no service listens at " << socket_path();
   }
 
   std::string dir_;
@@ -149,10 +155,9 @@ class CompileService : public ::testing::Test {
 };
 
 TEST_F(CompileService, ServesRealCompilesFromAWorkerItForked) {
-  auto worker = ordered_worker();
-  ASSERT_TRUE(worker);
-  const pid_t service = listener_pid(socket_path());
-  ASSERT_GT(service, 0) << "no service listens at " << socket_path();
+  std::unique_ptr<WorkerProcess> worker;
+  pid_t service = 0;
+  ASSERT_NO_FATAL_FAILURE(order_a_worker(&worker, &service));
   const auto info = read_proc(worker->pid());
   ASSERT_TRUE(info);
   EXPECT_EQ(info->ppid, service) << "the worker is not the service's child";
@@ -196,10 +201,9 @@ TEST_F(CompileService, SpawnsItsWorkersWhenItCannotFork) {
   // What a service does once a compiler has started threads in it: exec fresh workers, which
   // serve and come back warm like forked ones.
   ScopedEnv spawn("HIPACM_SERVICE_FORK", "off");
-  auto worker = ordered_worker();
-  ASSERT_TRUE(worker);
-  const pid_t service = listener_pid(socket_path());
-  ASSERT_GT(service, 0);
+  std::unique_ptr<WorkerProcess> worker;
+  pid_t service = 0;
+  ASSERT_NO_FATAL_FAILURE(order_a_worker(&worker, &service));
   const pid_t pid = worker->pid();
   const auto info = read_proc(pid);
   ASSERT_TRUE(info);
@@ -365,11 +369,10 @@ TEST_F(CompileService, AHostThatIsAChildSubreaperIsLeftNoZombies) {
 }
 
 TEST_F(CompileService, StopsCleanlyOnSigtermLeavingHandedOutWorkersRunning) {
-  auto worker = ordered_worker();
-  ASSERT_TRUE(worker);
+  std::unique_ptr<WorkerProcess> worker;
+  pid_t service = 0;
+  ASSERT_NO_FATAL_FAILURE(order_a_worker(&worker, &service));
   const std::string socket = socket_path();
-  const pid_t service = listener_pid(socket);
-  ASSERT_GT(service, 0);
   ASSERT_EQ(::kill(service, SIGTERM), 0);
   EXPECT_TRUE(eventually([&] { return !alive(service); }));
   EXPECT_FALSE(fs::exists(socket));
@@ -383,11 +386,10 @@ TEST_F(CompileService, StopsCleanlyOnSigtermLeavingHandedOutWorkersRunning) {
 
 TEST_F(CompileService, LeavesWhenIdleOnceItsSocketIsGone) {
   ScopedEnv quick("HIPACM_IDLE_MS", ",300");
-  auto worker = ordered_worker();
-  ASSERT_TRUE(worker);
+  std::unique_ptr<WorkerProcess> worker;
+  pid_t service = 0;
+  ASSERT_NO_FATAL_FAILURE(order_a_worker(&worker, &service));
   const std::string socket = socket_path();
-  const pid_t service = listener_pid(socket);
-  ASSERT_GT(service, 0);
   worker.reset();
   // No one can reach it any more, not even to hold its start lock.
   fs::remove_all(dir_ + "/run");
@@ -396,11 +398,10 @@ TEST_F(CompileService, LeavesWhenIdleOnceItsSocketIsGone) {
 
 TEST_F(CompileService, LeavesLongBeforeItsIdleTimeWhenItsDirectoryIsRemoved) {
   // The fixture's idle time is a minute; a removed runtime directory must not keep it that long.
-  auto worker = ordered_worker();
-  ASSERT_TRUE(worker);
+  std::unique_ptr<WorkerProcess> worker;
+  pid_t service = 0;
+  ASSERT_NO_FATAL_FAILURE(order_a_worker(&worker, &service));
   const std::string socket = socket_path();
-  const pid_t service = listener_pid(socket);
-  ASSERT_GT(service, 0);
   const pid_t waiting = worker->pid();
   worker.reset();
   EXPECT_TRUE(eventually([&] { return back_in_service(waiting); }));
