@@ -467,6 +467,19 @@ TEST(Trust2_06_BusyHolder, ATimeoutCoversTheWaitAndEndsItWithTimeout) {
   EXPECT_NE(message.find("waiting for a machine-wide compile slot"), std::string::npos) << message;
 }
 
+// Waits in `budget`, without a deadline, for the slot `holder` keeps (on another thread, so that a
+// stall fails with `stalled` instead of hanging): such a wait ends over the budget, holding
+// nothing and not timed out. The slot it got goes to *slot.
+void expect_wait_goes_over_budget(SlotHolder& holder, MachineBudget& budget, const char* stalled,
+                                  MachineSlot* slot) {
+  auto waited = std::async(std::launch::async, [&] { return budget.acquire(); });
+  ASSERT_TRUE(holder.outwaited_by(waited)) << stalled;
+  *slot = waited.get();
+  EXPECT_FALSE(slot->held());
+  EXPECT_TRUE(slot->over_budget());
+  EXPECT_FALSE(slot->timed_out());
+}
+
 TEST(Trust2_06_BusyHolder, WithoutATimeoutTheWaitIsBoundedAndTheCompileGoesOverBudget) {
   TempDir dir("hipacm-budget-");
   SlotHolder holder(dir.path(), /*stop=*/false);
@@ -475,12 +488,9 @@ TEST(Trust2_06_BusyHolder, WithoutATimeoutTheWaitIsBoundedAndTheCompileGoesOverB
   MachineBudgetConfig config = config_for(dir.path(), 1);
   config.max_wait = std::chrono::milliseconds(1500);
   MachineBudget budget(config);
-  auto waited = std::async(std::launch::async, [&] { return budget.acquire(); });
-  ASSERT_TRUE(holder.outwaited_by(waited)) << "a holder stalled a wait without a timeout";
-  const MachineSlot slot = waited.get();
-  EXPECT_FALSE(slot.held());
-  EXPECT_TRUE(slot.over_budget());
-  EXPECT_FALSE(slot.timed_out());
+  MachineSlot slot;
+  ASSERT_NO_FATAL_FAILURE(expect_wait_goes_over_budget(
+      holder, budget, "a holder stalled a wait without a timeout", &slot));
   EXPECT_GE(slot.waited(), std::chrono::milliseconds(1500)) << "it went over before its bound";
   EXPECT_NE(log.find("compiling over the budget"), "");
   EXPECT_EQ(budget.slots_in_use(), 1u) << "the holder keeps its slot; nothing else held";
@@ -513,12 +523,9 @@ TEST(Trust2_06_StoppedHolder, IsNotWaitedForAndIsNamed) {
   config.max_wait = std::chrono::minutes(10);  // only the stopped-holder rule may end it early
   MachineBudget budget(config);
   for (int i = 0; i < 3; ++i) {
-    auto waited = std::async(std::launch::async, [&] { return budget.acquire(); });
-    ASSERT_TRUE(holder.outwaited_by(waited)) << "a stopped holder stalled a wait";
-    const MachineSlot slot = waited.get();
-    EXPECT_FALSE(slot.held());
-    EXPECT_TRUE(slot.over_budget());
-    EXPECT_FALSE(slot.timed_out());
+    MachineSlot slot;
+    ASSERT_NO_FATAL_FAILURE(
+        expect_wait_goes_over_budget(holder, budget, "a stopped holder stalled a wait", &slot));
     EXPECT_LT(slot.waited(), std::chrono::seconds(20)) << "it waited for the stopped holder";
     EXPECT_NE(slot.wait_reason().find("pid " + std::to_string(holder.pid()) + " (stopped)"),
               std::string::npos)
