@@ -127,18 +127,28 @@ const char* const kCrashes =
     "// @SEGV@\nextern \"C\" __global__ void crashes(int* p) { *p = 1; }\n";
 const char* const kHangs = "// @HANG@\nextern \"C\" __global__ void hangs(int* p) { *p = 2; }\n";
 
+// Enters a mode with `isolation`, compiles each of `good` and then kSyntaxError in it and exits:
+// the counters before and after go to *before and *after (call it through
+// ASSERT_NO_FATAL_FAILURE).
+void compile_good_then_broken(int32_t isolation, const std::vector<std::string>& good,
+                              hipacm_stats* before, hipacm_stats* after) {
+  *before = read_stats();
+  hipacm_mode* mode = enter(isolation);
+  ASSERT_NE(mode, nullptr);
+  for (const std::string& source : good) EXPECT_EQ(compile_in(mode, source), HIPACM_SUCCESS);
+  EXPECT_EQ(compile_in(mode, kSyntaxError), HIPACM_ERROR_COMPILATION);
+  EXPECT_EQ(hipacm_mode_exit(mode, nullptr), HIPACM_ERROR_COMPILATION);
+  *after = read_stats();
+}
+
 TEST_F(Observability, InProcessCompilesAreCountedOnceAndNameTheCompiler) {
   if (!backend_available()) GTEST_SKIP() << "no compiler backend";
   Events events;
   CallbackScope scope(&events, HIPACM_LOG_INFO);
-  const hipacm_stats before = read_stats();
-  hipacm_mode* mode = enter(HIPACM_ISOLATION_IN_PROCESS);
-  ASSERT_NE(mode, nullptr);
-  EXPECT_EQ(compile_in(mode, vadd_source("observed_a")), HIPACM_SUCCESS);
-  EXPECT_EQ(compile_in(mode, vadd_source("observed_b")), HIPACM_SUCCESS);
-  EXPECT_EQ(compile_in(mode, kSyntaxError), HIPACM_ERROR_COMPILATION);
-  EXPECT_EQ(hipacm_mode_exit(mode, nullptr), HIPACM_ERROR_COMPILATION);
-  const hipacm_stats after = read_stats();
+  hipacm_stats before{}, after{};
+  ASSERT_NO_FATAL_FAILURE(compile_good_then_broken(
+      HIPACM_ISOLATION_IN_PROCESS, {vadd_source("observed_a"), vadd_source("observed_b")}, &before,
+      &after));
   EXPECT_EQ(after.compiles - before.compiles, 3u);
   EXPECT_EQ(after.compile_failures - before.compile_failures, 1u);
   EXPECT_EQ(after.worker_spawns, before.worker_spawns) << "in-process compiles start no worker";
@@ -149,15 +159,11 @@ TEST_F(Observability, WorkerCompilesAreCountedInTheHostAndTheWorkerStartIsLogged
   if (!backend_available()) GTEST_SKIP() << "no compiler backend";
   Events events;
   CallbackScope scope(&events, HIPACM_LOG_DEBUG);
-  const hipacm_stats before = read_stats();
-  hipacm_mode* mode = enter(HIPACM_ISOLATION_PROCESS);
-  ASSERT_NE(mode, nullptr);
-  for (int i = 0; i < 3; ++i) {
-    EXPECT_EQ(compile_in(mode, vadd_source("in_worker_" + std::to_string(i))), HIPACM_SUCCESS);
-  }
-  EXPECT_EQ(compile_in(mode, kSyntaxError), HIPACM_ERROR_COMPILATION);
-  EXPECT_EQ(hipacm_mode_exit(mode, nullptr), HIPACM_ERROR_COMPILATION);
-  const hipacm_stats after = read_stats();
+  std::vector<std::string> good;
+  for (int i = 0; i < 3; ++i) good.push_back(vadd_source("in_worker_" + std::to_string(i)));
+  hipacm_stats before{}, after{};
+  ASSERT_NO_FATAL_FAILURE(
+      compile_good_then_broken(HIPACM_ISOLATION_PROCESS, good, &before, &after));
   // Exactly: a compile counted in the worker as well as the host would show twice.
   EXPECT_EQ(after.compiles - before.compiles, 4u);
   EXPECT_EQ(after.compile_failures - before.compile_failures, 1u);
