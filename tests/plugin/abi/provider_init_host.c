@@ -42,6 +42,21 @@ static size_t bytes_written(void (*init)(hipacm_mode_config*), size_t* struct_si
   return last;
 }
 
+/* That `table` is granted `abi_version` and that its mode_config_init fills `want` bytes and says
+ * so in struct_size: a failure names the table, as the CHECK lines are this function's. */
+static void check_table(const hipacm_provider* table, uint32_t abi_version, size_t want) {
+  const int failures_before = c_host_failures;
+  size_t size = 0;
+  CHECK(table->abi_version == abi_version);
+  CHECK(bytes_written(table->mode_config_init, &size) == want);
+  CHECK(size == want);
+  if (c_host_failures != failures_before) {
+    fprintf(stderr, "%s: (the table for ABI %u.%u)\n", c_host_name,
+            (unsigned)HIPACM_ABI_VERSION_MAJOR_OF(abi_version),
+            (unsigned)HIPACM_ABI_VERSION_MINOR_OF(abi_version));
+  }
+}
+
 /* The versions each request is granted, and the size its mode_config_init fills. */
 static int check_tables(hipacm_get_provider_fn get) {
   const size_t v1 = offsetof(hipacm_mode_config, arch) + sizeof(const char*);
@@ -68,32 +83,20 @@ static int check_tables(hipacm_get_provider_fn get) {
   CHECK(get(HIPACM_ABI_VERSION) == current); /* static tables */
 
   /* This header's request: granted as asked, and the natural init fills this header's struct. */
-  CHECK(current->abi_version == HIPACM_ABI_VERSION);
+  check_table(current, HIPACM_ABI_VERSION, sizeof(hipacm_mode_config));
   CHECK(HIPACM_ABI_VERSION_MAJOR_OF(current->abi_version) == 1);
-  CHECK(bytes_written(current->mode_config_init, &size) == sizeof(hipacm_mode_config));
-  CHECK(size == sizeof(hipacm_mode_config));
 
   /* A plain 1 (every header before 1.3): the 1.0 table, version 1 only. */
-  CHECK(plain->abi_version == 1);
-  CHECK(bytes_written(plain->mode_config_init, &size) == v1);
-  CHECK(size == v1);
+  check_table(plain, 1, v1);
 
   /* Older minors fill their own header's struct, and never more. */
-  CHECK(minor0->abi_version == HIPACM_ABI_VERSION_ENCODE(1, 0));
-  CHECK(bytes_written(minor0->mode_config_init, &size) == v1);
-  CHECK(size == v1);
-  CHECK(minor1->abi_version == HIPACM_ABI_VERSION_ENCODE(1, 1));
-  CHECK(bytes_written(minor1->mode_config_init, &size) == v2);
-  CHECK(size == v2);
+  check_table(minor0, HIPACM_ABI_VERSION_ENCODE(1, 0), v1);
+  check_table(minor1, HIPACM_ABI_VERSION_ENCODE(1, 1), v2);
 
   /* 1.3 fills version 3; 1.4 fills version 4 (the whole struct of this header) and its table
    * carries set_log_callback and get_stats. */
-  CHECK(minor3->abi_version == HIPACM_ABI_VERSION_ENCODE(1, 3));
-  CHECK(bytes_written(minor3->mode_config_init, &size) == v3);
-  CHECK(size == v3);
-  CHECK(minor4->abi_version == HIPACM_ABI_VERSION_ENCODE(1, 4));
-  CHECK(bytes_written(minor4->mode_config_init, &size) == sizeof(hipacm_mode_config));
-  CHECK(size == sizeof(hipacm_mode_config));
+  check_table(minor3, HIPACM_ABI_VERSION_ENCODE(1, 3), v3);
+  check_table(minor4, HIPACM_ABI_VERSION_ENCODE(1, 4), sizeof(hipacm_mode_config));
   CHECK(minor4->struct_size >= offsetof(hipacm_provider, get_stats) + sizeof(minor4->get_stats));
   CHECK(minor4->set_log_callback != NULL && minor4->get_stats != NULL);
   CHECK(minor4->set_log_callback(NULL, NULL, 5) == HIPACM_ERROR_INVALID_ARGUMENT);
