@@ -75,4 +75,13 @@ class FuzzOutput {
 /// Stops the process with a message: a broken invariant is a finding, like a crash.
 [[noreturn]] void invariant_broken(const std::string& what);
 
+/// Whether a decoder's `decoded` result holds a value. A decoder may refuse any input, but never
+/// without saying why: a refusal with an empty message is the broken invariant `unexplained`.
+template <class Decoded>
+bool accepted_or_explained(const Decoded& decoded, const std::string& unexplained) {
+  if (decoded) return true;
+  if (decoded.failure().message.empty()) invariant_broken(unexplained);
+  return false;
+}
+
 }  // namespace hipacm::fuzz

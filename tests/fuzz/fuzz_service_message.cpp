@@ -19,6 +19,7 @@ namespace {
 
 namespace sw = hipacm::backend::service_wire;
 using hipacm::backend::UniqueFd;
+using hipacm::fuzz::accepted_or_explained;
 using hipacm::fuzz::invariant_broken;
 
 // An accepted message is exactly what the encoder writes for what it decoded to.
@@ -28,11 +29,7 @@ void decode_payload(const sw::Header& header, const std::vector<std::uint8_t>& p
   switch (header.type) {
     case sw::MessageType::kOrder: {
       const auto order = sw::decode_order(payload.data(), payload.size());
-      if (!order) {
-        if (order.failure().message.empty())
-          invariant_broken("an order was refused without a reason");
-        return;
-      }
+      if (!accepted_or_explained(order, "an order was refused without a reason")) return;
       auto encoded = sw::encode_order(order.value());
       if (!encoded)
         invariant_broken("an accepted order cannot be encoded again: " + encoded.failure().message);
@@ -41,11 +38,7 @@ void decode_payload(const sw::Header& header, const std::vector<std::uint8_t>& p
     }
     case sw::MessageType::kReply: {
       const auto reply = sw::decode_reply(payload.data(), payload.size());
-      if (!reply) {
-        if (reply.failure().message.empty())
-          invariant_broken("a reply was refused without a reason");
-        return;
-      }
+      if (!accepted_or_explained(reply, "a reply was refused without a reason")) return;
       again = sw::encode_reply(reply.value());
       break;
     }
