@@ -30,6 +30,7 @@
 #include "hip_backend/pool/worker_compiler.h"
 #include "hip_backend/pool/worker_pool.h"
 #include "support/log.h"
+#include "tests/hip_backend/machine/slot_holder.h"
 #include "tests/hip_backend/worker_test_support.h"
 
 namespace hipacm::test {
@@ -39,13 +40,6 @@ namespace fs = std::filesystem;
 using backend::MachineBudget;
 using backend::MachineBudgetConfig;
 using backend::MachineSlot;
-
-MachineBudgetConfig config_for(const std::string& dir, unsigned limit) {
-  MachineBudgetConfig config;
-  config.limit = limit;
-  config.runtime_dir = dir + "/run";
-  return config;
-}
 
 /// Waits for `future` long enough that only a hang can miss it (not a timing assertion).
 template <class T>
@@ -386,153 +380,66 @@ TEST(MachineBudgetInProcess, AHostCompileWaitsForASlotLikeAWorkerAndGivesItBack)
 
 // --- a stopped or busy holder (issue 27, item 6) ----------------------------------------------
 
-/// A child process that takes the only slot of a budget in `dir` and then stops (as Ctrl-Z
-/// stops a host) or, when `stop` is false, sleeps holding it (as a long compile does). The
-/// destructor resumes, kills and reaps it.
-class SlotHolder {
- public:
-  explicit SlotHolder(const std::string& dir, bool stop) {
-    int ready[2];
-    if (::pipe(ready) != 0) return;
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::close(ready[0]);
-      MachineBudget mine(config_for(dir, 1));
-      MachineSlot slot = mine.acquire();
-      const char byte = slot.held() ? '+' : '-';
-      if (::write(ready[1], &byte, 1) != 1) _exit(1);
-      if (stop) ::raise(SIGSTOP);
-      for (;;) ::pause();
-    }
-    ::close(ready[1]);
-    char byte = 0;
-    took_ = ::read(ready[0], &byte, 1) == 1 && byte == '+';
-    ::close(ready[0]);
-    int status = 0;
-    settled_ =
-        pid_ > 0 && (!stop || (::waitpid(pid_, &status, WUNTRACED) == pid_ && WIFSTOPPED(status)));
-  }
-  ~SlotHolder() { end(); }
-  /// Resumes, kills and reaps it: its slot frees.
-  void end() {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGCONT);
-    ::kill(pid_, SIGKILL);
-    int status = 0;
-    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
-    pid_ = -1;
-  }
-  SlotHolder(const SlotHolder&) = delete;
-  SlotHolder& operator=(const SlotHolder&) = delete;
-
-  bool ready() const { return took_ && settled_; }
-  pid_t pid() const { return pid_; }
-
-  /// Whether `future` is ready within a bound that only a stall misses; a stalled one is
-  /// released by ending the holder, so that a failing test fails instead of hanging.
-  template <class T>
-  bool outwaited_by(std::future<T>& future) {
-    if (future.wait_for(std::chrono::seconds(30)) == std::future_status::ready) return true;
-    end();
-    future.wait();
-    return false;
-  }
-
- private:
-  pid_t pid_ = -1;
-  bool took_ = false;
-  bool settled_ = false;
-};
-
 TEST(Trust2_06_BusyHolder, ATimeoutCoversTheWaitAndEndsItWithTimeout) {
-  TempDir dir("hipacm-budget-");
-  SlotHolder holder(dir.path(), /*stop=*/false);
-  ASSERT_TRUE(holder.ready());
-  MachineBudgetConfig config = config_for(dir.path(), 1);
-  config.max_wait = std::chrono::minutes(10);  // only the deadline may end this wait
-  MachineBudget budget(config);
+  HeldSlot held(/*stopped=*/false, std::chrono::minutes(10));  // only the deadline may end it
+  ASSERT_TRUE(held.holder.ready());
   auto waited = std::async(std::launch::async, [&] {
-    return budget.acquire(std::chrono::steady_clock::now() + std::chrono::seconds(2));
+    return held.budget.acquire(std::chrono::steady_clock::now() + std::chrono::seconds(2));
   });
-  ASSERT_TRUE(holder.outwaited_by(waited)) << "a holder stalled a wait with a 2 s deadline";
+  ASSERT_TRUE(held.holder.outwaited_by(waited)) << "a holder stalled a wait with a 2 s deadline";
   const MachineSlot slot = waited.get();
   EXPECT_FALSE(slot.held());
   EXPECT_TRUE(slot.timed_out());
   EXPECT_FALSE(slot.over_budget());
-  EXPECT_NE(slot.wait_reason().find("pid " + std::to_string(holder.pid())), std::string::npos)
+  EXPECT_NE(slot.wait_reason().find("pid " + std::to_string(held.holder.pid())), std::string::npos)
       << slot.wait_reason();
   EXPECT_EQ(slot.wait_reason().find("(stopped)"), std::string::npos) << slot.wait_reason();
   const std::string message = backend::slot_wait_timeout_message("k.hip", slot.waited(), slot);
   EXPECT_NE(message.find("waiting for a machine-wide compile slot"), std::string::npos) << message;
 }
 
-// Waits in `budget`, without a deadline, for the slot `holder` keeps (on another thread, so that a
-// stall fails with `stalled` instead of hanging): such a wait ends over the budget, holding
-// nothing and not timed out. The slot it got goes to *slot.
-void expect_wait_goes_over_budget(SlotHolder& holder, MachineBudget& budget, const char* stalled,
-                                  MachineSlot* slot) {
-  auto waited = std::async(std::launch::async, [&] { return budget.acquire(); });
-  ASSERT_TRUE(holder.outwaited_by(waited)) << stalled;
-  *slot = waited.get();
-  EXPECT_FALSE(slot->held());
-  EXPECT_TRUE(slot->over_budget());
-  EXPECT_FALSE(slot->timed_out());
-}
-
 TEST(Trust2_06_BusyHolder, WithoutATimeoutTheWaitIsBoundedAndTheCompileGoesOverBudget) {
-  TempDir dir("hipacm-budget-");
-  SlotHolder holder(dir.path(), /*stop=*/false);
-  ASSERT_TRUE(holder.ready());
-  LogLines log;
-  MachineBudgetConfig config = config_for(dir.path(), 1);
-  config.max_wait = std::chrono::milliseconds(1500);
-  MachineBudget budget(config);
+  HeldSlot held(/*stopped=*/false, std::chrono::milliseconds(1500));
+  ASSERT_TRUE(held.holder.ready());
   MachineSlot slot;
-  ASSERT_NO_FATAL_FAILURE(expect_wait_goes_over_budget(
-      holder, budget, "a holder stalled a wait without a timeout", &slot));
+  ASSERT_NO_FATAL_FAILURE(
+      held.expect_wait_goes_over_budget("a holder stalled a wait without a timeout", &slot));
   EXPECT_GE(slot.waited(), std::chrono::milliseconds(1500)) << "it went over before its bound";
-  EXPECT_NE(log.find("compiling over the budget"), "");
-  EXPECT_EQ(budget.slots_in_use(), 1u) << "the holder keeps its slot; nothing else held";
+  EXPECT_NE(held.log.find("compiling over the budget"), "");
+  EXPECT_EQ(held.budget.slots_in_use(), 1u) << "the holder keeps its slot; nothing else held";
 }
 
 TEST(Trust2_06_BusyHolder, AWaiterSaysWhatItWaitsForAndForWhom) {
-  TempDir dir("hipacm-budget-");
-  SlotHolder holder(dir.path(), /*stop=*/false);
-  ASSERT_TRUE(holder.ready());
-  LogLines log;
-  MachineBudget budget(config_for(dir.path(), 1));
+  HeldSlot held(/*stopped=*/false);
+  ASSERT_TRUE(held.holder.ready());
   auto waited = std::async(std::launch::async, [&] {
-    return budget.acquire(std::chrono::steady_clock::now() + std::chrono::milliseconds(2500));
+    return held.budget.acquire(std::chrono::steady_clock::now() + std::chrono::milliseconds(2500));
   });
-  ASSERT_TRUE(holder.outwaited_by(waited));
+  ASSERT_TRUE(held.holder.outwaited_by(waited));
   EXPECT_TRUE(waited.get().timed_out());
-  const std::string line = log.find("waiting for a machine-wide compile slot");
+  const std::string line = held.log.find("waiting for a machine-wide compile slot");
   EXPECT_NE(line, "") << "nothing said why the compile waited";
-  EXPECT_NE(line.find("pid " + std::to_string(holder.pid())), std::string::npos) << line;
+  EXPECT_NE(line.find("pid " + std::to_string(held.holder.pid())), std::string::npos) << line;
 }
 
 // A stopped holder runs nothing: a waiter goes over the budget at once instead of waiting for a
 // slot that may not come back for hours (each compile of a host used to stall behind it).
 TEST(Trust2_06_StoppedHolder, IsNotWaitedForAndIsNamed) {
-  TempDir dir("hipacm-budget-");
-  SlotHolder holder(dir.path(), /*stop=*/true);
-  ASSERT_TRUE(holder.ready());
-  LogLines log;
-  MachineBudgetConfig config = config_for(dir.path(), 1);
-  config.max_wait = std::chrono::minutes(10);  // only the stopped-holder rule may end it early
-  MachineBudget budget(config);
+  // Only the stopped-holder rule may end a wait early.
+  HeldSlot held(/*stopped=*/true, std::chrono::minutes(10));
+  ASSERT_TRUE(held.holder.ready());
   for (int i = 0; i < 3; ++i) {
     MachineSlot slot;
     ASSERT_NO_FATAL_FAILURE(
-        expect_wait_goes_over_budget(holder, budget, "a stopped holder stalled a wait", &slot));
+        held.expect_wait_goes_over_budget("a stopped holder stalled a wait", &slot));
     EXPECT_LT(slot.waited(), std::chrono::seconds(20)) << "it waited for the stopped holder";
-    EXPECT_NE(slot.wait_reason().find("pid " + std::to_string(holder.pid()) + " (stopped)"),
+    EXPECT_NE(slot.wait_reason().find("pid " + std::to_string(held.holder.pid()) + " (stopped)"),
               std::string::npos)
         << slot.wait_reason();
   }
-  EXPECT_NE(log.find("held by a stopped process"), "") << "nothing said why it went over";
-  EXPECT_EQ(budget.slots_in_use(), 1u) << "the stopped holder keeps its slot; nothing else held";
+  EXPECT_NE(held.log.find("held by a stopped process"), "") << "nothing said why it went over";
+  EXPECT_EQ(held.budget.slots_in_use(), 1u)
+      << "the stopped holder keeps its slot; nothing else held";
 }
 
 // The same through the compilers a mode uses, with the process's own budget (one slot).
