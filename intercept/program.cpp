@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: MIT
+// program.cpp - the shim's program object: compiles served by hipacm (cache, workers), and the
+// real hipRTC program, made lazily with the same arguments, for everything hipacm does not serve.
+#include "intercept/program.h"
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "intercept/hipacm_link.h"
+
+namespace hipacm::intercept {
+namespace {
+
+// Marks the shim's objects: a handle without it is a real program (made by a path the shim does
+// not see) and goes to the real library as it is.
+constexpr std::uint64_t kMagic = 0x68697061636d5052;  // "hipacmPR"
+
+enum class State {
+  kKept,    // the arguments are kept, nothing compiled yet
+  kServed,  // hipacm's result answers
+  kReal,    // the real program answers everything
+};
+
+struct Program {
+  std::uint64_t magic = kMagic;
+  const RealHiprtc* api = nullptr;
+  std::mutex mutex;
+  std::string source;
+  std::string name;
+  std::vector<std::string> header_sources;
+  std::vector<std::string> header_names;
+  std::vector<std::string> expressions;
+  std::vector<std::string> options;  // of the compile, once compiled
+  bool compiled = false;
+  State state = State::kKept;
+  RtcResult served_result = kRtcSuccess;
+  std::string code;
+  std::string log;
+  std::vector<std::string> lowered;  // per expression, when served_result is success
+  RealProgram real = nullptr;
+  std::string real_reason;  // why the real program answers (for the stats of its compile)
+};
+
+Program* ours(RealProgram prog) noexcept {
+  auto* p = static_cast<Program*>(prog);
+  return p != nullptr && p->magic == kMagic ? p : nullptr;
+}
+
+std::vector<const char*> c_strings(const std::vector<std::string>& strings) {
+  std::vector<const char*> out;
+  for (const std::string& s : strings) out.push_back(s.c_str());
+  return out;
+}
+
+// Makes the real program from the kept arguments: created, its expressions added, and compiled
+// when the program was. Returns the first failure, else the compile's result (or success).
+RtcResult make_real(Program* p, std::string_view reason) {
+  const std::vector<const char*> sources = c_strings(p->header_sources);
+  const std::vector<const char*> names = c_strings(p->header_names);
+  p->state = State::kReal;
+  p->real_reason = reason;
+  RtcResult r = p->api->create(
+      &p->real, p->source.c_str(), p->name.c_str(), static_cast<int>(sources.size()),
+      const_cast<const char**>(sources.data()), const_cast<const char**>(names.data()));
+  if (r != kRtcSuccess) {
+    p->real = nullptr;
+    return r;
+  }
+  for (const std::string& expression : p->expressions) {
+    r = p->api->add_name_expression(p->real, expression.c_str());
+    if (r != kRtcSuccess) return r;
+  }
+  if (!p->compiled) return kRtcSuccess;
+  const std::vector<const char*> options = c_strings(p->options);
+  log_line(LogLevel::kDebug,
+           "compiling " + p->name + " with hipRTC in this process: " + std::string(reason));
+  record_stats("passthrough", reason);
+  return p->api->compile(p->real, static_cast<int>(options.size()),
+                         const_cast<const char**>(options.data()));
+}
+
+// The real program for a call hipacm's result cannot answer (made once): a real compile for a
+// program that was served.
+RtcResult to_real(Program* p, std::string_view reason) {
+  if (p->state == State::kReal) return kRtcSuccess;
+  return make_real(p, reason);
+}
+
+// Why the compile of `p` with these options must be hipRTC's own, or "" (with *arch set).
+std::string unservable(const Program& p, int num_options, const char** options, std::string* arch) {
+  if (num_options < 0 || (num_options > 0 && options == nullptr)) return "unusual arguments";
+  for (int i = 0; i < num_options; ++i) {
+    if (options[i] == nullptr) return "unusual arguments";
+    const std::string_view option = options[i];
+    // Separately compiled device code is for hipRTC's link calls, which are not served.
+    if (option == "-fgpu-rdc") return "-fgpu-rdc";
+    for (std::string_view prefix : {"--offload-arch=", "--gpu-architecture="}) {
+      if (option.substr(0, prefix.size()) != prefix) continue;
+      const std::string_view value = option.substr(prefix.size());
+      if (!arch->empty() && *arch != value) return "several archs";
+      *arch = value;
+    }
+  }
+  if (arch->empty()) return "no arch option";  // hipRTC asks the GPU; hipacm keys an arch
+  for (std::size_t i = 0; i < p.expressions.size(); ++i)
+    for (std::size_t j = i + 1; j < p.expressions.size(); ++j)
+      if (p.expressions[i] == p.expressions[j]) return "repeated name expression";
+  return "";
+}
+
+RtcResult pass_through(Program* p, std::string_view reason, std::string_view detail) {
+  log_line(LogLevel::kDebug,
+           "hipRTC program " + p->name + " passes through (" + std::string(reason) +
+               (detail.empty() ? std::string() : ": " + std::string(detail)) + ")");
+  return make_real(p, reason);
+}
+
+// A compile hipacm served: its answer kept for the program's later calls.
+RtcResult keep_served(Program* p, const hipacm_intercept_result& result) {
+  p->state = State::kServed;
+  p->served_result = result.rtc_result;
+  p->code.assign(result.code, result.code_size);
+  p->log.assign(result.log, result.log_size);
+  for (std::size_t i = 0; i < result.num_lowered_names; ++i)
+    p->lowered.emplace_back(result.lowered_names[i]);
+  const char* event = result.outcome == HIPACM_INTERCEPT_HIT        ? "hit"
+                      : result.outcome == HIPACM_INTERCEPT_COMPILED ? "compiled"
+                                                                    : "failed";
+  log_line(LogLevel::kDebug, "hipRTC program " + p->name + ": " + event + " by hipacm" +
+                                 (*result.detail != 0 ? std::string(": ") + result.detail : ""));
+  record_stats(event, "");
+  return result.rtc_result;
+}
+
+RtcResult serve_compile(Program* p) {
+  std::string arch;
+  std::vector<const char*> option_ptrs = c_strings(p->options);
+  const std::string reason =
+      unservable(*p, static_cast<int>(option_ptrs.size()), option_ptrs.data(), &arch);
+  if (!reason.empty()) return pass_through(p, reason, "");
+  std::string why;
+  const HipacmEntry* entry = hipacm_entry(&why);
+  if (entry == nullptr) {
+    warn_unavailable_once(why);
+    return pass_through(p, "hipacm unavailable", why);
+  }
+  const std::vector<const char*> sources = c_strings(p->header_sources);
+  const std::vector<const char*> names = c_strings(p->header_names);
+  const std::vector<const char*> expressions = c_strings(p->expressions);
+  hipacm_intercept_request request{};
+  request.struct_size = sizeof request;
+  request.source = p->source.c_str();
+  request.source_name = p->name.c_str();
+  request.num_headers = sources.size();
+  request.header_sources = sources.data();
+  request.header_names = names.data();
+  request.num_options = option_ptrs.size();
+  request.options = option_ptrs.data();
+  request.num_name_expressions = expressions.size();
+  request.name_expressions = expressions.data();
+  request.arch = arch.c_str();
+  hipacm_intercept_result* result = entry->compile(&request);
+  if (result == nullptr) return pass_through(p, "refused by hipacm", "out of memory");
+  struct Release {
+    const HipacmEntry* entry;
+    hipacm_intercept_result* result;
+    ~Release() { entry->release(result); }
+  } const release{entry, result};
+  switch (result->outcome) {
+    case HIPACM_INTERCEPT_HIT:
+    case HIPACM_INTERCEPT_COMPILED:
+    case HIPACM_INTERCEPT_FAILED:
+      if (result->num_lowered_names == p->expressions.size() ||
+          result->outcome == HIPACM_INTERCEPT_FAILED)
+        return keep_served(p, *result);
+      return pass_through(p, "refused by hipacm", "lowered names missing");
+    case HIPACM_INTERCEPT_UNAVAILABLE:
+      warn_unavailable_once(result->detail);
+      return pass_through(p, "hipacm unavailable", result->detail);
+    default:
+      return pass_through(p, result->reason, result->detail);
+  }
+}
+
+// Runs `body` on the program under its lock, turning a C++ exception (out of memory) into
+// hipRTC's result for it.
+template <class Body>
+RtcResult locked(Program* p, Body&& body) noexcept {
+  try {
+    std::lock_guard<std::mutex> guard(p->mutex);
+    return body();
+  } catch (const std::bad_alloc&) {
+    return 1;  // HIPRTC_ERROR_OUT_OF_MEMORY
+  } catch (...) {
+    return kRtcInternalError;
+  }
+}
+
+// A call on a program: `served` answers from hipacm's result (nothing: it cannot), else the real
+// program does through `real`, made first when needed; `reason` names the call for the stats.
+template <class Served, class Real>
+RtcResult answer(RealProgram prog, std::string_view reason, Served&& served, Real&& real) noexcept {
+  Program* p = ours(prog);
+  if (p == nullptr) {
+    const RealHiprtc* api = linked_hiprtc();
+    return api != nullptr ? real(*api, prog) : kRtcInvalidProgram;
+  }
+  return locked(p, [&]() -> RtcResult {
+    if (p->state == State::kServed) {
+      const RtcResult answered = served(*p);
+      if (answered >= 0) return answered;
+    }
+    if (p->state == State::kKept && !p->compiled) {
+      // Before any compile the real program is only needed for what hipRTC must judge itself.
+      const RtcResult made = to_real(p, reason);
+      if (made != kRtcSuccess) return made;
+    } else if (p->state != State::kReal) {
+      const RtcResult made = to_real(p, reason);
+      if (made != kRtcSuccess && p->real == nullptr) return made;
+    }
+    return real(*p->api, p->real);
+  });
+}
+
+constexpr RtcResult kNotServed = -1;
+
+}  // namespace
+
+RtcResult create_program(const RealHiprtc* api, RealProgram* prog, const char* source,
+                         const char* name, int num_headers, const char** headers,
+                         const char** include_names) noexcept {
+  if (api == nullptr) return kRtcInternalError;
+  bool usual = prog != nullptr && source != nullptr && name != nullptr && num_headers >= 0 &&
+               (num_headers == 0 || (headers != nullptr && include_names != nullptr));
+  for (int i = 0; usual && i < num_headers; ++i)
+    usual = headers[i] != nullptr && include_names[i] != nullptr;
+  if (!usual) {
+    // hipRTC judges odd arguments itself; a program it makes is wrapped, so every later call
+    // finds its library.
+    RealProgram real = nullptr;
+    const RtcResult r = api->create(prog != nullptr ? &real : nullptr, source, name, num_headers,
+                                    headers, include_names);
+    if (r != kRtcSuccess || prog == nullptr) return r;
+    Program* p = new (std::nothrow) Program;
+    if (p == nullptr) {
+      api->destroy(&real);
+      return 1;  // HIPRTC_ERROR_OUT_OF_MEMORY
+    }
+    p->api = api;
+    p->state = State::kReal;
+    p->real = real;
+    p->real_reason = "unusual arguments";
+    *prog = p;
+    return kRtcSuccess;
+  }
+  try {
+    auto p = std::make_unique<Program>();
+    p->api = api;
+    p->source = source;
+    p->name = name;
+    for (int i = 0; i < num_headers; ++i) {
+      p->header_sources.emplace_back(headers[i]);
+      p->header_names.emplace_back(include_names[i]);
+    }
+    *prog = p.release();
+    return kRtcSuccess;
+  } catch (...) {
+    return 1;  // HIPRTC_ERROR_OUT_OF_MEMORY
+  }
+}
+
+RtcResult add_name_expression(RealProgram prog, const char* expression) noexcept {
+  Program* p = ours(prog);
+  if (p != nullptr && expression != nullptr) {
+    const RtcResult kept = locked(p, [&]() -> RtcResult {
+      if (p->state != State::kKept || p->compiled) return kNotServed;
+      p->expressions.emplace_back(expression);
+      return kRtcSuccess;
+    });
+    if (kept != kNotServed) return kept;
+  }
+  return answer(
+      prog, "call after a served compile", [](const Program&) { return kNotServed; },
+      [&](const RealHiprtc& api, RealProgram real) {
+        return api.add_name_expression(real, expression);
+      });
+}
+
+RtcResult compile_program(RealProgram prog, int num_options, const char** options) noexcept {
+  Program* p = ours(prog);
+  if (p == nullptr) {
+    const RealHiprtc* api = linked_hiprtc();
+    return api != nullptr ? api->compile(prog, num_options, options) : kRtcInvalidProgram;
+  }
+  return locked(p, [&]() -> RtcResult {
+    if (p->state == State::kKept && !p->compiled &&
+        (num_options >= 0 && (num_options == 0 || options != nullptr))) {
+      bool strings = true;
+      for (int i = 0; strings && i < num_options; ++i) strings = options[i] != nullptr;
+      if (strings) {
+        for (int i = 0; i < num_options; ++i) p->options.emplace_back(options[i]);
+        p->compiled = true;
+        return serve_compile(p);
+      }
+    }
+    // A second compile, odd options, or a program hipRTC already holds: hipRTC's own.
+    if (p->state != State::kReal) {
+      const RtcResult made = to_real(p, p->compiled ? "second compile" : "unusual arguments");
+      if (p->real == nullptr) return made;
+    }
+    record_stats("passthrough", p->real_reason);
+    return p->api->compile(p->real, num_options, options);
+  });
+}
+
+RtcResult get_code_size(RealProgram prog, std::size_t* size) noexcept {
+  return answer(
+      prog, "call after a served compile",
+      [&](const Program& p) {
+        if (p.served_result != kRtcSuccess || size == nullptr) return kNotServed;
+        *size = p.code.size();
+        return kRtcSuccess;
+      },
+      [&](const RealHiprtc& api, RealProgram real) { return api.code_size(real, size); });
+}
+
+RtcResult get_code(RealProgram prog, char* code) noexcept {
+  return answer(
+      prog, "call after a served compile",
+      [&](const Program& p) {
+        if (p.served_result != kRtcSuccess || code == nullptr) return kNotServed;
+        std::memcpy(code, p.code.data(), p.code.size());
+        return kRtcSuccess;
+      },
+      [&](const RealHiprtc& api, RealProgram real) { return api.code(real, code); });
+}
+
+// hipRTC 5 counts the log without a terminating NUL and writes none (an empty log is size 0).
+RtcResult get_log_size(RealProgram prog, std::size_t* size) noexcept {
+  return answer(
+      prog, "call after a served compile",
+      [&](const Program& p) {
+        if (size == nullptr) return kNotServed;
+        *size = p.log.size();
+        return kRtcSuccess;
+      },
+      [&](const RealHiprtc& api, RealProgram real) { return api.log_size(real, size); });
+}
+
+RtcResult get_log(RealProgram prog, char* log) noexcept {
+  return answer(
+      prog, "call after a served compile",
+      [&](const Program& p) {
+        if (log == nullptr) return kNotServed;
+        std::memcpy(log, p.log.data(), p.log.size());
+        return kRtcSuccess;
+      },
+      [&](const RealHiprtc& api, RealProgram real) { return api.log(real, log); });
+}
+
+RtcResult get_lowered_name(RealProgram prog, const char* expression,
+                           const char** lowered) noexcept {
+  return answer(
+      prog, "call after a served compile",
+      [&](const Program& p) {
+        if (p.served_result != kRtcSuccess || expression == nullptr || lowered == nullptr)
+          return kNotServed;
+        for (std::size_t i = 0; i < p.expressions.size(); ++i) {
+          if (p.expressions[i] == expression) {
+            *lowered = p.lowered[i].c_str();
+            return kRtcSuccess;
+          }
+        }
+        return kNotServed;
+      },
+      [&](const RealHiprtc& api, RealProgram real) {
+        return api.lowered_name(real, expression, lowered);
+      });
+}
+
+RtcResult get_bitcode_size(RealProgram prog, std::size_t* size) noexcept {
+  return answer(
+      prog, "GetBitcode", [](const Program&) { return kNotServed; },
+      [&](const RealHiprtc& api, RealProgram real) {
+        return api.bitcode_size != nullptr ? api.bitcode_size(real, size) : kRtcInvalidInput;
+      });
+}
+
+RtcResult get_bitcode(RealProgram prog, char* bitcode) noexcept {
+  return answer(
+      prog, "GetBitcode", [](const Program&) { return kNotServed; },
+      [&](const RealHiprtc& api, RealProgram real) {
+        return api.bitcode != nullptr ? api.bitcode(real, bitcode) : kRtcInvalidInput;
+      });
+}
+
+RtcResult destroy_program(RealProgram* prog) noexcept {
+  Program* p = prog != nullptr ? ours(*prog) : nullptr;
+  if (p == nullptr) {
+    const RealHiprtc* api = linked_hiprtc();
+    return api != nullptr ? api->destroy(prog) : kRtcInvalidInput;
+  }
+  RtcResult result = kRtcSuccess;
+  {
+    std::lock_guard<std::mutex> guard(p->mutex);
+    if (p->real != nullptr) result = p->api->destroy(&p->real);
+    p->magic = 0;
+  }
+  delete p;
+  return result;  // hipRTC leaves the caller's handle as it was; so does the shim
+}
+
+}  // namespace hipacm::intercept
