@@ -158,15 +158,20 @@ class FileLockTest : public ::testing::Test {
     return FileLock::acquire(open_rw(path_), kind, range, LockWait::once());
   }
 
-  // Takes the whole file through a description of its own and forks with it held: the lock goes
-  // to *lock and fork()'s result to *child. The child runs under a 30 s watchdog, so that a check
-  // of it that hangs ends it instead of the test.
-  void fork_holding_it(LockKind kind, FileLock* lock, pid_t* child) const {
+  // Takes the whole file through a description of its own into *lock, forks with it held, and
+  // has the child run `in_child` and exit with its verdict, which the parent expects to be true.
+  // The child runs under a 30 s watchdog, so that a check of it that hangs ends it, not the test.
+  template <class Check>
+  void check_in_a_forked_child(LockKind kind, FileLock* lock, Check in_child) const {
     *lock = try_other(kind);
     ASSERT_TRUE(lock->held());
-    *child = ::fork();
-    ASSERT_GE(*child, 0);
-    if (*child == 0) ::alarm(30);
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      ::alarm(30);
+      ::_exit(in_child() ? 0 : 1);
+    }
+    expect_child_passed(child);
   }
 
   // Adds one to the counter at the start of the file, read and written a pause apart so that
@@ -277,16 +282,12 @@ TEST_P(FileLockKinds, ForeverBlocksUntilTheHolderLetsGo) {
 TEST_P(FileLockKinds, AbandonInAForkedChildLeavesTheParentsLockHeld) {
   const LockKind kind = GetParam();
   FileLock lock;
-  pid_t child = -1;
-  ASSERT_NO_FATAL_FAILURE(fork_holding_it(kind, &lock, &child));
-  if (child == 0) {
+  ASSERT_NO_FATAL_FAILURE(check_in_a_forked_child(kind, &lock, [&] {
     ::close(lock.fd());  // what close-on-fork would have done
     lock.abandon();
-    bool ok = !lock.held() && lock.fd() == -1;
-    ok = ok && try_other(kind).busy();  // the parent still holds it
-    ::_exit(ok ? 0 : 1);
-  }
-  expect_child_passed(child);
+    const bool ok = !lock.held() && lock.fd() == -1;
+    return ok && try_other(kind).busy();  // the parent still holds it
+  }));
   EXPECT_TRUE(lock.held());
   EXPECT_TRUE(try_other(kind).busy()) << "the child's exit left the lock with the parent";
   Peer other(path_, kind, LockRange::whole_file());
@@ -300,13 +301,10 @@ TEST_P(FileLockKinds, AbandonInAForkedChildLeavesTheParentsLockHeld) {
 TEST_P(FileLockKinds, UnlockInAForkedChildFreesItForTheParentToo) {
   const LockKind kind = GetParam();
   FileLock lock;
-  pid_t child = -1;
-  ASSERT_NO_FATAL_FAILURE(fork_holding_it(kind, &lock, &child));
-  if (child == 0) {
+  ASSERT_NO_FATAL_FAILURE(check_in_a_forked_child(kind, &lock, [&] {
     lock.unlock();
-    ::_exit(try_other(kind).held() ? 0 : 1);
-  }
-  expect_child_passed(child);
+    return try_other(kind).held();
+  }));
   EXPECT_TRUE(try_other(kind).held()) << "the parent's object still says held, the kernel not";
   lock.unlock();  // the kernel has nothing left to unlock; this closes the descriptor
   EXPECT_EQ(lock.fd(), -1);
