@@ -78,6 +78,39 @@ std::optional<UnknownCommand> find_unknown_command(CLI::App& app, int argc, char
   return std::nullopt;
 }
 
+// The number of words CLI11 parses: all of them, unless a prefix command (`run`) is given, whose
+// words from the first that is not one of its options (or from after `--`) go to `words` instead,
+// so that COMMAND's own options (even --help) stay COMMAND's.
+int words_to_parse(CLI::App& app, int argc, char** argv, std::vector<std::string>& words) {
+  CLI::App* current = &app;
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    const bool prefix = current != &app && current->get_prefix_command();
+    if (prefix && word == "--") {
+      words.assign(argv + i + 1, argv + argc);
+      return i;
+    }
+    if (word.size() > 1 && word[0] == '-' && word != "--") {
+      const CLI::Option* option = find_option(current, word);
+      if (option != nullptr && option->get_items_expected_max() > 0 &&
+          word.find('=') == std::string::npos)
+        ++i;
+      continue;
+    }
+    if (prefix) {
+      words.assign(argv + i, argv + argc);
+      return i;
+    }
+    CLI::App* next = nullptr;
+    for (CLI::App* command : subcommands_of(*current)) {
+      if (command->check_name(word)) next = command;
+    }
+    if (next == nullptr) break;
+    current = next;
+  }
+  return argc;
+}
+
 std::string join_names(const std::vector<std::string>& names) {
   std::string text;
   for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
@@ -114,9 +147,11 @@ void add_output_flags(CLI::App& app, hipacm::cli::AppContext& context) {
   quiet->excludes(verbose);
 }
 
+// A prefix command (`run`) keeps what it does not know: from its first unknown word on, the words
+// are the command line it runs, which the tool's options must not take.
 void let_options_fall_through(CLI::App& app) {
   for (CLI::App* command : subcommands_of(app)) {
-    command->fallthrough();
+    command->fallthrough(!command->get_prefix_command());
     let_options_fall_through(*command);
   }
 }
@@ -162,6 +197,7 @@ int run_tool(int argc, char** argv, const ClusterRunner* cluster) {
   add_inspect_command(app, context);
   add_doctor_command(app, context);
   add_cache_command(app, context);
+  add_run_command(app, context);
   add_output_flags(app, context);
   let_options_fall_through(app);
   app.parse_complete_callback([&] { share_output_flags(app, context); });
@@ -169,8 +205,9 @@ int run_tool(int argc, char** argv, const ClusterRunner* cluster) {
   if (const std::optional<UnknownCommand> unknown = find_unknown_command(app, argc, argv))
     return report_unknown_command(*unknown);
 
+  const int parsed = words_to_parse(app, argc, argv, context.prefix_words);
   try {
-    app.parse(argc, argv);
+    app.parse(parsed, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);  // prints help, the version, or the parse error
     return code == 0 ? kExitOk : kExitUsage;

@@ -20,6 +20,9 @@ struct AppContext {
   bool verbose = false;  ///< -v, given anywhere: more detail, and the library's info log
   /// The command line as given, for a command that hands the run to another executable.
   std::vector<std::string> arguments;
+  /// A prefix command's (`run`'s) command line to run: its words from the first that is not one
+  /// of its options, or from after `--`, verbatim; CLI11 never parses them.
+  std::vector<std::string> prefix_words;
 };
 
 struct ClusterRunner;
@@ -58,5 +61,9 @@ void add_doctor_command(CLI::App& app, AppContext& context);
 
 /// `hipacm cache stats|list|verify|prune|clear|export|import` (cache/cache_command.cpp).
 void add_cache_command(CLI::App& app, AppContext& context);
+
+/// `hipacm run [--stats] [--print-env] [--] COMMAND [ARGS...]`: runs an unchanged program with its
+/// hipRTC compiles served by hipacm (run/run_command.cpp).
+void add_run_command(CLI::App& app, AppContext& context);
 
 }  // namespace hipacm::cli
