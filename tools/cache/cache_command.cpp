@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hip_backend/codeobject/amdgpu_target.h"
@@ -189,17 +190,16 @@ int run_list(const CacheOptions& options) {
   cache::CacheAdmin admin = inspect_cache(options);
   const std::vector<cache::EntryInfo> entries = admin.list(options.arch);
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-  for (const cache::EntryInfo& e : entries)
-    rows.push_back({{"key", e.key},
-                    {"arch", e.arch},
-                    {"source_name", e.source_name},
-                    {"backend", e.backend},
-                    {"compiler_version", e.compiler_version},
-                    {"plugin_version", e.plugin_version},
-                    {"size", e.size},
-                    {"created_us", e.created_us},
-                    {"last_used_us", e.last_used_us},
-                    {"hits", e.hits}});
+  for (const cache::EntryInfo& e : entries) {
+    nlohmann::ordered_json row;
+    cache::for_each_label(e,
+                          [&](const char* name, const std::string& label) { row[name] = label; });
+    row["size"] = e.size;
+    row["created_us"] = e.created_us;
+    row["last_used_us"] = e.last_used_us;
+    row["hits"] = e.hits;
+    rows.push_back(std::move(row));
+  }
   report(options, "list", admin.path(), {{"entries", rows}}, [&] {
     // Keys, archs and names come from the database, which an import may have written. 16 hex
     // digits identify an entry in practice (inspect takes a prefix); -v and --json have all. The

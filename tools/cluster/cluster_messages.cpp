@@ -96,6 +96,21 @@ std::size_t item_of(const Json& object, std::size_t item_count) {
   return static_cast<std::size_t>(item);
 }
 
+// Calls `fn(map, item)` for each map of the list `name` in `message`: at most `item_count` maps
+// (the bound's message ends in `unit`), each for an item of the job. `one` names a map in the
+// message for one that is not.
+template <class Fn>
+void for_each_item(const Json& message, const char* name, const char* unit, const char* one,
+                   std::size_t item_count, Fn&& fn) {
+  const Json& list = field(message, name);
+  if (!list.is_array() || list.size() > item_count)
+    malformed(fmt::format("'{}' is not a list of at most {}{}", name, item_count, unit));
+  for (const Json& map : list) {
+    if (!map.is_object()) malformed(fmt::format("{} is not a map", one));
+    fn(map, item_of(map, item_count));
+  }
+}
+
 Json parse(const std::uint8_t* bytes, std::size_t size, int version) {
   if (size > kMaxMessageBytes)
     malformed(fmt::format("{} bytes, over the bound of {}", size, kMaxMessageBytes));
@@ -135,19 +150,16 @@ std::vector<std::uint8_t> encode_entries(const std::vector<const EntryForItem*>&
   Json list = Json::array();
   for (const EntryForItem* one : entries) {
     const cache::CacheEntry& e = one->entry;
-    list.push_back({{"item", one->item},
-                    {"key", e.info.key},
-                    {"arch", e.info.arch},
-                    {"source_name", e.info.source_name},
-                    {"backend", e.info.backend},
-                    {"compiler_version", e.info.compiler_version},
-                    {"plugin_version", e.info.plugin_version},
+    Json message = {{"item", one->item},
                     {"created_us", e.info.created_us},
                     {"lowered_names", e.lowered_names},
                     {"expected_kernels", e.expected_kernels},
                     {"log", e.log},
                     {"code", Json::binary(e.code)},
-                    {"checksum", e.checksum}});
+                    {"checksum", e.checksum}};
+    cache::for_each_label(
+        e.info, [&](const char* name, const std::string& label) { message[name] = label; });
+    list.push_back(std::move(message));
   }
   return to_cbor({{"v", kEntriesVersion}, {"entries", std::move(list)}});
 }
@@ -157,20 +169,13 @@ Expected<std::vector<EntryForItem>> decode_entries(const std::uint8_t* bytes, st
   return decoding([&] {
     std::vector<EntryForItem> out;
     const Json message = parse(bytes, size, kEntriesVersion);
-    const Json& list = field(message, "entries");
-    if (!list.is_array() || list.size() > item_count)
-      malformed(fmt::format("'entries' is not a list of at most {} entries", item_count));
-    for (const Json& one : list) {
-      if (!one.is_object()) malformed("an entry is not a map");
+    const auto read_entry = [&](const Json& one, std::size_t item) {
       EntryForItem got;
-      got.item = item_of(one, item_count);
+      got.item = item;
       cache::CacheEntry& e = got.entry;
-      e.info.key = text(one, "key", cache::kMaxLabelBytes);
-      e.info.arch = text(one, "arch", cache::kMaxLabelBytes);
-      e.info.source_name = text(one, "source_name", cache::kMaxLabelBytes);
-      e.info.backend = text(one, "backend", cache::kMaxLabelBytes);
-      e.info.compiler_version = text(one, "compiler_version", cache::kMaxLabelBytes);
-      e.info.plugin_version = text(one, "plugin_version", cache::kMaxLabelBytes);
+      cache::for_each_label(e.info, [&](const char* name, std::string& label) {
+        label = text(one, name, cache::kMaxLabelBytes);
+      });
       e.info.created_us = integer(one, "created_us");
       e.lowered_names = names(one, "lowered_names");
       e.expected_kernels = names(one, "expected_kernels");
@@ -182,7 +187,8 @@ Expected<std::vector<EntryForItem>> decode_entries(const std::uint8_t* bytes, st
       e.checksum = text(one, "checksum", cache::kMaxLabelBytes);
       e.info.size = cache::payload_size(e);
       out.push_back(std::move(got));
-    }
+    };
+    for_each_item(message, "entries", " entries", "an entry", item_count, read_entry);
     return out;
   });
 }
@@ -232,13 +238,9 @@ Expected<RankReport> decode_report(const std::uint8_t* bytes, std::size_t size,
       malformed("'rank' is out of range");
     out->rank = static_cast<std::int32_t>(rank);
     out->cache_dir = text(message, "cache_dir", cache::kMaxLabelBytes);
-    const Json& outcomes = field(message, "outcomes");
-    if (!outcomes.is_array() || outcomes.size() > item_count)
-      malformed(fmt::format("'outcomes' is not a list of at most {}", item_count));
-    for (const Json& one : outcomes) {
-      if (!one.is_object()) malformed("an outcome is not a map");
+    const auto read_outcome = [&](const Json& one, std::size_t item) {
       ItemOutcome o;
-      o.item = item_of(one, item_count);
+      o.item = item;
       const std::int64_t status = integer(one, "status");
       if (status < -1000 || status > 1000) malformed("'status' is out of range");
       o.status = static_cast<std::int32_t>(status);
@@ -250,7 +252,8 @@ Expected<RankReport> decode_report(const std::uint8_t* bytes, std::size_t size,
       o.log = text(one, "log", kMaxReportLogBytes);
       o.kernels = names(one, "kernels");
       out->outcomes.push_back(std::move(o));
-    }
+    };
+    for_each_item(message, "outcomes", "", "an outcome", item_count, read_outcome);
     const Json& walls = field(message, "arch_wall_seconds");
     if (!walls.is_array() || walls.size() > kMaxNames)
       malformed("'arch_wall_seconds' is not a list");

@@ -14,18 +14,11 @@ using store_internal::ResetOnExit;
 
 CacheEntry read_entry(const Statement& s) {
   CacheEntry e;
-  e.info.key = s.text(0);
-  e.info.arch = s.text(1);
-  e.info.source_name = s.text(2);
-  e.info.backend = s.text(3);
-  e.info.compiler_version = s.text(4);
-  e.info.plugin_version = s.text(5);
+  // The size column (9) is skipped: e.info.size is measured below.
+  e.info = {store_internal::read_labels(s), 0, s.integer(10), s.integer(11), s.integer(12)};
   e.lowered_names = split_names(s.text(6));
   e.expected_kernels = split_names(s.text(7));
   e.log = s.text(8);
-  e.info.created_us = s.integer(10);
-  e.info.last_used_us = s.integer(11);
-  e.info.hits = s.integer(12);
   e.checksum = s.text(13);
   e.code = s.blob(14);
   // Measured from what was read, code object included; the row's own

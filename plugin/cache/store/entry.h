@@ -2,25 +2,16 @@
 // entry.h - one cached compile: the code object, what the compile reported, and bookkeeping.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "plugin/cache/store/entry_labels.h"
+
 namespace hipacm::cache {
 
-/// The most bytes of an arch, source name, backend or version string that an
-/// entry or a stored failure may hold: short in every real one.
-inline constexpr std::size_t kMaxLabelBytes = 4096;
-
-/// The bookkeeping of an entry, without its payload (for listings).
-struct EntryInfo {
-  std::string key;
-  std::string arch;
-  std::string source_name;
-  std::string backend;
-  std::string compiler_version;
-  std::string plugin_version;
+/// The bookkeeping of an entry, without its payload (for listings): its labels, then these.
+struct EntryInfo : EntryLabels {
   std::int64_t size = 0;          ///< payload bytes (code object + log + lowered names), measured
   std::int64_t created_us = 0;    ///< microseconds since the Unix epoch
   std::int64_t last_used_us = 0;  ///< ditto; LRU eviction order

@@ -25,15 +25,10 @@ constexpr const char* kFailureRowIsSane =
     "length(CAST(plugin_version AS BLOB)), length(CAST(checksum AS BLOB))) <= ?2 AND "
     "length(CAST(error_message AS BLOB)) <= ?3 AND length(CAST(log AS BLOB)) <= ?4";
 
+// The columns of kFailureColumns, in StoredFailure's order.
 StoredFailure read_failure(const Statement& s) {
-  StoredFailure f;
-  store_internal::read_labels(s, f);
-  f.error_message = s.text(6);
-  f.log = s.text(7);
-  f.created_us = s.integer(8);
-  f.last_used_us = s.integer(9);
-  f.checksum = s.text(10);
-  return f;
+  return {
+      store_internal::read_labels(s), s.text(6), s.text(7), s.integer(8), s.integer(9), s.text(10)};
 }
 
 }  // namespace

@@ -16,14 +16,9 @@ using store_internal::kPayloadBytes;
 // cache) may list before it is refused as not a plausible cache.
 constexpr std::size_t kMaxUntrustedEntries = 1'000'000;
 
+// The labels, then size, created_us, last_used_us and hits: EntryInfo's order.
 EntryInfo read_info(const Statement& s) {
-  EntryInfo i;
-  store_internal::read_labels(s, i);
-  i.size = s.integer(6);
-  i.created_us = s.integer(7);
-  i.last_used_us = s.integer(8);
-  i.hits = s.integer(9);
-  return i;
+  return {store_internal::read_labels(s), s.integer(6), s.integer(7), s.integer(8), s.integer(9)};
 }
 
 }  // namespace

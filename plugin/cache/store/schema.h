@@ -11,6 +11,16 @@ inline constexpr int kSchemaVersion = 1;
 /// The file name of a cache database inside a cache directory.
 inline constexpr const char* kDatabaseFileName = "kernels.sqlite3";
 
+// The label columns (EntryLabels, entry_labels.h) that entries and failures both begin with, in
+// the order their readers select them. A macro so that kCreateSchema stays one literal.
+#define HIPACM_CACHE_LABEL_COLUMNS      \
+  "  key TEXT PRIMARY KEY,\n"           \
+  "  arch TEXT NOT NULL,\n"             \
+  "  source_name TEXT NOT NULL,\n"      \
+  "  backend TEXT NOT NULL,\n"          \
+  "  compiler_version TEXT NOT NULL,\n" \
+  "  plugin_version TEXT NOT NULL,\n"
+
 // library_facts holds what hip_backend/library_facts.cpp remembers about this
 // machine's compiler libraries, so that a process whose kernels are all cached
 // never loads them. It is additive: databases without it simply miss.
@@ -23,13 +33,7 @@ inline constexpr const char* kDatabaseFileName = "kernels.sqlite3";
 inline constexpr const char* kCreateSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS entries(
-  key TEXT PRIMARY KEY,
-  arch TEXT NOT NULL,
-  source_name TEXT NOT NULL,
-  backend TEXT NOT NULL,
-  compiler_version TEXT NOT NULL,
-  plugin_version TEXT NOT NULL,
-  lowered_names TEXT NOT NULL,
+)sql" HIPACM_CACHE_LABEL_COLUMNS R"sql(  lowered_names TEXT NOT NULL,
   expected_kernels TEXT NOT NULL,
   log TEXT NOT NULL,
   size INTEGER NOT NULL,
@@ -44,13 +48,7 @@ CREATE TABLE IF NOT EXISTS library_facts(
   value TEXT NOT NULL,
   recorded_us INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS failures(
-  key TEXT PRIMARY KEY,
-  arch TEXT NOT NULL,
-  source_name TEXT NOT NULL,
-  backend TEXT NOT NULL,
-  compiler_version TEXT NOT NULL,
-  plugin_version TEXT NOT NULL,
-  error_message TEXT NOT NULL,
+)sql" HIPACM_CACHE_LABEL_COLUMNS R"sql(  error_message TEXT NOT NULL,
   log TEXT NOT NULL,
   created_us INTEGER NOT NULL,
   last_used_us INTEGER NOT NULL,

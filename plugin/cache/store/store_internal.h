@@ -43,16 +43,10 @@ std::size_t count_rows(Database& db, std::string_view table);
 void delete_key(Database& db, std::string_view table, const std::string& key);
 
 /// Reads the six label columns that entries and failures both have and both select first (key,
-/// arch, source_name, backend, compiler_version, plugin_version) into `row`: an EntryInfo or a
-/// StoredFailure. Shared so the two readers cannot drift apart on the common columns.
-template <typename Row>
-void read_labels(const Statement& s, Row& row) {
-  row.key = s.text(0);
-  row.arch = s.text(1);
-  row.source_name = s.text(2);
-  row.backend = s.text(3);
-  row.compiler_version = s.text(4);
-  row.plugin_version = s.text(5);
+/// arch, source_name, backend, compiler_version, plugin_version): the EntryLabels that EntryInfo
+/// and StoredFailure share, so the readers of both tables cannot drift apart on them.
+inline EntryLabels read_labels(const Statement& s) {
+  return {s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5)};
 }
 
 /// Creates `path` empty and 0600 unless something is there already (database_file.cpp).

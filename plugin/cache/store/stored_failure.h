@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "plugin/cache/store/entry_labels.h"
+
 namespace hipacm::cache {
 
 /// The most bytes of a compile log a stored failure keeps: its head, where
@@ -20,13 +22,7 @@ inline constexpr std::int64_t kMaxStoredFailures = 1024;
 /// A compile that ended HIPACM_ERROR_COMPILATION, under the key a success of
 /// the same request would have. `checksum` is failure_checksum() of the rest
 /// (plugin/cache/integrity.h).
-struct StoredFailure {
-  std::string key;
-  std::string arch;
-  std::string source_name;
-  std::string backend;
-  std::string compiler_version;
-  std::string plugin_version;
+struct StoredFailure : EntryLabels {
   std::string error_message;
   std::string log;
   std::int64_t created_us = 0;    ///< microseconds since the Unix epoch
