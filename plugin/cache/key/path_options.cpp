@@ -74,6 +74,9 @@ constexpr std::string_view kPathAfterEqualsOptions[] = {
     "--use-pch=",
     "--create-pch=",
 };
+// A prefix table's entry as a PathOption: its value joined (or after its own '=').
+PathOption path_option(const PathOption& option) { return option; }
+PathOption path_option(std::string_view prefix) { return {prefix, true}; }
 // Options whose next option is handed to another tool as it is: never read as an option here.
 constexpr std::string_view kPassThroughOptions[] = {
     "-Xclang",       "-Xpreprocessor", "-Xassembler",      "-Xlinker",     "-mllvm",
@@ -179,41 +182,24 @@ Expected<void> anchor_relative_paths(std::vector<std::string>* options_in) {
     }
     std::string* owner = nullptr;
     std::size_t offset = 0;
-    bool handled = false;
-    // -include-pch before -include, the longest spellings first within each table.
-    for (const PathOption& path : kPathOptions) {
-      if (value_of(options, &i, path.name, path.joined, &owner, &offset)) {
-        if (Expected<void> anchored = anchor(owner, offset, false, path.name == "--config");
-            !anchored)
-          return anchored;
-        handled = true;
-        break;
+    Expected<void> anchored;
+    // The first option of `table` that this one is: its value is anchored, `forced` as a forced
+    // include.
+    const auto anchor_first = [&](const auto& table, bool forced) {
+      for (const auto& entry : table) {
+        const PathOption path = path_option(entry);
+        if (value_of(options, &i, path.name, path.joined, &owner, &offset)) {
+          anchored = anchor(owner, offset, forced, path.name == "--config");
+          return true;
+        }
       }
-    }
-    for (std::string_view prefix : kPathAfterEqualsOptions) {
-      if (handled) break;
-      if (value_of(options, &i, prefix, true, &owner, &offset)) {
-        if (Expected<void> anchored = anchor(owner, offset, false, false); !anchored)
-          return anchored;
-        handled = true;
-      }
-    }
-    for (std::string_view prefix : kIncludeDirOptions) {
-      if (handled) break;
-      if (value_of(options, &i, prefix, true, &owner, &offset)) {
-        if (Expected<void> anchored = anchor(owner, offset, false, false); !anchored)
-          return anchored;
-        handled = true;
-      }
-    }
-    for (std::string_view prefix : kForcedIncludeOptions) {
-      if (handled) break;
-      if (value_of(options, &i, prefix, true, &owner, &offset)) {
-        if (Expected<void> anchored = anchor(owner, offset, true, false); !anchored)
-          return anchored;
-        handled = true;
-      }
-    }
+      return false;
+    };
+    // The tables in turn until one has the option: -include-pch before -include, the longest
+    // spellings first within each table.
+    (void)(anchor_first(kPathOptions, false) || anchor_first(kPathAfterEqualsOptions, false) ||
+           anchor_first(kIncludeDirOptions, false) || anchor_first(kForcedIncludeOptions, true));
+    if (!anchored) return anchored;
   }
   return {};
 }
