@@ -46,6 +46,28 @@ int as_count(std::size_t size) {
   return static_cast<int>(size);
 }
 
+// Fills `offsets` with where each rank's part starts in the one buffer of a v-collective, from
+// the sizes the ranks sent (a negative one loses the job); returns the buffer's size.
+std::size_t offsets_of(const std::vector<int>& sizes, std::vector<int>& offsets) {
+  std::size_t total = 0;
+  for (std::size_t r = 0; r < sizes.size(); ++r) {
+    if (sizes[r] < 0) throw JobLost("a rank sent a negative size");
+    offsets[r] = as_count(total);
+    total += static_cast<std::size_t>(sizes[r]);
+  }
+  return total;
+}
+
+// The buffer of a v-collective, cut into each rank's part.
+std::vector<std::vector<std::uint8_t>> parts_of(const std::vector<std::uint8_t>& all,
+                                                const std::vector<int>& sizes,
+                                                const std::vector<int>& offsets) {
+  std::vector<std::vector<std::uint8_t>> out(sizes.size());
+  for (std::size_t r = 0; r < sizes.size(); ++r)
+    out[r].assign(all.begin() + offsets[r], all.begin() + offsets[r] + sizes[r]);
+  return out;
+}
+
 }  // namespace
 
 MpiSession::MpiSession(int* argc, char*** argv) {
@@ -149,12 +171,7 @@ std::vector<std::vector<std::uint8_t>> Cluster::all_gather(const std::vector<std
         "all_gather sizes");
   wait(&request, "all_gather sizes");
   std::vector<int> offsets(ranks);
-  std::size_t total = 0;
-  for (std::size_t r = 0; r < ranks; ++r) {
-    if (sizes[r] < 0) throw JobLost("a rank sent a negative size");
-    offsets[r] = as_count(total);
-    total += static_cast<std::size_t>(sizes[r]);
-  }
+  const std::size_t total = offsets_of(sizes, offsets);
   as_count(total);
   std::vector<std::uint8_t> all(total);
   check(MPI_Iallgatherv(mine.data(), my_size, MPI_BYTE, all.data(), sizes.data(), offsets.data(),
@@ -162,10 +179,7 @@ std::vector<std::vector<std::uint8_t>> Cluster::all_gather(const std::vector<std
         "all_gather");
   wait(&request, "all_gather");
   traffic_.control_bytes_sent += mine.size() + sizeof my_size;
-  std::vector<std::vector<std::uint8_t>> out(ranks);
-  for (std::size_t r = 0; r < ranks; ++r)
-    out[r].assign(all.begin() + offsets[r], all.begin() + offsets[r] + sizes[r]);
-  return out;
+  return parts_of(all, sizes, offsets);
 }
 
 std::vector<std::uint8_t> Cluster::broadcast(std::vector<std::uint8_t> bytes) {
@@ -191,25 +205,15 @@ std::vector<std::vector<std::uint8_t>> Cluster::gather_to_root(
         "gather sizes");
   wait(&request, "gather sizes");
   std::vector<int> offsets(ranks);
-  std::size_t total = 0;
-  if (rank_ == 0)
-    for (std::size_t r = 0; r < ranks; ++r) {
-      if (sizes[r] < 0) throw JobLost("a rank sent a negative size");
-      offsets[r] = as_count(total);
-      total += static_cast<std::size_t>(sizes[r]);
-    }
+  const std::size_t total = rank_ == 0 ? offsets_of(sizes, offsets) : 0;
   std::vector<std::uint8_t> all(total);
   check(MPI_Igatherv(mine.data(), my_size, MPI_BYTE, all.data(), sizes.data(), offsets.data(),
                      MPI_BYTE, 0, MPI_COMM_WORLD, &request),
         "gather");
   wait(&request, "gather");
   traffic_.control_bytes_sent += mine.size();
-  std::vector<std::vector<std::uint8_t>> out;
-  if (rank_ != 0) return out;
-  out.resize(ranks);
-  for (std::size_t r = 0; r < ranks; ++r)
-    out[r].assign(all.begin() + offsets[r], all.begin() + offsets[r] + sizes[r]);
-  return out;
+  if (rank_ != 0) return {};
+  return parts_of(all, sizes, offsets);
 }
 
 bool Cluster::any(bool mine) {
@@ -237,12 +241,7 @@ std::vector<std::vector<std::uint8_t>> Cluster::exchange(
                       &request),
         "exchange sizes");
   wait(&request, "exchange sizes");
-  std::size_t recv_total = 0;
-  for (std::size_t r = 0; r < ranks; ++r) {
-    if (recv_sizes[r] < 0) throw JobLost("a rank sent a negative size");
-    recv_offsets[r] = as_count(recv_total);
-    recv_total += static_cast<std::size_t>(recv_sizes[r]);
-  }
+  const std::size_t recv_total = offsets_of(recv_sizes, recv_offsets);
   // One buffer each way, as MPI_Alltoallv takes them; int offsets bound each to 2 GiB.
   as_count(send_total);
   as_count(recv_total);
@@ -254,7 +253,6 @@ std::vector<std::vector<std::uint8_t>> Cluster::exchange(
         "exchange");
   wait(&request, "exchange");
   traffic_.control_bytes_sent += ranks * sizeof(int);
-  std::vector<std::vector<std::uint8_t>> out(ranks);
   for (std::size_t r = 0; r < ranks; ++r) {
     if (send_sizes[r] > 0) {
       ++traffic_.messages_sent;
@@ -264,9 +262,8 @@ std::vector<std::vector<std::uint8_t>> Cluster::exchange(
       ++traffic_.messages_received;
       traffic_.bytes_received += static_cast<std::uint64_t>(recv_sizes[r]);
     }
-    out[r].assign(recv.begin() + recv_offsets[r], recv.begin() + recv_offsets[r] + recv_sizes[r]);
   }
-  return out;
+  return parts_of(recv, recv_sizes, recv_offsets);
 }
 
 void Cluster::report_progress(std::uint64_t done, std::uint64_t failed, bool finished) {
