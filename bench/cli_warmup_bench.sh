@@ -13,23 +13,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/common/bench_setup.sh
-build=${1:-build/release}
-hipacm="$build/hipacm"
+source bench/common/warmup_cli.sh
+use_cli_build "${1:-build/release}"
 count=${COUNT:-64}
 arch=${ARCH:-gfx90a}
 jobs=${JOBS:-0}
 warm_runs=${WARM_RUNS:-5}
-[[ -x $hipacm ]] || { echo "no $hipacm: build the hipacm-cli target first" >&2; exit 2; }
 
 make_work_kernels "$count"
 
-export HIPACM_CACHE_DIR="$work/cache"
 runs=(cold)
 for ((i = 1; i <= warm_runs; ++i)); do runs+=("warm$i"); done
 for run in "${runs[@]}"; do
   start=$(date +%s.%N)
-  "$hipacm" warmup "$work/kernels" --arch "$arch" --jobs "$jobs" --quiet \
-    --json "$work/$run.json" >/dev/null
+  warm_into "$work/cache" "$work/$run.json"
   end=$(date +%s.%N)
   echo "$run $start $end" >> "$work/times"
 done

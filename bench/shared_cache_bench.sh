@@ -18,15 +18,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/common/bench_setup.sh
-build=${1:-build/release}
-hipacm="$build/hipacm"
+source bench/common/warmup_cli.sh
+use_cli_build "${1:-build/release}"
 count=${COUNT:-12}
 runs=${RUNS:-4}
 rounds=${ROUNDS:-3}
 arch=${ARCH:-gfx90a}
 jobs=${JOBS:-0}
 machine_jobs=${MACHINE_JOBS:-$(nproc)}
-[[ -x $hipacm ]] || { echo "no $hipacm: build the hipacm-cli target first" >&2; exit 2; }
 
 make_work_kernels "$count"
 export HIPACM_RUNTIME_DIR="$work/run" HIPACM_MACHINE_JOBS=$machine_jobs
@@ -39,10 +38,6 @@ sample_slots() {  # OUT_FILE
 }
 stop_sampler() { kill -TERM "$sampler_pid"; wait "$sampler_pid" || true; }
 
-warm_into() {  # CACHE_DIR REPORT
-  HIPACM_CACHE_DIR=$1 "$hipacm" warmup "$work/kernels" --arch "$arch" --jobs "$jobs" --quiet \
-    --json "$2" >/dev/null
-}
 alone() {  # ROUND
   local start end
   sample_slots "$work/alone$1.slots"
