@@ -111,6 +111,22 @@ void for_each_item(const Json& message, const char* name, const char* unit, cons
   }
 }
 
+// Calls `fn(name, count)` for each counter of a RankReport (const or not), in the order the
+// decoder reads them: one list of the counters and their names for encode and decode.
+template <class Report, class Fn>
+void for_each_count(Report& report, Fn&& fn) {
+  fn("entries_sent", report.entries_sent);
+  fn("entries_received", report.entries_received);
+  fn("duplicates_received", report.duplicates_received);
+  fn("rejected_received", report.rejected_received);
+  fn("messages_sent", report.messages_sent);
+  fn("messages_received", report.messages_received);
+  fn("bytes_sent", report.bytes_sent);
+  fn("bytes_received", report.bytes_received);
+  fn("control_bytes_sent", report.control_bytes_sent);
+  fn("missing_after", report.missing_after);
+}
+
 Json parse(const std::uint8_t* bytes, std::size_t size, int version) {
   if (size > kMaxMessageBytes)
     malformed(fmt::format("{} bytes, over the bound of {}", size, kMaxMessageBytes));
@@ -207,24 +223,16 @@ std::vector<std::uint8_t> encode_report(const RankReport& report) {
                         {"kernels", o.kernels}});
   Json walls = Json::array();
   for (const auto& [arch, wall] : report.arch_wall_seconds) walls.push_back({arch, wall});
-  return to_cbor({{"v", kReportVersion},
+  Json message = {{"v", kReportVersion},
                   {"rank", report.rank},
                   {"cache_dir", report.cache_dir},
                   {"outcomes", std::move(outcomes)},
                   {"arch_wall_seconds", std::move(walls)},
                   {"compile_wall_seconds", report.compile_wall_seconds},
                   {"wall_seconds", report.wall_seconds},
-                  {"entries_sent", report.entries_sent},
-                  {"entries_received", report.entries_received},
-                  {"duplicates_received", report.duplicates_received},
-                  {"rejected_received", report.rejected_received},
-                  {"messages_sent", report.messages_sent},
-                  {"messages_received", report.messages_received},
-                  {"bytes_sent", report.bytes_sent},
-                  {"bytes_received", report.bytes_received},
-                  {"control_bytes_sent", report.control_bytes_sent},
-                  {"missing_after", report.missing_after},
-                  {"rejections", report.rejections}});
+                  {"rejections", report.rejections}};
+  for_each_count(report, [&](const char* name, std::uint64_t value) { message[name] = value; });
+  return to_cbor(message);
 }
 
 Expected<RankReport> decode_report(const std::uint8_t* bytes, std::size_t size,
@@ -266,16 +274,8 @@ Expected<RankReport> decode_report(const std::uint8_t* bytes, std::size_t size,
     }
     out->compile_wall_seconds = seconds(message, "compile_wall_seconds");
     out->wall_seconds = seconds(message, "wall_seconds");
-    out->entries_sent = count(message, "entries_sent");
-    out->entries_received = count(message, "entries_received");
-    out->duplicates_received = count(message, "duplicates_received");
-    out->rejected_received = count(message, "rejected_received");
-    out->messages_sent = count(message, "messages_sent");
-    out->messages_received = count(message, "messages_received");
-    out->bytes_sent = count(message, "bytes_sent");
-    out->bytes_received = count(message, "bytes_received");
-    out->control_bytes_sent = count(message, "control_bytes_sent");
-    out->missing_after = count(message, "missing_after");
+    for_each_count(*out,
+                   [&](const char* name, std::uint64_t& value) { value = count(message, name); });
     const std::vector<std::string> rejections = names(message, "rejections");
     out->rejections = rejections;
     return report;
