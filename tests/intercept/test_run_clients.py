@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: MIT
+# test_run_clients.py - ordinary hipRTC clients (linked, dlopen, Python ctypes; threaded) give the
+# same dump under `hipacm run` as plain: cold, from the cache in a fresh process, and passed
+# through; --stats counts what happened.
+import re
+
+import pytest
+
+from conftest import MANIFESTS, canonical, client_command, run
+
+STATS = re.compile(r"^hipacm run: (\d+) compiles?: (\d+) cache hits?, (\d+) compiled, (\d+) "
+                   r"failed, (\d+) passed through(?: \((.*)\))?$", re.M)
+
+# A few jobs for the repeated runs: one of each source, the name expressions and the failure.
+SMALL = ["--only", "kernels/", "--only", "MS_OP_ID=2 -DUSE_FWD=1", "--only", "USE_PRNG -DRUN",
+         "--only", "MLO_POOLING_OP_ID=1"]
+
+
+def stats_of(stderr):
+    found = STATS.findall(stderr)
+    assert len(found) == 1, f"no single summary line in:\n{stderr[-3000:]}"
+    total, hits, compiled, failed, passed, reasons = found[0]
+    return {"compiles": int(total), "hits": int(hits), "compiled": int(compiled),
+            "failed": int(failed), "passed_through": int(passed), "reasons": reasons}
+
+
+def without_failure_logs(dump):
+    """The dump less the log lines of failed compiles (which test_failure_logs_match_plain
+    compares on their own)."""
+    return "\n".join(line for line in dump.splitlines()
+                     if not line.startswith(("  | ", "  log_size ", "  log ")))
+
+
+def run_client(cli, env, kind, *args, stats=True, manifests=MANIFESTS, threads=None):
+    extra = ["--threads", str(threads)] if threads else []
+    argv = client_command(kind, *extra, *args, manifests=manifests)
+    if cli is not None:
+        argv = [cli, "run", *(["--stats"] if stats else []), "--", *argv]
+    completed = run(argv, env)
+    return canonical(completed.stdout), completed.stderr
+
+
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory):
+    """The plain linked client's dump of every job: the reference."""
+    from conftest import base_env
+    env = base_env(tmp_path_factory.mktemp("plain-cache"))
+    dump, _ = run_client(None, env, "linked")
+    assert dump.count("\njob ") == 16 and dump.endswith("jobs 16\n")
+    assert "compile HIPRTC_ERROR_COMPILATION(6)" in dump  # kernels/broken.hip
+    assert "lowered &blas::axpy<float> HIPRTC_SUCCESS(0) _ZN4blas4axpyIfEEvT_PKS1_PS1_i" in dump
+    return dump
+
+
+def test_plain_dumps_are_stable_and_the_same_for_every_client(plain, env):
+    # Another process, another loader: hipRTC gives the same bytes, names and logs (but the
+    # comgr directory's random name, which canonical() replaces).
+    assert run_client(None, env, "dlopen")[0] == plain
+    assert run_client(None, env, "python")[0] == plain
+
+
+def test_run_cold_then_fresh_processes_match_plain(cli, shim, plain, env):
+    cold, cold_err = run_client(cli, env, "linked")
+    assert without_failure_logs(cold) == without_failure_logs(plain)
+    assert stats_of(cold_err) == {"compiles": 16, "hits": 0, "compiled": 15, "failed": 1,
+                                  "passed_through": 0, "reasons": ""}
+    # Fresh processes, each loading hipRTC its own way, are served from the cache.
+    for kind in ("dlopen", "python"):
+        warm, warm_err = run_client(cli, env, kind)
+        assert without_failure_logs(warm) == without_failure_logs(plain), kind
+        stats = stats_of(warm_err)
+        assert (stats["compiles"], stats["hits"], stats["compiled"]) == (16, 15, 0), kind
+
+
+def test_threaded_client_never_crashes(cli, shim, env):
+    # Plain hipRTC 5.2.3 is not safe when compiles overlap; under hipacm run they go to workers.
+    reference, _ = run_client(None, env, "dlopen", *SMALL)
+    jobs = reference.count("\njob ")
+    assert jobs == 5
+    first, _ = run_client(cli, env, "dlopen", *SMALL, threads=4)
+    assert without_failure_logs(first) == without_failure_logs(reference)
+    for attempt in range(50):
+        dump, err = run_client(cli, env, "linked" if attempt % 2 else "dlopen", *SMALL, threads=4)
+        assert without_failure_logs(dump) == without_failure_logs(reference), attempt
+        stats = stats_of(err)
+        assert (stats["compiles"], stats["hits"], stats["compiled"]) == (jobs, jobs - 1, 0)
+
+
+def test_passthrough_of_fgpu_rdc_behaves_as_plain(cli, shim, env):
+    # -fgpu-rdc is compiled by the real hipRTC in the program's own process: everything equal,
+    # the failure's log included; asking for the bitcode too (hipRTC 6 and later have it).
+    args = ["--option", "-fgpu-rdc", "--bitcode", *SMALL]
+    reference, _ = run_client(None, env, "dlopen", *args)
+    served, err = run_client(cli, env, "dlopen", *args)
+    assert served == reference
+    stats = stats_of(err)
+    assert (stats["compiles"], stats["passed_through"]) == (5, 5)
+    assert "-fgpu-rdc x5" in stats["reasons"]
+
