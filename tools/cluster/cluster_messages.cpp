@@ -111,21 +111,20 @@ void for_each_item(const Json& message, const char* name, const char* unit, cons
   }
 }
 
-// Calls `fn(name, count)` for each counter of a RankReport (const or not), in the order the
-// decoder reads them: one list of the counters and their names for encode and decode.
-template <class Report, class Fn>
-void for_each_count(Report& report, Fn&& fn) {
-  fn("entries_sent", report.entries_sent);
-  fn("entries_received", report.entries_received);
-  fn("duplicates_received", report.duplicates_received);
-  fn("rejected_received", report.rejected_received);
-  fn("messages_sent", report.messages_sent);
-  fn("messages_received", report.messages_received);
-  fn("bytes_sent", report.bytes_sent);
-  fn("bytes_received", report.bytes_received);
-  fn("control_bytes_sent", report.control_bytes_sent);
-  fn("missing_after", report.missing_after);
-}
+// The counters of a RankReport under their names in the message, in the order the decoder reads
+// them: one list for encode and decode.
+constexpr std::pair<const char*, std::uint64_t RankReport::*> kReportCounts[] = {
+    {"entries_sent", &RankReport::entries_sent},
+    {"entries_received", &RankReport::entries_received},
+    {"duplicates_received", &RankReport::duplicates_received},
+    {"rejected_received", &RankReport::rejected_received},
+    {"messages_sent", &RankReport::messages_sent},
+    {"messages_received", &RankReport::messages_received},
+    {"bytes_sent", &RankReport::bytes_sent},
+    {"bytes_received", &RankReport::bytes_received},
+    {"control_bytes_sent", &RankReport::control_bytes_sent},
+    {"missing_after", &RankReport::missing_after},
+};
 
 Json parse(const std::uint8_t* bytes, std::size_t size, int version) {
   if (size > kMaxMessageBytes)
@@ -231,7 +230,7 @@ std::vector<std::uint8_t> encode_report(const RankReport& report) {
                   {"compile_wall_seconds", report.compile_wall_seconds},
                   {"wall_seconds", report.wall_seconds},
                   {"rejections", report.rejections}};
-  for_each_count(report, [&](const char* name, std::uint64_t value) { message[name] = value; });
+  for (const auto& [name, member] : kReportCounts) message[name] = report.*member;
   return to_cbor(message);
 }
 
@@ -274,8 +273,7 @@ Expected<RankReport> decode_report(const std::uint8_t* bytes, std::size_t size,
     }
     out->compile_wall_seconds = seconds(message, "compile_wall_seconds");
     out->wall_seconds = seconds(message, "wall_seconds");
-    for_each_count(*out,
-                   [&](const char* name, std::uint64_t& value) { value = count(message, name); });
+    for (const auto& [name, member] : kReportCounts) out->*member = count(message, name);
     const std::vector<std::string> rejections = names(message, "rejections");
     out->rejections = rejections;
     return report;
