@@ -4,6 +4,7 @@
 import os
 import re
 import subprocess
+from ctypes.util import find_library
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,9 @@ FIXTURES = ROOT / "tests" / "fixtures" / "miopen_style" / "manifest.json"
 OWN_KERNELS = ROOT / "tests" / "intercept" / "clients" / "kernels" / "manifest.json"
 MANIFESTS = [str(FIXTURES), str(OWN_KERNELS)]
 SHIM_NAME = "libhipacm_intercept.so"
+# The soname the dlopen and Python clients load, as the dynamic linker's cache lists it: hipRTC's
+# own library where there is one (ROCm 6 and later), else the HIP runtime that exports it (ROCm 5).
+HIPRTC_SONAME = find_library("hiprtc") or find_library("amdhip64") or "libamdhip64.so.5"
 
 # hipRTC's failure logs name the source as comgr wrote it:
 # "$TMPDIR/comgr-XXXXXX/input/CompileSource", with six random hex digits that differ in every
@@ -66,6 +70,8 @@ def env(tmp_path):
 
 def client_command(kind, *args, manifests=MANIFESTS):
     """The argv of one client: linked, dlopen or python."""
+    if kind != "linked":
+        args = ("--library", HIPRTC_SONAME, *args)
     if kind == "python":
         return ["/usr/bin/python3", str(PYTHON_CLIENT), *args, *manifests]
     binary = CLIENT_DIR / f"hipacm_intercept_{kind}_client"
