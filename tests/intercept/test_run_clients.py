@@ -79,6 +79,8 @@ def test_threaded_client_never_crashes(cli, shim, env):
     assert jobs == 5
     first, _ = run_client(cli, env, "dlopen", *SMALL, threads=4)
     assert without_failure_logs(first) == without_failure_logs(reference)
+    python, _ = run_client(cli, env, "python", *SMALL, threads=4)
+    assert without_failure_logs(python) == without_failure_logs(reference)
     for attempt in range(50):
         dump, err = run_client(cli, env, "linked" if attempt % 2 else "dlopen", *SMALL, threads=4)
         assert without_failure_logs(dump) == without_failure_logs(reference), attempt
