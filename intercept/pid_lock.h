@@ -15,6 +15,7 @@ namespace hipacm::intercept {
 /// updates, never across a compile.
 class PidLock {
  public:
+  constexpr PidLock() = default;
   void lock() noexcept {
     const pid_t self = getpid();
     for (;;) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "intercept/hipacm_link.h"
+#include "intercept/pid_lock.h"
 
 namespace hipacm::intercept {
 namespace {
@@ -137,15 +138,53 @@ RtcResult keep_served(Program* p, const hipacm_intercept_result& result) {
   return result.rtc_result;
 }
 
+// The compiles inside libhipacm now, counted by process. A child forked while one of them ran
+// inherits whatever locks that thread held in libhipacm and the libraries under it (the cache's
+// SQLite, the compiler identity), and its thread is gone: such a child compiles with hipRTC
+// itself for the rest of its life. One forked while none ran uses hipacm as usual (the worker
+// pool and the compile service start afresh in a child: libhipacm's fork epoch).
+class InFlight {
+ public:
+  /// Counts a compile in; false when this process must not enter libhipacm.
+  bool enter() noexcept {
+    std::lock_guard<PidLock> guard(lock_);
+    const pid_t self = getpid();
+    if (pid_ != self) {
+      if (count_ > 0) forked_mid_compile_ = true;
+      pid_ = self;
+      count_ = 0;
+    }
+    if (forked_mid_compile_) return false;
+    ++count_;
+    return true;
+  }
+  void leave() noexcept {
+    std::lock_guard<PidLock> guard(lock_);
+    if (pid_ == getpid()) --count_;
+  }
+
+ private:
+  PidLock lock_;
+  pid_t pid_ = 0;
+  int count_ = 0;
+  bool forked_mid_compile_ = false;
+};
+constinit InFlight g_in_flight;
+
 RtcResult serve_compile(Program* p) {
   std::string arch;
   std::vector<const char*> option_ptrs = c_strings(p->options);
   const std::string reason =
       unservable(*p, static_cast<int>(option_ptrs.size()), option_ptrs.data(), &arch);
   if (!reason.empty()) return pass_through(p, reason, "");
+  // Counted from before libhipacm is loaded: a child forked while it loads must not use it.
+  if (!g_in_flight.enter())
+    return pass_through(p, "forked during a compile",
+                        "this process was forked while another thread compiled through hipacm");
   std::string why;
   const HipacmEntry* entry = hipacm_entry(&why);
   if (entry == nullptr) {
+    g_in_flight.leave();
     warn_unavailable_once(why);
     return pass_through(p, "hipacm unavailable", why);
   }
@@ -165,6 +204,7 @@ RtcResult serve_compile(Program* p) {
   request.name_expressions = expressions.data();
   request.arch = arch.c_str();
   hipacm_intercept_result* result = entry->compile(&request);
+  g_in_flight.leave();
   if (result == nullptr) return pass_through(p, "refused by hipacm", "out of memory");
   struct Release {
     const HipacmEntry* entry;
