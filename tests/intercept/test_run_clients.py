@@ -99,3 +99,17 @@ def test_passthrough_of_fgpu_rdc_behaves_as_plain(cli, shim, env):
     assert (stats["compiles"], stats["passed_through"]) == (5, 5)
     assert "-fgpu-rdc x5" in stats["reasons"]
 
+
+
+@pytest.mark.parametrize("kind", ["linked", "python"])
+def test_a_program_that_forks_after_compiling_is_served_in_both(cli, shim, env, kind):
+    # The child of a served program compiles again, with threads: served, from the cache.
+    # (Plain hipRTC 5.2.3 crashes when two threads compile at once: its reference has one.)
+    args = ["--fork", "--only", "templated", "--only", "MS_OP_ID=2 -DUSE_FWD=1"]
+    reference, _ = run_client(None, env, kind, *args)
+    assert reference.count("forked child\n") == 1 and reference.count("jobs 2\n") == 2
+    served, err = run_client(cli, env, kind, *args, threads=2)
+    assert served == reference
+    stats = stats_of(err)
+    assert (stats["compiles"], stats["hits"] + stats["compiled"]) == (4, 4)
+    assert stats["hits"] >= 2  # the child's, at least

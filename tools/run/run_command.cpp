@@ -134,9 +134,10 @@ void add_run_command(CLI::App& app, AppContext& context) {
                     "containers): eval \"$(hipacm run --print-env)\"");
   // The tool's -q and -v, given after `run` (before COMMAND), are run's to take: a prefix command
   // passes nothing up to the tool.
-  command->add_flag("-q,--quiet", options->quiet, "As the tool's -q");
-  command->add_flag("-v,--verbose", options->verbose,
-                    "As the tool's -v: COMMAND's hipacm log at info level too");
+  CLI::Option* quiet = command->add_flag("-q,--quiet", options->quiet, "As the tool's -q");
+  CLI::Option* verbose = command->add_flag(
+      "-v,--verbose", options->verbose, "As the tool's -v: COMMAND's hipacm log at info level too");
+  quiet->excludes(verbose);
   finish_command(
       command, context,
       [command, &context, options] {

@@ -3,6 +3,8 @@
 #include "client_common.h"
 
 #include <nettle/sha2.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
@@ -177,10 +179,28 @@ std::string run_job(const Api& api, const Job& job, bool bitcode) {
   return out;
 }
 
+// Runs every job over the option's threads and prints the dump. Threads take the next job as they
+// finish one, as a program's compile pool does; the dump is printed in job order afterwards so
+// that it is the same for any thread count.
+void print_jobs(const Api& api, const std::vector<Job>& jobs, const Options& options) {
+  std::vector<std::string> dumps(jobs.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < jobs.size(); i = next++)
+      dumps[i] = run_job(api, jobs[i], options.bitcode);
+  };
+  std::vector<std::thread> threads;
+  for (int t = 1; t < options.threads; ++t) threads.emplace_back(work);
+  work();
+  for (std::thread& thread : threads) thread.join();
+  for (std::size_t i = 0; i < jobs.size(); ++i) std::printf("job %zu %s", i, dumps[i].c_str());
+  std::printf("jobs %zu\n", jobs.size());
+}
+
 void usage() {
   std::fprintf(stderr,
                "usage: client [--threads N] [--only TEXT]... [--option OPT]... [--bitcode] "
-               "[--library SONAME] MANIFEST...\n");
+               "[--fork] [--library SONAME] MANIFEST...\n");
   std::exit(2);
 }
 
@@ -203,6 +223,8 @@ Options parse_options(int argc, char** argv) {
       options.extra_options.push_back(value());
     } else if (word == "--bitcode") {
       options.bitcode = true;
+    } else if (word == "--fork") {
+      options.fork = true;
     } else if (word == "--library") {
       options.library = value();
     } else if (word.starts_with("--")) {
@@ -224,21 +246,27 @@ int run_client(const Api& api, const Options& options) {
   const Result version = api.version(&major, &minor);
   std::printf("version %s %d.%d\n", result_text(api, version).c_str(), major, minor);
 
-  // Threads take the next job as they finish one, as a program's compile pool does; the dump is
-  // printed in job order afterwards so that it is the same for any thread count.
-  std::vector<std::string> dumps(jobs.size());
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i = next++; i < jobs.size(); i = next++)
-      dumps[i] = run_job(api, jobs[i], options.bitcode);
-  };
-  std::vector<std::thread> threads;
-  for (int t = 1; t < options.threads; ++t) threads.emplace_back(work);
-  work();
-  for (std::thread& thread : threads) thread.join();
-
-  for (std::size_t i = 0; i < jobs.size(); ++i) std::printf("job %zu %s", i, dumps[i].c_str());
-  std::printf("jobs %zu\n", jobs.size());
+  print_jobs(api, jobs, options);
+  if (!options.fork) return 0;
+  // A program that forks after compiling, and compiles again in the child: the child's dump
+  // follows the parent's.
+  std::fflush(stdout);
+  const pid_t child = fork();
+  if (child < 0) {
+    std::perror("client: fork");
+    return 1;
+  }
+  if (child == 0) {
+    std::printf("forked child\n");
+    print_jobs(api, jobs, options);
+    std::fflush(stdout);
+    _exit(0);
+  }
+  int status = 0;
+  if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::fprintf(stderr, "client: the forked child failed (wait status %d)\n", status);
+    return 1;
+  }
   return 0;
 }
 

@@ -44,6 +44,7 @@ struct Options {
   std::vector<std::string> only;           ///< keep jobs whose label contains one of these
   std::vector<std::string> extra_options;  ///< appended to every job's options (-fgpu-rdc)
   bool bitcode = false;                    ///< also ask for the bitcode (a passthrough case)
+  bool fork = false;                       ///< then fork, and compile everything again in the child
   std::string library = "libamdhip64.so.5";
   std::vector<std::string> manifests;
 };
@@ -51,9 +52,10 @@ struct Options {
 /// Parses the command line; prints usage and exits 2 on an error.
 Options parse_options(int argc, char** argv);
 
-/// Compiles every job of the manifests with `api` and prints the canonical dump on stdout. Returns
-/// the process's exit status: 0 when every call ran (failed compiles included), 1 when a manifest
-/// or source cannot be read.
+/// Compiles every job of the manifests with `api` and prints the canonical dump on stdout (with
+/// --fork, then forks and the child does the same after a "forked child" line). Returns the
+/// process's exit status: 0 when every call ran (failed compiles included), 1 when a manifest or
+/// source cannot be read or the forked child failed.
 int run_client(const Api& api, const Options& options);
 
 }  // namespace client

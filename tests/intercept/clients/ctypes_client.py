@@ -6,6 +6,7 @@ import argparse
 import ctypes
 import hashlib
 import json
+import os
 import sys
 import threading
 from pathlib import Path
@@ -19,6 +20,8 @@ def parse_args():
     parser.add_argument("--only", action="append", default=[])
     parser.add_argument("--option", action="append", default=[])
     parser.add_argument("--bitcode", action="store_true")
+    parser.add_argument("--fork", action="store_true",
+                        help="then fork, and compile everything again in the child")
     parser.add_argument("--library", default="libamdhip64.so.5")
     parser.add_argument("manifests", nargs="+")
     args = parser.parse_args()
@@ -173,6 +176,23 @@ def main():
     version = rtc.hiprtcVersion(ctypes.byref(major), ctypes.byref(minor))
     print(f"version {rtc.text(version)} {major.value}.{minor.value}")
 
+    print_jobs(rtc, jobs, args)
+    if not args.fork:
+        return
+    # A program that forks after compiling, and compiles again in the child.
+    sys.stdout.flush()
+    child = os.fork()
+    if child == 0:
+        print("forked child")
+        print_jobs(rtc, jobs, args)
+        sys.stdout.flush()
+        os._exit(0)
+    _, status = os.waitpid(child, 0)
+    if status != 0:
+        sys.exit(f"client: the forked child failed (wait status {status})")
+
+
+def print_jobs(rtc, jobs, args):
     # Threads take the next job as they finish one; the dump comes out in job order.
     dumps = [None] * len(jobs)
     lock = threading.Lock()
