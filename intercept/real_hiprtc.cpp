@@ -65,7 +65,7 @@ bool resolve(RealHiprtc* t, Lookup&& lookup) noexcept {
 // Slot 0: the linked library (RTLD_NEXT); 1..: libraries that programs dlopen, by load address.
 constexpr std::size_t kSlots = 8;
 struct Slot {
-  std::atomic<int> state{0};  // 0 empty, 1 ready, 2 unusable
+  std::atomic<int> state{0};  // 0 empty, 1 ready
   const void* base = nullptr;
   RealHiprtc table{};
 };
@@ -83,7 +83,8 @@ const RealHiprtc* slot_table(std::size_t i) noexcept {
     const bool found = next != nullptr && resolve(&slot.table, [&](const char* name) {
                          return next(RTLD_NEXT, name);
                        });
-    slot.state.store(found ? 1 : 2, std::memory_order_release);
+    // Not found stays untried: a program may load hipRTC globally later.
+    if (found) slot.state.store(1, std::memory_order_release);
   }
   return slot.state.load(std::memory_order_acquire) == 1 ? &slot.table : nullptr;
 }
@@ -165,7 +166,7 @@ bool looked_up_by_hipacm(const void* caller) noexcept {
 }
 
 // For a dlsym(handle, name) of a hipRTC name: the shim's call, or null for libc's answer.
-void* interposed(void* handle, const char* name, const void* caller) noexcept {
+void* interposed(void* handle, const char* name, const void* caller, bool* no_symbol) noexcept {
   if (!starts_with(name, "hiprtc") || hipacm_process() || looked_up_by_hipacm(caller))
     return nullptr;
   if (served_call(name, 0) == nullptr) return nullptr;
@@ -178,7 +179,12 @@ void* interposed(void* handle, const char* name, const void* caller) noexcept {
   if (dladdr(found, &info) == 0 || info.dli_fname == nullptr ||
       dladdr(reinterpret_cast<const void*>(&interposed), &self) == 0)
     return nullptr;
-  if (info.dli_fbase == self.dli_fbase) return nullptr;  // already the shim's own
+  if (info.dli_fbase == self.dli_fbase) {
+    // The shim's own definition, found in the global scope: it stands for hipRTC only where
+    // one is loaded (a program probing whether hipRTC is there must still hear no).
+    if (linked_hiprtc() == nullptr) *no_symbol = true;
+    return nullptr;
+  }
   const std::size_t slot = slot_of_library(info.dli_fbase, info.dli_fname);
   return slot == SIZE_MAX ? nullptr : served_call(name, slot);
 }
@@ -208,17 +214,20 @@ bool hipacm_process() noexcept {
 
 }  // namespace hipacm::intercept
 
-// The interposed dlsym. Only a library handle and a hipRTC name the shim serves are answered
-// here; everything else goes to libc's dlsym by a tail call, so that libc still sees the
-// program's return address (RTLD_NEXT and the caller's namespace depend on it).
+// The interposed dlsym. Only a hipRTC name the shim serves is answered here (RTLD_NEXT never);
+// everything else goes to libc's dlsym by a tail call, so that libc still sees the program's return
+// address (RTLD_NEXT and the caller's namespace depend on it).
 extern "C" __attribute__((visibility("default"), optimize("optimize-sibling-calls"))) void* dlsym(
     void* handle, const char* name) {
   // glibc declares `name` non-null, but a program may still pass NULL: libc answers that one.
   const char* checked = name;
   asm("" : "+r"(checked));
-  if (handle != RTLD_NEXT && handle != RTLD_DEFAULT && checked != nullptr && checked[0] == 'h') {
-    if (void* ours = hipacm::intercept::interposed(handle, checked, __builtin_return_address(0)))
+  if (handle != RTLD_NEXT && checked != nullptr && checked[0] == 'h') {
+    bool no_symbol = false;
+    if (void* ours =
+            hipacm::intercept::interposed(handle, checked, __builtin_return_address(0), &no_symbol))
       return ours;
+    if (no_symbol) return nullptr;
   }
   const hipacm::intercept::DlsymFn libc = hipacm::intercept::libc_dlsym();
   if (libc == nullptr) return nullptr;
