@@ -3,6 +3,7 @@
 // the same code bytes, lowered names, result codes and (comgr's temp paths aside) failure logs.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <cstddef>
 #include <memory>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "plugin/abi/intercept_abi.h"
+#include "tests/scoped_env.h"
 
 namespace {
 
@@ -161,6 +163,42 @@ TEST_F(InterceptEntry, RequestHipacmCannotKeyPassesThrough) {
   EXPECT_EQ(served->outcome, HIPACM_INTERCEPT_PASSTHROUGH);
   EXPECT_STREQ(served->reason, "not keyable");
   EXPECT_NE(std::string(served->detail), "");
+}
+
+// The entry makes its compile step once per arch and process, from the environment it finds then:
+// each test sets what it needs before its first compile, and ctest runs each in a process of its
+// own.
+TEST_F(InterceptEntry, SecondCompileIsACacheHitWithTheSameAnswer) {
+  char dir[] = "/tmp/hipacm-intercept-entry-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const hipacm::test::ScopedEnv cache("HIPACM_CACHE", "readwrite");
+  const hipacm::test::ScopedEnv cache_dir("HIPACM_CACHE_DIR", std::string(dir));
+  const std::vector<const char*> options = {"--offload-arch=gfx90a"};
+  const std::vector<const char*> expressions = {"fill<3>"};
+  const Result first = compile_through_hipacm(kTemplated, "templated.hip", options, expressions);
+  ASSERT_NE(first, nullptr);
+  ASSERT_EQ(first->outcome, HIPACM_INTERCEPT_COMPILED) << first->reason << ": " << first->detail;
+  const Result second = compile_through_hipacm(kTemplated, "templated.hip", options, expressions);
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(second->outcome, HIPACM_INTERCEPT_HIT) << second->reason << ": " << second->detail;
+  EXPECT_EQ(std::string(second->code, second->code_size),
+            std::string(first->code, first->code_size));
+  ASSERT_EQ(second->num_lowered_names, 1u);
+  EXPECT_STREQ(second->lowered_names[0], first->lowered_names[0]);
+  EXPECT_EQ(std::system(("rm -rf " + std::string(dir)).c_str()), 0);
+}
+
+TEST_F(InterceptEntry, CrashedCompilerIsACompileErrorThatSaysSo) {
+  const hipacm::test::ScopedEnv hooks("HIPACM_TEST_HOOKS", "1");
+  const hipacm::test::ScopedEnv fault("HIPACM_WORKER_FAULT", "crash-segv:when=crash_here");
+  const char* source = "extern \"C\" __global__ void crash_here(int* x) { x[0] = 1; }\n";
+  const Result served = compile_through_hipacm(source, "crash.hip", {"--offload-arch=gfx90a"}, {});
+  ASSERT_NE(served, nullptr);
+  ASSERT_EQ(served->outcome, HIPACM_INTERCEPT_FAILED) << served->reason << ": " << served->detail;
+  EXPECT_EQ(served->rtc_result, 6);  // HIPRTC_ERROR_COMPILATION
+  EXPECT_NE(std::string(served->log, served->log_size).find("the compiler crashed"),
+            std::string::npos)
+      << served->log;
 }
 
 TEST_F(InterceptEntry, MissingArchPassesThrough) {
