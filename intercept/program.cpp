@@ -227,24 +227,22 @@ RtcResult serve_compile(Program* p) {
   }
 }
 
-// Runs `body` on the program under its lock, turning a C++ exception (out of memory) into
-// hipRTC's result for it.
+// Runs `body` on the program under its lock, turning the shim's own out of memory into hipRTC's
+// result for it. Anything the real library throws passes through as it would without the shim.
 template <class Body>
-RtcResult locked(Program* p, Body&& body) noexcept {
+RtcResult locked(Program* p, Body&& body) {
   try {
     std::lock_guard<std::mutex> guard(p->mutex);
     return body();
   } catch (const std::bad_alloc&) {
     return 1;  // HIPRTC_ERROR_OUT_OF_MEMORY
-  } catch (...) {
-    return kRtcInternalError;
   }
 }
 
 // A call on a program: `served` answers from hipacm's result (nothing: it cannot), else the real
 // program does through `real`, made first when needed; `reason` names the call for the stats.
 template <class Served, class Real>
-RtcResult answer(RealProgram prog, std::string_view reason, Served&& served, Real&& real) noexcept {
+RtcResult answer(RealProgram prog, std::string_view reason, Served&& served, Real&& real) {
   Program* p = ours(prog);
   if (p == nullptr) {
     const RealHiprtc* api = linked_hiprtc();
@@ -257,7 +255,7 @@ RtcResult answer(RealProgram prog, std::string_view reason, Served&& served, Rea
     }
     if (p->state == State::kKept && !p->compiled) {
       // Before any compile the real program is only needed for what hipRTC must judge itself.
-      const RtcResult made = to_real(p, reason);
+      const RtcResult made = to_real(p, "call before a compile");
       if (made != kRtcSuccess) return made;
     } else if (p->state != State::kReal) {
       const RtcResult made = to_real(p, reason);
@@ -273,7 +271,7 @@ constexpr RtcResult kNotServed = -1;
 
 RtcResult create_program(const RealHiprtc* api, RealProgram* prog, const char* source,
                          const char* name, int num_headers, const char** headers,
-                         const char** include_names) noexcept {
+                         const char** include_names) {
   if (api == nullptr) return kRtcInternalError;
   bool usual = prog != nullptr && source != nullptr && name != nullptr && num_headers >= 0 &&
                (num_headers == 0 || (headers != nullptr && include_names != nullptr));
@@ -314,7 +312,7 @@ RtcResult create_program(const RealHiprtc* api, RealProgram* prog, const char* s
   }
 }
 
-RtcResult add_name_expression(RealProgram prog, const char* expression) noexcept {
+RtcResult add_name_expression(RealProgram prog, const char* expression) {
   Program* p = ours(prog);
   if (p != nullptr && expression != nullptr) {
     const RtcResult kept = locked(p, [&]() -> RtcResult {
@@ -331,7 +329,7 @@ RtcResult add_name_expression(RealProgram prog, const char* expression) noexcept
       });
 }
 
-RtcResult compile_program(RealProgram prog, int num_options, const char** options) noexcept {
+RtcResult compile_program(RealProgram prog, int num_options, const char** options) {
   Program* p = ours(prog);
   if (p == nullptr) {
     const RealHiprtc* api = linked_hiprtc();
@@ -358,7 +356,7 @@ RtcResult compile_program(RealProgram prog, int num_options, const char** option
   });
 }
 
-RtcResult get_code_size(RealProgram prog, std::size_t* size) noexcept {
+RtcResult get_code_size(RealProgram prog, std::size_t* size) {
   return answer(
       prog, "call after a served compile",
       [&](const Program& p) {
@@ -369,7 +367,7 @@ RtcResult get_code_size(RealProgram prog, std::size_t* size) noexcept {
       [&](const RealHiprtc& api, RealProgram real) { return api.code_size(real, size); });
 }
 
-RtcResult get_code(RealProgram prog, char* code) noexcept {
+RtcResult get_code(RealProgram prog, char* code) {
   return answer(
       prog, "call after a served compile",
       [&](const Program& p) {
@@ -381,7 +379,7 @@ RtcResult get_code(RealProgram prog, char* code) noexcept {
 }
 
 // hipRTC 5 counts the log without a terminating NUL and writes none (an empty log is size 0).
-RtcResult get_log_size(RealProgram prog, std::size_t* size) noexcept {
+RtcResult get_log_size(RealProgram prog, std::size_t* size) {
   return answer(
       prog, "call after a served compile",
       [&](const Program& p) {
@@ -392,7 +390,7 @@ RtcResult get_log_size(RealProgram prog, std::size_t* size) noexcept {
       [&](const RealHiprtc& api, RealProgram real) { return api.log_size(real, size); });
 }
 
-RtcResult get_log(RealProgram prog, char* log) noexcept {
+RtcResult get_log(RealProgram prog, char* log) {
   return answer(
       prog, "call after a served compile",
       [&](const Program& p) {
@@ -403,8 +401,7 @@ RtcResult get_log(RealProgram prog, char* log) noexcept {
       [&](const RealHiprtc& api, RealProgram real) { return api.log(real, log); });
 }
 
-RtcResult get_lowered_name(RealProgram prog, const char* expression,
-                           const char** lowered) noexcept {
+RtcResult get_lowered_name(RealProgram prog, const char* expression, const char** lowered) {
   return answer(
       prog, "call after a served compile",
       [&](const Program& p) {
@@ -423,7 +420,7 @@ RtcResult get_lowered_name(RealProgram prog, const char* expression,
       });
 }
 
-RtcResult get_bitcode_size(RealProgram prog, std::size_t* size) noexcept {
+RtcResult get_bitcode_size(RealProgram prog, std::size_t* size) {
   return answer(
       prog, "GetBitcode", [](const Program&) { return kNotServed; },
       [&](const RealHiprtc& api, RealProgram real) {
@@ -431,7 +428,7 @@ RtcResult get_bitcode_size(RealProgram prog, std::size_t* size) noexcept {
       });
 }
 
-RtcResult get_bitcode(RealProgram prog, char* bitcode) noexcept {
+RtcResult get_bitcode(RealProgram prog, char* bitcode) {
   return answer(
       prog, "GetBitcode", [](const Program&) { return kNotServed; },
       [&](const RealHiprtc& api, RealProgram real) {
@@ -439,7 +436,7 @@ RtcResult get_bitcode(RealProgram prog, char* bitcode) noexcept {
       });
 }
 
-RtcResult destroy_program(RealProgram* prog) noexcept {
+RtcResult destroy_program(RealProgram* prog) {
   Program* p = prog != nullptr ? ours(*prog) : nullptr;
   if (p == nullptr) {
     const RealHiprtc* api = linked_hiprtc();

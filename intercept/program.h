@@ -15,20 +15,20 @@ namespace hipacm::intercept {
 /// make the real program at once, which then answers every call.
 RtcResult create_program(const RealHiprtc* api, RealProgram* prog, const char* source,
                          const char* name, int num_headers, const char** headers,
-                         const char** include_names) noexcept;
+                         const char** include_names);
 
 // The calls that take a program, as hipRTC declares them. A handle the shim did not make goes to
 // the linked library's call unchanged.
-RtcResult add_name_expression(RealProgram prog, const char* expression) noexcept;
-RtcResult compile_program(RealProgram prog, int num_options, const char** options) noexcept;
-RtcResult get_code_size(RealProgram prog, std::size_t* size) noexcept;
-RtcResult get_code(RealProgram prog, char* code) noexcept;
-RtcResult get_log_size(RealProgram prog, std::size_t* size) noexcept;
-RtcResult get_log(RealProgram prog, char* log) noexcept;
-RtcResult get_lowered_name(RealProgram prog, const char* expression, const char** lowered) noexcept;
-RtcResult get_bitcode_size(RealProgram prog, std::size_t* size) noexcept;
-RtcResult get_bitcode(RealProgram prog, char* bitcode) noexcept;
-RtcResult destroy_program(RealProgram* prog) noexcept;
+RtcResult add_name_expression(RealProgram prog, const char* expression);
+RtcResult compile_program(RealProgram prog, int num_options, const char** options);
+RtcResult get_code_size(RealProgram prog, std::size_t* size);
+RtcResult get_code(RealProgram prog, char* code);
+RtcResult get_log_size(RealProgram prog, std::size_t* size);
+RtcResult get_log(RealProgram prog, char* log);
+RtcResult get_lowered_name(RealProgram prog, const char* expression, const char** lowered);
+RtcResult get_bitcode_size(RealProgram prog, std::size_t* size);
+RtcResult get_bitcode(RealProgram prog, char* bitcode);
+RtcResult destroy_program(RealProgram* prog);
 
 /// The shim's exported definition of a hipRTC call that takes a program (hiprtcGetCode, ...),
 /// or null for a name it does not serve.
