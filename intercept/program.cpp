@@ -3,6 +3,7 @@
 // real hipRTC program, made lazily with the same arguments, for everything hipacm does not serve.
 #include "intercept/program.h"
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -171,12 +172,18 @@ class InFlight {
 };
 constinit InFlight g_in_flight;
 
+// Set when libhipacm said it cannot serve this process (no worker, in-process isolation, its
+// settings): the process has had its one warning and compiles with hipRTC without asking again.
+constinit std::atomic<bool> g_unavailable{false};
+
 RtcResult serve_compile(Program* p) {
   std::string arch;
   std::vector<const char*> option_ptrs = c_strings(p->options);
   const std::string reason =
       unservable(*p, static_cast<int>(option_ptrs.size()), option_ptrs.data(), &arch);
   if (!reason.empty()) return pass_through(p, reason, "");
+  if (g_unavailable.load(std::memory_order_relaxed))
+    return pass_through(p, "hipacm unavailable", "");
   // Counted from before libhipacm is loaded: a child forked while it loads must not use it.
   if (!g_in_flight.enter())
     return pass_through(p, "forked during a compile",
@@ -220,6 +227,7 @@ RtcResult serve_compile(Program* p) {
         return keep_served(p, *result);
       return pass_through(p, "refused by hipacm", "lowered names missing");
     case HIPACM_INTERCEPT_UNAVAILABLE:
+      g_unavailable.store(true, std::memory_order_relaxed);
       warn_unavailable_once(result->detail);
       return pass_through(p, "hipacm unavailable", result->detail);
     default:
