@@ -65,8 +65,9 @@ typedef struct hipacm_intercept_result {
 
 /* Compiles one request synchronously through the stack a mode uses (the persistent cache's key
  * and trust rules over the worker pool or the compile service, as the settings say), without
- * taking the mode slot; thread-safe, and callers compile concurrently. Never throws; NULL only
- * when memory ran out (treat as PASSTHROUGH). */
+ * taking the mode slot; thread-safe, and callers compile concurrently. The settings (HIPACM_*)
+ * are read at the first compile for an arch, and that compile step serves the arch for the rest
+ * of the process. Never throws; NULL only when memory ran out (treat as PASSTHROUGH). */
 HIPACM_PRIVATE_API hipacm_intercept_result* hipacm_intercept_compile_v1(
     const hipacm_intercept_request* request);
 
