@@ -2,9 +2,6 @@
 // compiler_identity.cpp - the compiler's backend name and exact version string for an arch.
 #include "hip_backend/dispatch/compiler_identity.h"
 
-#include <boost/thread/lock_guard.hpp>
-#include <boost/thread/mutex.hpp>
-
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -16,6 +13,7 @@
 #include "hip_backend/nvrtc/nvrtc_facts.h"
 #include "hip_backend/target_arch.h"
 #include "support/failure.h"
+#include "support/fork_epoch.h"
 #include "support/no_destructor.h"
 
 namespace hipacm::backend {
@@ -37,15 +35,16 @@ CompilerIdentity hiprtc_identity_from_library(LibraryFactMemo* memo,
   return identity;
 }
 
-// A compiler's identity, settled once per process (the library cannot change under it).
+// A compiler's identity, settled once per process (the library cannot change under it). A
+// ForkSafeOnce rather than a mutex: a child forked while a parent thread was reading (loading
+// hipRTC can take seconds) reads it again itself instead of waiting on a lock nobody will release.
 struct SettledIdentity {
-  boost::mutex mutex;
+  ForkSafeOnce once;
   std::optional<CompilerIdentity> identity;
 
   template <typename Read>
   CompilerIdentity get(Read read) {
-    boost::lock_guard<boost::mutex> lock(mutex);
-    if (!identity) identity = read();
+    once.call([&] { identity = read(); });
     return *identity;
   }
 };
