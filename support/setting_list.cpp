@@ -10,6 +10,7 @@ namespace hipacm::settings {
 namespace {
 
 constexpr Audience kUsers = Audience::kUsers;
+constexpr Audience kTools = Audience::kTools;
 constexpr Audience kTests = Audience::kTests;
 
 constexpr std::array<Info, static_cast<std::size_t>(Id::kCount)> kList = {{
@@ -112,6 +113,10 @@ constexpr std::array<Info, static_cast<std::size_t>(Id::kCount)> kList = {{
      "deprecated: the idle time of the compile service, now the second number of "
      "`HIPACM_IDLE_MS`; where set, it still applies, over `HIPACM_IDLE_MS`",
      "HIPACM_IDLE_MS"},
+    {Id::kRunStats, "HIPACM_RUN_STATS", "a path", "none", "", kTools,
+     "set by `hipacm run --stats` for the programs it runs: the private file that the intercept "
+     "library appends one line per compile to (RUN.md)",
+     ""},
     {Id::kTestHooks, "HIPACM_TEST_HOOKS", "`1`", "unset", "", kTests,
      "the one switch of the test hooks below: without it, `hipacm-worker` and `warmup --mpi` "
      "ignore them, so a stray setting never breaks a real run",
@@ -135,5 +140,17 @@ static_assert(in_id_order(), "kList must hold one entry per Id, in Id order");
 std::span<const Info> list() { return kList; }
 
 const Info& info(Id id) { return kList[static_cast<std::size_t>(id)]; }
+
+const char* audience_word(Audience audience) {
+  switch (audience) {
+    case Audience::kUsers:
+      return "users";
+    case Audience::kTools:
+      return "tools";
+    case Audience::kTests:
+      return "tests";
+  }
+  return "tests";
+}
 
 }  // namespace hipacm::settings

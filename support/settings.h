@@ -40,6 +40,8 @@ enum class Id : std::uint8_t {
   kCompileService,
   kWorkerIdleMs,
   kServiceIdleMs,
+  // Set by hipacm's own tools for the processes they start.
+  kRunStats,
   // Test hooks, all behind kTestHooks.
   kTestHooks,
   kWorkerFault,
@@ -47,8 +49,13 @@ enum class Id : std::uint8_t {
   kCount
 };
 
-/// Who may set a variable: users, or only the test suite (fault hooks that real runs never take).
-enum class Audience : std::uint8_t { kUsers, kTests };
+/// Who may set a variable: users; hipacm's own tools, for the processes they start (`hipacm run`
+/// tells its intercept library where to write); or only the test suite (fault hooks that real
+/// runs never take).
+enum class Audience : std::uint8_t { kUsers, kTools, kTests };
+
+/// The word `hipacm doctor --json` gives an audience: "users", "tools" or "tests".
+const char* audience_word(Audience audience);
 
 /// What the documentation says of one variable; docs/SETTINGS.md's tables, the man page's
 /// ENVIRONMENT section and `hipacm doctor --json` are made from, or checked against, these.

@@ -24,6 +24,7 @@
 #include "plugin/record/request_recorder.h"
 #include "support/failure.h"
 #include "support/no_destructor.h"
+#include "support/settings.h"
 #include "support/status_error.h"
 
 namespace hipacm {
@@ -175,7 +176,7 @@ std::shared_ptr<backend::Compiler> compiler_for(const std::string& arch) {
     config.isolation = resolve_isolation(HIPACM_ISOLATION_AUTO);
     if (config.isolation == HIPACM_ISOLATION_IN_PROCESS)
       throw NotServed{HIPACM_INTERCEPT_UNAVAILABLE, "hipacm unavailable",
-                      "HIPACM_ISOLATION is in-process"};
+                      std::string(settings::name(settings::Id::kIsolation)) + " is in-process"};
     config.isolation = HIPACM_ISOLATION_PROCESS;
     made = make_compiler(resolve_mode_settings(config));
   } catch (const StatusError&) {

@@ -33,7 +33,7 @@ def test_doctor_reports_the_documented_settings(run):
     reported = doctor_settings(run)
     documented = documented_settings()
     assert sorted(reported) == sorted(documented)
-    sections = {"users": "For users", "tests": "For tests only"}
+    sections = {"users": "For users", "tools": "Set by hipacm itself", "tests": "For tests only"}
     for name, setting in reported.items():
         takes, default, field, section = documented[name]
         assert setting["takes"] == takes, name

@@ -44,7 +44,7 @@ nlohmann::ordered_json settings_report() {
                     {"takes", setting.takes},
                     {"default", setting.default_value},
                     {"overrides", or_null(setting.config_field)},
-                    {"for", setting.audience == settings::Audience::kUsers ? "users" : "tests"},
+                    {"for", settings::audience_word(setting.audience)},
                     {"replaced_by", or_null(setting.replaced_by)}});
   }
   return list;

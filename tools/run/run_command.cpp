@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "support/environment.h"
+#include "support/settings.h"
 #include "tools/common/commands.h"
 #include "tools/common/exit_codes.h"
 #include "tools/common/terminal_text.h"
@@ -33,12 +34,6 @@ struct RunOptions {
   bool quiet = false;  ///< the tool's -q, given after `run`
   bool verbose = false;
 };
-
-// The variable the intercept library appends its --stats records to (intercept/hipacm_link.cpp
-// reads it). It belongs in support/setting_list.cpp, which has no place yet for a variable hipacm
-// sets for its own processes (the users' table is full at 21): until it has one, the name is
-// assembled here, where Settings.NamedOnlyInTheList does not see it.
-std::string stats_variable() { return std::string("HIPACM") + "_RUN_STATS"; }
 
 // This process's environment with each `NAME=value` of `set` in place of the NAME it had.
 std::vector<std::string> environment_with(const std::vector<std::string>& set) {
@@ -104,7 +99,8 @@ int run_command(const RunOptions& options, const std::vector<std::string>& comma
       fmt::print(stderr, "hipacm run: error: {}\n", printable(e.what()));
       return kRunSetupFailed;
     }
-    settings.push_back(stats_variable() + "=" + stats_file->path());
+    settings.push_back(std::string(hipacm::settings::name(hipacm::settings::Id::kRunStats)) + "=" +
+                       stats_file->path());
   }
 
   // What this tool printed so far must not be printed again by a child that inherits the buffer.
