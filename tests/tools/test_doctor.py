@@ -12,7 +12,7 @@ import pytest
 import rocm_facts
 from conftest import EXAMPLES
 
-NAMES = ["plugin", "hiprtc", "comgr", "worker", "cache", "arch", "devices"]
+NAMES = ["plugin", "hiprtc", "comgr", "worker", "cache", "arch", "devices", "intercept"]
 LEVELS = {"ok", "info", "warning", "error"}
 
 
@@ -210,6 +210,85 @@ def test_doctor_counts_the_runtime_header_pchs(run, tmp_path):
         assert worker["level"] == "warning"
         assert "HIPACM_HIPRTC_PCH='maybe'" in worker["summary"]
         assert "on, off or check" in worker["hint"]
+
+
+# --- intercept: would a program started here go through `hipacm run`'s library? ---------------
+
+SHIM = "libhipacm_intercept.so"
+
+
+def shim_beside(cli_path):
+    path = os.path.join(os.path.dirname(os.path.realpath(cli_path)), SHIM)
+    if not os.path.isfile(path):
+        pytest.fail(f"{path} is missing: build the hipacm_intercept target")
+    return path
+
+
+def test_doctor_says_a_plain_environment_is_not_intercepted(run, cli_path):
+    r = run("doctor", "--json", env={"LD_PRELOAD": None})
+    check = checks_by_name(r.json())["intercept"]
+    assert check["level"] == "info", check
+    assert check["details"]["found"] is True
+    assert os.path.realpath(check["details"]["path"]) == shim_beside(cli_path)
+    assert check["details"]["ld_preload"] is None
+    assert check["details"]["preloaded"] is False
+    assert check["details"]["intercepted"] is False and check["details"]["loaded"] == []
+    assert "not intercepted" in check["summary"]
+    assert "hipacm run -- COMMAND" in check["hint"] and "--print-env" in check["hint"]
+    text = run("doctor", env={"LD_PRELOAD": None}).out
+    assert "] intercept " in text and "not in LD_PRELOAD" in text
+
+
+def test_doctor_under_hipacm_run_is_intercepted(run, cli_path):
+    # `hipacm run` preloads the library into COMMAND, here doctor itself: the dynamic linker
+    # mapped it, which is what doctor reports.
+    r = run("run", "--", cli_path, "doctor", "--json", env={"LD_PRELOAD": None})
+    assert r.rc == 0, r.err[-2000:]
+    doc = r.json()
+    check = checks_by_name(doc)["intercept"]
+    assert check["level"] == "ok", check
+    assert check["details"]["preloaded"] is True and check["details"]["intercepted"] is True
+    assert [os.path.realpath(p) for p in check["details"]["loaded"]] == [shim_beside(cli_path)]
+    assert check["details"]["preload_entries"] == [check["details"]["path"]]
+    assert "are intercepted" in check["summary"]
+    assert check["hint"] is None
+    assert doc["usable"] is True or checks_by_name(doc)["hiprtc"]["level"] == "error"
+
+
+def test_doctor_after_print_env_is_intercepted(run, cli_path):
+    # eval "$(hipacm run --print-env)": the shell's LD_PRELOAD, as a job script sets it.
+    printed = run("run", "--print-env", env={"LD_PRELOAD": "libc.so.6"})
+    assert printed.rc == 0, printed.err
+    line = printed.out.strip()
+    assert line.startswith("export LD_PRELOAD='") and line.endswith("'"), line
+    preload = line[len("export LD_PRELOAD='"):-1]
+    check = checks_by_name(run("doctor", "--json", env={"LD_PRELOAD": preload}).json())["intercept"]
+    assert check["level"] == "ok", check
+    assert check["details"]["ld_preload"] == preload
+    assert check["details"]["preloaded"] is True and check["details"]["intercepted"] is True
+
+
+def test_doctor_warns_when_ld_preload_names_a_missing_intercept_library(run, tmp_path):
+    missing = str(tmp_path / SHIM)
+    r = run("doctor", "--json", env={"LD_PRELOAD": missing})
+    check = checks_by_name(r.json())["intercept"]
+    assert check["level"] == "warning", check
+    assert check["details"]["preload_entries"] == [missing]
+    assert check["details"]["preloaded"] is False and check["details"]["intercepted"] is False
+    assert missing in check["summary"] and "did not load it" in check["summary"]
+    assert r.rc == 0, "a warning leaves hipacm usable"
+
+
+def test_doctor_names_another_builds_intercept_library(run, cli_path, tmp_path):
+    other = tmp_path / "other" / SHIM
+    other.parent.mkdir()
+    shutil.copyfile(shim_beside(cli_path), other)
+    check = checks_by_name(run("doctor", "--json", env={"LD_PRELOAD": str(other)}).json())[
+        "intercept"]
+    assert check["level"] == "info", check
+    assert check["details"]["preloaded"] is False and check["details"]["intercepted"] is True
+    assert check["details"]["loaded"] == [str(other)]
+    assert str(other) in check["summary"] and "another" in check["summary"]
 
 
 # --- Trust2_04: the runtime directory ---------------------------------------------------------

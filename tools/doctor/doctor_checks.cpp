@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
-// doctor_checks.cpp - inspects the plugin, hipRTC, comgr, the worker, the cache, archs and devices.
+// doctor_checks.cpp - inspects the plugin, hipRTC, comgr, the worker, the cache, archs, devices and
+// whether programs started here would be intercepted (`hipacm run`).
 #include "tools/doctor/doctor_checks.h"
 
 #include <fmt/core.h>
 #include <glob.h>
+#include <link.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -20,10 +22,12 @@
 #include "hip_backend/pool/worker_locator.h"
 #include "hip_backend/pool/worker_process.h"
 #include "hip_backend/service/service_client.h"
+#include "support/environment.h"
 #include "support/libraries/dynamic_library.h"
 #include "support/settings.h"
 #include "tools/doctor/backend_probe.h"
 #include "tools/doctor/cache_location.h"
+#include "tools/run/intercept_library.h"
 
 namespace hipacm::cli {
 namespace fs = std::filesystem;
@@ -352,13 +356,119 @@ Check devices_check() {
   return check;
 }
 
+// The intercept libraries the dynamic linker mapped into this process: what LD_PRELOAD really
+// did, which a list naming a missing file or one the linker ignores (set-user-ID) does not show.
+std::vector<std::string> loaded_intercept_libraries() {
+  std::vector<std::string> loaded;
+  ::dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* data) {
+        if (info->dlpi_name != nullptr &&
+            fs::path(info->dlpi_name).filename() == kInterceptLibraryName)
+          static_cast<std::vector<std::string>*>(data)->emplace_back(info->dlpi_name);
+        return 0;
+      },
+      &loaded);
+  return loaded;
+}
+
+// The entries of LD_PRELOAD that name an intercept library (the dynamic linker splits the list at
+// colons and spaces).
+std::vector<std::string> preloaded_intercept_entries(const std::string& preload) {
+  std::vector<std::string> entries;
+  std::string entry;
+  for (std::size_t i = 0; i <= preload.size(); ++i) {
+    if (i < preload.size() && preload[i] != ':' && preload[i] != ' ') {
+      entry += preload[i];
+      continue;
+    }
+    if (!entry.empty() && fs::path(entry).filename() == kInterceptLibraryName)
+      entries.push_back(entry);
+    entry.clear();
+  }
+  return entries;
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return a == b || fs::equivalent(a, b, ec);
+}
+
+// Whether a program started from this environment would have its hipRTC calls served through
+// hipacm: this hipacm's intercept library (the one `hipacm run` preloads), and whether this
+// process's LD_PRELOAD carries it, which it does under `hipacm run` and after
+// `eval "$(hipacm run --print-env)"`. The doctor process itself is such a program, so what the
+// dynamic linker loaded into it is the proof.
+Check intercept_check() {
+  const InterceptLibrary library = find_intercept_library();
+  const std::optional<std::string> preload = backend::environment_value("LD_PRELOAD");
+  const std::vector<std::string> entries = preloaded_intercept_entries(preload.value_or(""));
+  const std::vector<std::string> loaded = loaded_intercept_libraries();
+  const std::string path = library.path.value_or("");
+  const bool carries_this =
+      !path.empty() && std::any_of(entries.begin(), entries.end(), [&](const std::string& entry) {
+        return same_file(entry, path);
+      });
+  const bool loaded_this =
+      !path.empty() && std::any_of(loaded.begin(), loaded.end(),
+                                   [&](const std::string& file) { return same_file(file, path); });
+  Check check = named("intercept");
+  check.details = {{"found", library.path.has_value()},
+                   {"path", library.path ? nlohmann::ordered_json(path) : nullptr},
+                   {"searched", library.searched},
+                   {"ld_preload", preload ? nlohmann::ordered_json(*preload) : nullptr},
+                   {"preloaded", carries_this},
+                   {"preload_entries", entries},
+                   {"loaded", loaded},
+                   {"intercepted", !loaded.empty()}};
+  const std::string how =
+      "start them with 'hipacm run -- COMMAND', or set this shell's "
+      "environment with eval \"$(hipacm run --print-env)\"";
+  if (!library.path) {
+    std::string searched;
+    for (const std::string& dir : library.searched)
+      searched += (searched.empty() ? "" : ", ") + dir;
+    flag(check, CheckLevel::kWarning,
+         fmt::format("no {} beside this hipacm (searched {}): 'hipacm run' cannot intercept",
+                     kInterceptLibraryName, searched),
+         "build the hipacm_intercept target, or install hipacm (cmake --install): the library "
+         "goes beside libhipacm.so.1",
+         "not found");
+  } else if (loaded_this) {
+    check.summary = fmt::format(
+        "{} at {}, preloaded here: hipRTC programs started from this environment are "
+        "intercepted",
+        kInterceptLibraryName, path);
+  } else if (!loaded.empty()) {
+    check.level = CheckLevel::kInfo;
+    check.summary = fmt::format(
+        "programs started here are intercepted by another {} ({}), not this hipacm's ({})",
+        kInterceptLibraryName, loaded.front(), path);
+    check.hint = "to use this hipacm's, " + how + ": they put this hipacm's library first";
+  } else if (!entries.empty()) {
+    flag(check, CheckLevel::kWarning,
+         fmt::format("LD_PRELOAD names {}, but the dynamic linker did not load it: programs "
+                     "started here are not intercepted",
+                     entries.front()),
+         "check that the file exists and is readable, or " + how,
+         "named in LD_PRELOAD, not loaded");
+  } else {
+    check.level = CheckLevel::kInfo;
+    check.summary = fmt::format(
+        "{} at {}; not in LD_PRELOAD: programs started from this environment are not "
+        "intercepted",
+        kInterceptLibraryName, path);
+    check.hint = "to serve an unchanged hipRTC program's compiles through hipacm, " + how;
+  }
+  return check;
+}
+
 }  // namespace
 
 std::vector<Check> run_doctor_checks() {
   const ToolchainProbe toolchain = probe_toolchain();
-  return {plugin_check(), hiprtc_check(toolchain), comgr_check(toolchain),
-          worker_check(), cache_check(),           arch_check(),
-          devices_check()};
+  return {plugin_check(),  hiprtc_check(toolchain), comgr_check(toolchain),
+          worker_check(),  cache_check(),           arch_check(),
+          devices_check(), intercept_check()};
 }
 
 bool usable(const std::vector<Check>& checks) {
