@@ -14,7 +14,7 @@
 #include <mutex>
 
 #include "intercept/pid_lock.h"
-#include "intercept/real_hiprtc.h"
+#include "intercept/real_rtc.h"
 
 namespace hipacm::intercept {
 namespace {
@@ -140,7 +140,8 @@ void warn_unavailable_once(std::string_view why) noexcept {
   if (warned.exchange(true)) return;
   try {
     log_line(LogLevel::kWarning, "cannot compile through hipacm in this process (" +
-                                     std::string(why) + "); hipRTC compiles here as usual");
+                                     std::string(why) +
+                                     "); hipRTC and NVRTC compile here as usual");
   } catch (...) {
   }
 }

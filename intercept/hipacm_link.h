@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// hipacm_link.h - what the shim needs beyond hipRTC: libhipacm.so.1's private entry, loaded on
-// the first compile it could serve, the run's stats file and the shim's few log lines.
+// hipacm_link.h - what the shim needs beyond hipRTC and NVRTC: libhipacm.so.1's private entry,
+// loaded on the first compile it could serve, the run's stats file and the shim's few log lines.
 #pragma once
 
 #include <string>
@@ -26,7 +26,7 @@ enum class LogLevel { kError = 1, kWarning = 2, kInfo = 3, kDebug = 4 };
 /// libhipacm's log does: off, error, warning (the default), info, debug).
 void log_line(LogLevel level, std::string_view message) noexcept;
 
-/// The one warning of a process that compiles with hipRTC itself because hipacm cannot help.
+/// The one warning of a process that compiles with the libraries itself because hipacm cannot help.
 void warn_unavailable_once(std::string_view why) noexcept;
 
 /// One line for `hipacm run --stats`: appended, in one write, to the file $HIPACM_RUN_STATS

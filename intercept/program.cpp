@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
-// program.cpp - the shim's program object: compiles served by hipacm (cache, workers), and the
-// real hipRTC program, made lazily with the same arguments, for everything hipacm does not serve.
+// program.cpp - the shim's program object, one for hipRTC and NVRTC: compiles served by hipacm
+// (cache, workers), and the real library's program, made lazily with the same arguments, for
+// everything hipacm does not serve.
 #include "intercept/program.h"
+
+#include <dlfcn.h>
 
 #include <atomic>
 #include <cstdint>
@@ -14,6 +17,7 @@
 
 #include "intercept/hipacm_link.h"
 #include "intercept/pid_lock.h"
+#include "intercept/rtc_options.h"
 
 namespace hipacm::intercept {
 namespace {
@@ -30,7 +34,7 @@ enum class State {
 
 struct Program {
   std::uint64_t magic = kMagic;
-  const RealHiprtc* api = nullptr;
+  const RealRtc* api = nullptr;
   std::mutex mutex;
   std::string source;
   std::string name;
@@ -41,6 +45,7 @@ struct Program {
   bool compiled = false;
   State state = State::kKept;
   RtcResult served_result = kRtcSuccess;
+  Output served_output = kHipCode;  // what `code` is (hipRTC's code, NVRTC's PTX or CUBIN)
   std::string code;
   std::string log;
   std::vector<std::string> lowered;  // per expression, when served_result is success
@@ -57,6 +62,10 @@ std::vector<const char*> c_strings(const std::vector<std::string>& strings) {
   std::vector<const char*> out;
   for (const std::string& s : strings) out.push_back(s.c_str());
   return out;
+}
+
+std::string library_name(const Program& p) {
+  return p.api->rtc == Rtc::kHiprtc ? "hipRTC" : "NVRTC";
 }
 
 // Makes the real program from the kept arguments: created, its expressions added, and compiled
@@ -79,8 +88,8 @@ RtcResult make_real(Program* p, std::string_view reason) {
   }
   if (!p->compiled) return kRtcSuccess;
   const std::vector<const char*> options = c_strings(p->options);
-  log_line(LogLevel::kDebug,
-           "compiling " + p->name + " with hipRTC in this process: " + std::string(reason));
+  log_line(LogLevel::kDebug, "compiling " + p->name + " with " + library_name(*p) +
+                                 " in this process: " + std::string(reason));
   record_stats("passthrough", reason);
   return p->api->compile(p->real, static_cast<int>(options.size()),
                          const_cast<const char**>(options.data()));
@@ -93,31 +102,37 @@ RtcResult to_real(Program* p, std::string_view reason) {
   return make_real(p, reason);
 }
 
-// Why the compile of `p` with these options must be hipRTC's own, or "" (with *arch set).
+// Why the compile of `p` with these options must be the library's own, or "" (with *arch set).
 std::string unservable(const Program& p, int num_options, const char** options, std::string* arch) {
-  if (num_options < 0 || (num_options > 0 && options == nullptr)) return "unusual arguments";
-  for (int i = 0; i < num_options; ++i) {
-    if (options[i] == nullptr) return "unusual arguments";
-    const std::string_view option = options[i];
-    // Separately compiled device code is for hipRTC's link calls, which are not served.
-    if (option == "-fgpu-rdc") return "-fgpu-rdc";
-    for (std::string_view prefix : {"--offload-arch=", "--gpu-architecture="}) {
-      if (option.substr(0, prefix.size()) != prefix) continue;
-      const std::string_view value = option.substr(prefix.size());
-      if (!arch->empty() && *arch != value) return "several archs";
-      *arch = value;
-    }
-  }
-  if (arch->empty()) return "no arch option";  // hipRTC asks the GPU; hipacm keys an arch
+  std::string why = unservable_options(p.api->rtc, num_options, options, arch);
+  if (!why.empty()) return why;
   for (std::size_t i = 0; i < p.expressions.size(); ++i)
     for (std::size_t j = i + 1; j < p.expressions.size(); ++j)
       if (p.expressions[i] == p.expressions[j]) return "repeated name expression";
+  if (p.api->rtc == Rtc::kNvrtc && arch->empty()) {
+    // NVRTC's default is a virtual arch (compute_75 in NVRTC 13: the lowest it supports; its PTX
+    // is byte for byte that of --gpu-architecture=compute_75). The compile keeps the program's
+    // options as they are (no arch added); the arch only files the result.
+    int count = 0;
+    if (p.api->num_supported_archs(&count) != kRtcSuccess || count <= 0) return "no arch option";
+    std::vector<int> archs(static_cast<std::size_t>(count));
+    if (p.api->supported_archs(archs.data()) != kRtcSuccess) return "no arch option";
+    *arch = "compute_" + std::to_string(archs.front());
+  }
   return "";
+}
+
+// The file of the library that `p`'s calls reach ("" when unknown).
+std::string library_file(const Program& p) {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<const void*>(p.api->create), &info) == 0 || info.dli_fname == nullptr)
+    return "";
+  return info.dli_fname;
 }
 
 RtcResult pass_through(Program* p, std::string_view reason, std::string_view detail) {
   log_line(LogLevel::kDebug,
-           "hipRTC program " + p->name + " passes through (" + std::string(reason) +
+           library_name(*p) + " program " + p->name + " passes through (" + std::string(reason) +
                (detail.empty() ? std::string() : ": " + std::string(detail)) + ")");
   return make_real(p, reason);
 }
@@ -133,7 +148,8 @@ RtcResult keep_served(Program* p, const hipacm_intercept_result& result) {
   const char* event = result.outcome == HIPACM_INTERCEPT_HIT        ? "hit"
                       : result.outcome == HIPACM_INTERCEPT_COMPILED ? "compiled"
                                                                     : "failed";
-  log_line(LogLevel::kDebug, "hipRTC program " + p->name + ": " + event + " by hipacm" +
+  log_line(LogLevel::kDebug, library_name(*p) + " program " + p->name + ": " + event +
+                                 " by hipacm" +
                                  (*result.detail != 0 ? std::string(": ") + result.detail : ""));
   record_stats(event, "");
   return result.rtc_result;
@@ -173,7 +189,8 @@ class InFlight {
 constinit InFlight g_in_flight;
 
 // Set when libhipacm said it cannot serve this process (no worker, in-process isolation, its
-// settings): the process has had its one warning and compiles with hipRTC without asking again.
+// settings): the process has had its one warning and compiles with the libraries without asking
+// again.
 constinit std::atomic<bool> g_unavailable{false};
 
 RtcResult serve_compile(Program* p) {
@@ -210,6 +227,15 @@ RtcResult serve_compile(Program* p) {
   request.num_name_expressions = expressions.size();
   request.name_expressions = expressions.data();
   request.arch = arch.c_str();
+  const std::string library = p->api->rtc == Rtc::kNvrtc ? library_file(*p) : "";
+  if (p->api->rtc == Rtc::kNvrtc) {
+    request.flags = HIPACM_INTERCEPT_RAW_NVRTC;
+    request.library = library.c_str();
+  }
+  // NVRTC makes PTX for a virtual arch (compute_XX), a CUBIN (and PTX) for a real one (sm_XX).
+  p->served_output = p->api->rtc == Rtc::kHiprtc  ? kHipCode
+                     : arch.substr(0, 3) == "sm_" ? kCubin
+                                                  : kPtx;
   hipacm_intercept_result* result = entry->compile(&request);
   g_in_flight.leave();
   if (result == nullptr) return pass_through(p, "refused by hipacm", "out of memory");
@@ -243,17 +269,17 @@ RtcResult locked(Program* p, Body&& body) {
     std::lock_guard<std::mutex> guard(p->mutex);
     return body();
   } catch (const std::bad_alloc&) {
-    return 1;  // HIPRTC_ERROR_OUT_OF_MEMORY
+    return kRtcOutOfMemory;
   }
 }
 
 // A call on a program: `served` answers from hipacm's result (nothing: it cannot), else the real
 // program does through `real`, made first when needed; `reason` names the call for the stats.
 template <class Served, class Real>
-RtcResult answer(RealProgram prog, std::string_view reason, Served&& served, Real&& real) {
+RtcResult answer(Rtc rtc, RealProgram prog, std::string_view reason, Served&& served, Real&& real) {
   Program* p = ours(prog);
   if (p == nullptr) {
-    const RealHiprtc* api = linked_hiprtc();
+    const RealRtc* api = linked_rtc(rtc);
     return api != nullptr ? real(*api, prog) : kRtcInvalidProgram;
   }
   return locked(p, [&]() -> RtcResult {
@@ -277,7 +303,7 @@ constexpr RtcResult kNotServed = -1;
 
 }  // namespace
 
-RtcResult create_program(const RealHiprtc* api, RealProgram* prog, const char* source,
+RtcResult create_program(const RealRtc* api, RealProgram* prog, const char* source,
                          const char* name, int num_headers, const char** headers,
                          const char** include_names) {
   if (api == nullptr) return kRtcInternalError;
@@ -286,8 +312,8 @@ RtcResult create_program(const RealHiprtc* api, RealProgram* prog, const char* s
   for (int i = 0; usual && i < num_headers; ++i)
     usual = headers[i] != nullptr && include_names[i] != nullptr;
   if (!usual) {
-    // hipRTC judges odd arguments itself; a program it makes is wrapped, so every later call
-    // finds its library.
+    // The library judges odd arguments itself; a program it makes is wrapped, so every later
+    // call finds its library.
     RealProgram real = nullptr;
     const RtcResult r = api->create(prog != nullptr ? &real : nullptr, source, name, num_headers,
                                     headers, include_names);
@@ -295,7 +321,7 @@ RtcResult create_program(const RealHiprtc* api, RealProgram* prog, const char* s
     Program* p = new (std::nothrow) Program;
     if (p == nullptr) {
       api->destroy(&real);
-      return 1;  // HIPRTC_ERROR_OUT_OF_MEMORY
+      return kRtcOutOfMemory;
     }
     p->api = api;
     p->state = State::kReal;
@@ -316,11 +342,11 @@ RtcResult create_program(const RealHiprtc* api, RealProgram* prog, const char* s
     *prog = p.release();
     return kRtcSuccess;
   } catch (...) {
-    return 1;  // HIPRTC_ERROR_OUT_OF_MEMORY
+    return kRtcOutOfMemory;
   }
 }
 
-RtcResult add_name_expression(RealProgram prog, const char* expression) {
+RtcResult add_name_expression(Rtc rtc, RealProgram prog, const char* expression) {
   Program* p = ours(prog);
   if (p != nullptr && expression != nullptr) {
     const RtcResult kept = locked(p, [&]() -> RtcResult {
@@ -331,16 +357,16 @@ RtcResult add_name_expression(RealProgram prog, const char* expression) {
     if (kept != kNotServed) return kept;
   }
   return answer(
-      prog, "call after a served compile", [](const Program&) { return kNotServed; },
-      [&](const RealHiprtc& api, RealProgram real) {
+      rtc, prog, "call after a served compile", [](const Program&) { return kNotServed; },
+      [&](const RealRtc& api, RealProgram real) {
         return api.add_name_expression(real, expression);
       });
 }
 
-RtcResult compile_program(RealProgram prog, int num_options, const char** options) {
+RtcResult compile_program(Rtc rtc, RealProgram prog, int num_options, const char** options) {
   Program* p = ours(prog);
   if (p == nullptr) {
-    const RealHiprtc* api = linked_hiprtc();
+    const RealRtc* api = linked_rtc(rtc);
     return api != nullptr ? api->compile(prog, num_options, options) : kRtcInvalidProgram;
   }
   return locked(p, [&]() -> RtcResult {
@@ -354,7 +380,7 @@ RtcResult compile_program(RealProgram prog, int num_options, const char** option
         return serve_compile(p);
       }
     }
-    // A second compile, odd options, or a program hipRTC already holds: hipRTC's own.
+    // A second compile, odd options, or a program the library already holds: its own.
     if (p->state != State::kReal) {
       const RtcResult made = to_real(p, p->compiled ? "second compile" : "unusual arguments");
       if (p->real == nullptr) return made;
@@ -364,54 +390,64 @@ RtcResult compile_program(RealProgram prog, int num_options, const char** option
   });
 }
 
-RtcResult get_code_size(RealProgram prog, std::size_t* size) {
+RtcResult get_output_size(Rtc rtc, RealProgram prog, Output output, std::size_t* size) {
   return answer(
-      prog, "call after a served compile",
+      rtc, prog, "call after a served compile",
       [&](const Program& p) {
-        if (p.served_result != kRtcSuccess || size == nullptr) return kNotServed;
+        if (p.served_result != kRtcSuccess || p.served_output != output || size == nullptr)
+          return kNotServed;
         *size = p.code.size();
         return kRtcSuccess;
       },
-      [&](const RealHiprtc& api, RealProgram real) { return api.code_size(real, size); });
+      [&](const RealRtc& api, RealProgram real) {
+        return api.output_size[output] != nullptr ? api.output_size[output](real, size)
+                                                  : kRtcInvalidInput;
+      });
 }
 
-RtcResult get_code(RealProgram prog, char* code) {
+RtcResult get_output(Rtc rtc, RealProgram prog, Output output, char* code) {
   return answer(
-      prog, "call after a served compile",
+      rtc, prog, "call after a served compile",
       [&](const Program& p) {
-        if (p.served_result != kRtcSuccess || code == nullptr) return kNotServed;
+        if (p.served_result != kRtcSuccess || p.served_output != output || code == nullptr)
+          return kNotServed;
         std::memcpy(code, p.code.data(), p.code.size());
         return kRtcSuccess;
       },
-      [&](const RealHiprtc& api, RealProgram real) { return api.code(real, code); });
+      [&](const RealRtc& api, RealProgram real) {
+        return api.output[output] != nullptr ? api.output[output](real, code) : kRtcInvalidInput;
+      });
 }
 
-// hipRTC 5 counts the log without a terminating NUL and writes none (an empty log is size 0).
-RtcResult get_log_size(RealProgram prog, std::size_t* size) {
+// hipRTC 5 counts the log without a terminating NUL and writes none (an empty log is size 0);
+// NVRTC counts and writes one (an empty log is size 1). hipacm keeps the text without it.
+RtcResult get_log_size(Rtc rtc, RealProgram prog, std::size_t* size) {
   return answer(
-      prog, "call after a served compile",
+      rtc, prog, "call after a served compile",
       [&](const Program& p) {
         if (size == nullptr) return kNotServed;
-        *size = p.log.size();
+        *size = p.log.size() + (p.api->rtc == Rtc::kNvrtc ? 1 : 0);
         return kRtcSuccess;
       },
-      [&](const RealHiprtc& api, RealProgram real) { return api.log_size(real, size); });
+      [&](const RealRtc& api, RealProgram real) { return api.log_size(real, size); });
 }
 
-RtcResult get_log(RealProgram prog, char* log) {
+RtcResult get_log(Rtc rtc, RealProgram prog, char* log) {
   return answer(
-      prog, "call after a served compile",
+      rtc, prog, "call after a served compile",
       [&](const Program& p) {
         if (log == nullptr) return kNotServed;
         std::memcpy(log, p.log.data(), p.log.size());
+        if (p.api->rtc == Rtc::kNvrtc) log[p.log.size()] = 0;
         return kRtcSuccess;
       },
-      [&](const RealHiprtc& api, RealProgram real) { return api.log(real, log); });
+      [&](const RealRtc& api, RealProgram real) { return api.log(real, log); });
 }
 
-RtcResult get_lowered_name(RealProgram prog, const char* expression, const char** lowered) {
+RtcResult get_lowered_name(Rtc rtc, RealProgram prog, const char* expression,
+                           const char** lowered) {
   return answer(
-      prog, "call after a served compile",
+      rtc, prog, "call after a served compile",
       [&](const Program& p) {
         if (p.served_result != kRtcSuccess || expression == nullptr || lowered == nullptr)
           return kNotServed;
@@ -423,41 +459,54 @@ RtcResult get_lowered_name(RealProgram prog, const char* expression, const char*
         }
         return kNotServed;
       },
-      [&](const RealHiprtc& api, RealProgram real) {
+      [&](const RealRtc& api, RealProgram real) {
         return api.lowered_name(real, expression, lowered);
       });
 }
 
-RtcResult get_bitcode_size(RealProgram prog, std::size_t* size) {
+RtcResult nvrtc_pch_create_status(RealProgram prog) {
   return answer(
-      prog, "GetBitcode", [](const Program&) { return kNotServed; },
-      [&](const RealHiprtc& api, RealProgram real) {
-        return api.bitcode_size != nullptr ? api.bitcode_size(real, size) : kRtcInvalidInput;
+      Rtc::kNvrtc, prog, "GetPCHCreateStatus", [](const Program&) { return kNotServed; },
+      [&](const RealRtc& api, RealProgram real) {
+        return api.pch_create_status != nullptr ? api.pch_create_status(real) : kRtcInvalidInput;
       });
 }
 
-RtcResult get_bitcode(RealProgram prog, char* bitcode) {
+RtcResult nvrtc_pch_heap_size_required(RealProgram prog, std::size_t* size) {
   return answer(
-      prog, "GetBitcode", [](const Program&) { return kNotServed; },
-      [&](const RealHiprtc& api, RealProgram real) {
-        return api.bitcode != nullptr ? api.bitcode(real, bitcode) : kRtcInvalidInput;
+      Rtc::kNvrtc, prog, "GetPCHHeapSizeRequired", [](const Program&) { return kNotServed; },
+      [&](const RealRtc& api, RealProgram real) {
+        return api.pch_heap_size_required != nullptr ? api.pch_heap_size_required(real, size)
+                                                     : kRtcInvalidInput;
       });
 }
 
-RtcResult destroy_program(RealProgram* prog) {
+RtcResult nvrtc_set_flow_callback(RealProgram prog, int (*callback)(void*, void*), void* payload) {
+  return answer(
+      Rtc::kNvrtc, prog, "SetFlowCallback", [](const Program&) { return kNotServed; },
+      [&](const RealRtc& api, RealProgram real) {
+        return api.set_flow_callback != nullptr ? api.set_flow_callback(real, callback, payload)
+                                                : kRtcInvalidInput;
+      });
+}
+
+RtcResult destroy_program(Rtc rtc, RealProgram* prog) {
   Program* p = prog != nullptr ? ours(*prog) : nullptr;
   if (p == nullptr) {
-    const RealHiprtc* api = linked_hiprtc();
+    const RealRtc* api = linked_rtc(rtc);
     return api != nullptr ? api->destroy(prog) : kRtcInvalidInput;
   }
   RtcResult result = kRtcSuccess;
+  const bool clears = p->api->rtc == Rtc::kNvrtc;
   {
     std::lock_guard<std::mutex> guard(p->mutex);
     if (p->real != nullptr) result = p->api->destroy(&p->real);
     p->magic = 0;
   }
   delete p;
-  return result;  // hipRTC leaves the caller's handle as it was; so does the shim
+  // hipRTC leaves the caller's handle as it was, NVRTC sets it to NULL; so does the shim.
+  if (clears) *prog = nullptr;
+  return result;
 }
 
 }  // namespace hipacm::intercept

@@ -11,8 +11,10 @@
 #include "hip_backend/nvrtc/nvrtc_api.h"
 #include "hip_backend/nvrtc/nvrtc_facts.h"
 #include "hip_backend/nvrtc/nvrtc_prelude.h"
+#include "hip_backend/raw_nvrtc.h"
 #include "hip_backend/rtc/runtime_compile_program.h"
 #include "hip_backend/target_arch.h"
+#include "support/libraries/dynamic_library.h"
 #include "support/log.h"
 
 namespace hipacm::backend {
@@ -86,11 +88,26 @@ CheckedRequest checked_request(const CompileRequest& request) {
     fail_compile(HIPACM_ERROR_INVALID_ARGUMENT, "NVRTC cannot compile for '" + request.arch + "'");
   }
   check_request_text(request);
+  if (is_raw_nvrtc(request.options)) {
+    // A CUDA program's own compile: its options exactly, after the marker.
+    check_request_counts(request, 0, 0);
+    return {std::vector<std::string>(request.options.begin() + 1, request.options.end()),
+            NameExpressions(request.name_expressions)};
+  }
   check_request_counts(request, 1, 2);  // the prelude; the arch and the pre-include
   Expected<std::vector<std::string>> options =
       translate_options_for_nvrtc(request.options, request.arch);
   if (!options) fail_compile(HIPACM_ERROR_INVALID_ARGUMENT, options.failure().message);
   return {std::move(options).value(), NameExpressions(request.name_expressions)};
+}
+
+// A CUDA program's compile is served only by the NVRTC file it called: another release (or a
+// pip wheel's copy under the same soname) may make other bytes.
+void require_programs_nvrtc(const NvrtcApi& loaded, const std::vector<std::string>& options) {
+  if (options.front() != raw_nvrtc_option(real_file_path(loaded.library_path)))
+    fail_compile(
+        HIPACM_ERROR_INVALID_ARGUMENT,
+        "the program's NVRTC is not the one this process loaded (" + loaded.library_path + ")");
 }
 
 // Which NVRTC this process compiles with, said once, at its first compile.
@@ -162,9 +179,12 @@ CompileResult compile_with_nvrtc_api(const NvrtcApi* api, const std::string& loa
     const NvrtcApi& loaded = require_loaded(api, load_error);
     if (const Expected<void> arch = validate_nvidia_arch(request.arch); !arch)
       fail_compile(arch.failure().status, arch.failure().message);
+    if (is_raw_nvrtc(request.options)) require_programs_nvrtc(loaded, request.options);
     // NVRTC is thread-safe: no lock, unlike hipRTC.
     const Stopwatch stopwatch(seconds);
-    NvrtcProgram(loaded, request, headers_with_prelude(request))
+    NvrtcProgram(
+        loaded, request,
+        is_raw_nvrtc(request.options) ? ProgramHeaders(request) : headers_with_prelude(request))
         .run(checked.options, checked.names, is_ptx_arch(request.arch) ? kPtxCode : kCubinCode,
              out);
   });

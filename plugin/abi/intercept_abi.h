@@ -17,8 +17,8 @@ extern "C" {
 
 #define HIPACM_PRIVATE_API __attribute__((visibility("default")))
 
-/* One hipRTC program's compile, as the program gave it: hiprtcCreateProgram's arguments, its
- * name expressions (each once, in the order added) and hiprtcCompileProgram's options. Every
+/* One hipRTC or NVRTC program's compile, as the program gave it: the create call's arguments, its
+ * name expressions (each once, in the order added) and the compile call's options. Every
  * pointer is read during the call only. */
 typedef struct hipacm_intercept_request {
   size_t struct_size; /* sizeof(hipacm_intercept_request) */
@@ -31,9 +31,20 @@ typedef struct hipacm_intercept_request {
   const char* const* options;
   size_t num_name_expressions;
   const char* const* name_expressions;
-  /* The target the options name ("gfx90a", "gfx90a:xnack-"); the shim finds it. */
+  /* The target the options name ("gfx90a", "gfx90a:xnack-", "sm_90"); the shim finds it. */
   const char* arch;
+  /* Appended later; read only when struct_size covers them (a shim of an older layout sends a
+   * hipRTC request). */
+  unsigned flags; /* HIPACM_INTERCEPT_* request flags */
+  /* HIPACM_INTERCEPT_RAW_NVRTC: the file of the program's NVRTC (served only when it is the one
+   * hipacm compiles with). */
+  const char* library;
 } hipacm_intercept_request;
+
+/* An NVRTC program (a CUDA source), compiled exactly as given: its options unchanged, its headers
+ * only, none of the HIP prelude hipacm's own NVIDIA compiles add. `arch` is the arch its options
+ * name (or NVRTC's default, a compute_XX, when they name none): it files the result. */
+#define HIPACM_INTERCEPT_RAW_NVRTC 1u
 
 /* What became of a request. */
 typedef enum hipacm_intercept_outcome {
@@ -49,7 +60,8 @@ typedef enum hipacm_intercept_outcome {
 typedef struct hipacm_intercept_result {
   size_t struct_size;
   int outcome;    /* hipacm_intercept_outcome */
-  int rtc_result; /* HIT, COMPILED, FAILED: what hiprtcCompileProgram returns (hiprtcResult) */
+  int rtc_result; /* HIT, COMPILED, FAILED: what the compile call returns (the same numbers in
+                     hiprtcResult and nvrtcResult) */
   const char* code;
   size_t code_size;
   const char* log;

@@ -7,6 +7,9 @@
 
 #include <array>
 #include <atomic>
+#include <climits>
+#include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -16,7 +19,10 @@
 #include <vector>
 
 #include "hip_backend/compiler_environment.h"
+#include "hip_backend/dispatch/compiler_inventory.h"
+#include "hip_backend/raw_nvrtc.h"
 #include "hip_backend/source_name_policy.h"
+#include "hip_backend/target_arch.h"
 #include "plugin/cache/key/external_inputs.h"
 #include "plugin/cache/key/path_options.h"
 #include "plugin/mode/compiler_factory.h"
@@ -33,8 +39,8 @@ namespace {
 using backend::CompileRequest;
 using backend::CompileResult;
 
-// hiprtcResult's names in order (hipRTC 5.2.3 to 7.x), for reading a failed compile's result
-// back out of the compile stack's message.
+// hiprtcResult's names in order (hipRTC 5.2.3 to 7.x; nvrtcResult's first twelve are the same),
+// for reading a failed compile's result back out of the compile stack's message.
 constexpr std::array<std::string_view, 12> kHiprtcResultNames = {
     "SUCCESS",
     "ERROR_OUT_OF_MEMORY",
@@ -99,8 +105,33 @@ std::vector<std::string> read_list(const char* const* items, std::size_t count, 
   return out;
 }
 
-// The program as a CompileRequest, or NotServed when hipacm would not compile it as hipRTC does.
-CompileRequest read_program(const hipacm_intercept_request& in) {
+// The file a path names, symbolic links resolved ("" when it names none).
+std::string resolved(const std::string& path) {
+  char buffer[PATH_MAX];
+  return realpath(path.c_str(), buffer) != nullptr ? std::string(buffer) : std::string();
+}
+
+// A raw NVRTC program is served only when the NVRTC hipacm compiles with is the program's own:
+// another release makes other bytes (and a pip wheel's NVRTC is not the system's).
+void require_programs_nvrtc(const hipacm_intercept_request& in, const std::string& arch) {
+  if (!backend::is_nvidia_arch(arch))
+    throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "unusual arguments",
+                    "an NVRTC program for '" + arch + "'"};
+  const std::string program_nvrtc = in.library != nullptr ? resolved(in.library) : "";
+  const backend::CompilerDescription ours = backend::describe_compiler_for(arch);
+  if (!ours.available)
+    throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "another NVRTC",
+                    "hipacm cannot load NVRTC: " + ours.error};
+  if (program_nvrtc.empty() || program_nvrtc != resolved(ours.library_path))
+    throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "another NVRTC",
+                    "the program's NVRTC (" +
+                        std::string(in.library != nullptr ? in.library : "?") +
+                        ") is not hipacm's (" + ours.library_path + ")"};
+}
+
+// The program as a CompileRequest, or NotServed when hipacm would not compile it as hipRTC (or,
+// for a raw NVRTC program, NVRTC) does.
+CompileRequest read_program(const hipacm_intercept_request& in, bool raw_nvrtc) {
   CompileRequest r;
   if (in.source == nullptr || in.source_name == nullptr || in.arch == nullptr || *in.arch == 0)
     throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "unusual arguments",
@@ -113,6 +144,13 @@ CompileRequest read_program(const hipacm_intercept_request& in) {
   const auto names = read_list(in.header_names, in.num_headers, "header_names");
   for (std::size_t i = 0; i < names.size(); ++i) r.headers.emplace_back(names[i], sources[i]);
   r.name_expressions = read_list(in.name_expressions, in.num_name_expressions, "name_expressions");
+  if (raw_nvrtc) {
+    require_programs_nvrtc(in, r.arch);
+    r.options.insert(r.options.begin(), backend::raw_nvrtc_option(resolved(in.library)));
+  } else if (backend::is_raw_nvrtc(r.options)) {
+    throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "unusual arguments",
+                    "an option spelled as hipacm's raw NVRTC marker"};
+  }
   // Names that would leave comgr's directory are refused by hipacm, and hipRTC takes them.
   if (const Expected<void> allowed = backend::request_names_allowed(r); !allowed)
     throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "file name", allowed.failure().message};
@@ -194,13 +232,20 @@ std::shared_ptr<backend::Compiler> compiler_for(const std::string& arch) {
   return made;
 }
 
-// The hiprtcResult a failed compile's message names ("hiprtcCompileProgram failed:
-// HIPRTC_ERROR_COMPILATION (see log)"), or -1 when the compile itself did not fail that way.
+// The hiprtcResult (nvrtcResult) a failed compile's message names ("hiprtcCompileProgram failed:
+// HIPRTC_ERROR_COMPILATION (see log)", "nvrtcCompileProgram failed: NVRTC_ERROR_COMPILATION"),
+// or -1 when the compile itself did not fail that way.
 int compile_program_result(const std::string& message) {
-  static constexpr std::string_view kMarker = "hiprtcCompileProgram failed: HIPRTC_";
-  const std::size_t at = message.find(kMarker);
-  if (at == std::string::npos) return -1;
-  const std::string_view rest = std::string_view(message).substr(at + kMarker.size());
+  std::string_view rest;
+  for (const std::string_view marker : {std::string_view("hiprtcCompileProgram failed: HIPRTC_"),
+                                        std::string_view("nvrtcCompileProgram failed: NVRTC_")}) {
+    const std::size_t at = message.find(marker);
+    if (at != std::string::npos) {
+      rest = std::string_view(message).substr(at + marker.size());
+      break;
+    }
+  }
+  if (rest.empty()) return -1;
   for (std::size_t i = 1; i < kHiprtcResultNames.size(); ++i) {
     const std::string_view name = kHiprtcResultNames[i];
     if (rest.substr(0, name.size()) == name &&
@@ -255,10 +300,14 @@ void fill_served(CompileResult&& result, Answer* answer) {
 
 void compile_into(const hipacm_intercept_request* request, Answer* answer) {
   try {
-    if (request == nullptr || request->struct_size < sizeof(hipacm_intercept_request))
+    // The first layout ends at `arch`; `flags` and `library` came later.
+    if (request == nullptr ||
+        request->struct_size < offsetof(hipacm_intercept_request, arch) + sizeof(const char*))
       throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "unusual arguments",
                       "request from another build"};
-    const CompileRequest compile_request = read_program(*request);
+    const bool raw_nvrtc = request->struct_size >= sizeof(hipacm_intercept_request) &&
+                           (request->flags & HIPACM_INTERCEPT_RAW_NVRTC) != 0;
+    const CompileRequest compile_request = read_program(*request, raw_nvrtc);
     std::shared_ptr<backend::Compiler> compiler = compiler_for(compile_request.arch);
     record_request(compile_request);
     fill_served(compiler->compile(compile_request), answer);

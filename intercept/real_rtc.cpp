@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
-// real_hiprtc.cpp - finds the real hipRTC entry points (the linked library, and each library a
-// program dlopens) and interposes dlsym, so a program that looks hipRTC up gets the shim's calls.
-#include "intercept/real_hiprtc.h"
+// real_rtc.cpp - finds the real hipRTC and NVRTC entry points (the linked library, and each library
+// a program dlopens) and interposes dlsym, so a program that looks them up gets the shim's calls.
+#include "intercept/real_rtc.h"
 
 #include <dlfcn.h>
 #include <unistd.h>
 
 #include <array>
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <string_view>
@@ -39,64 +40,91 @@ DlsymFn libc_dlsym() noexcept {
 
 namespace {
 
-// Fills *t from `lookup(name)`; false unless every call hipRTC 5 has is there.
+// Fills *t from `lookup(name)` with `rtc`'s names; false unless every call the shim needs is
+// there (the oldest release's: hipRTC 5, NVRTC 12).
 template <class Lookup>
-bool resolve(RealHiprtc* t, Lookup&& lookup) noexcept {
+bool resolve(Rtc rtc, RealRtc* t, Lookup&& lookup) noexcept {
+  const bool hip = rtc == Rtc::kHiprtc;
+  const char* const prefix = hip ? "hiprtc" : "nvrtc";
   auto get = [&](auto* field, const char* name) {
-    *field = reinterpret_cast<std::remove_reference_t<decltype(*field)>>(lookup(name));
+    char full[64];
+    std::snprintf(full, sizeof full, "%s%s", prefix, name);
+    *field = reinterpret_cast<std::remove_reference_t<decltype(*field)>>(lookup(full));
     return *field != nullptr;
   };
-  bool all = get(&t->create, "hiprtcCreateProgram");
-  all = get(&t->destroy, "hiprtcDestroyProgram") && all;
-  all = get(&t->add_name_expression, "hiprtcAddNameExpression") && all;
-  all = get(&t->compile, "hiprtcCompileProgram") && all;
-  all = get(&t->code_size, "hiprtcGetCodeSize") && all;
-  all = get(&t->code, "hiprtcGetCode") && all;
-  all = get(&t->log_size, "hiprtcGetProgramLogSize") && all;
-  all = get(&t->log, "hiprtcGetProgramLog") && all;
-  all = get(&t->lowered_name, "hiprtcGetLoweredName") && all;
-  all = get(&t->error_string, "hiprtcGetErrorString") && all;
-  all = get(&t->version, "hiprtcVersion") && all;
-  get(&t->bitcode_size, "hiprtcGetBitcodeSize");
-  get(&t->bitcode, "hiprtcGetBitcode");
+  *t = RealRtc{};
+  t->rtc = rtc;
+  bool all = get(&t->create, "CreateProgram");
+  all = get(&t->destroy, "DestroyProgram") && all;
+  all = get(&t->add_name_expression, "AddNameExpression") && all;
+  all = get(&t->compile, "CompileProgram") && all;
+  all = get(&t->log_size, "GetProgramLogSize") && all;
+  all = get(&t->log, "GetProgramLog") && all;
+  all = get(&t->lowered_name, "GetLoweredName") && all;
+  all = get(&t->error_string, "GetErrorString") && all;
+  all = get(&t->version, "Version") && all;
+  if (hip) {
+    all = get(&t->output_size[kHipCode], "GetCodeSize") && all;
+    all = get(&t->output[kHipCode], "GetCode") && all;
+    get(&t->output_size[kHipBitcode], "GetBitcodeSize");
+    get(&t->output[kHipBitcode], "GetBitcode");
+    return all;
+  }
+  all = get(&t->output_size[kPtx], "GetPTXSize") && all;
+  all = get(&t->output[kPtx], "GetPTX") && all;
+  all = get(&t->output_size[kCubin], "GetCUBINSize") && all;
+  all = get(&t->output[kCubin], "GetCUBIN") && all;
+  all = get(&t->num_supported_archs, "GetNumSupportedArchs") && all;
+  all = get(&t->supported_archs, "GetSupportedArchs") && all;
+  get(&t->output_size[kLtoir], "GetLTOIRSize");
+  get(&t->output[kLtoir], "GetLTOIR");
+  get(&t->output_size[kOptixir], "GetOptiXIRSize");
+  get(&t->output[kOptixir], "GetOptiXIR");
+  get(&t->output_size[kNvvm], "GetNVVMSize");
+  get(&t->output[kNvvm], "GetNVVM");
+  get(&t->pch_create_status, "GetPCHCreateStatus");
+  get(&t->pch_heap_size_required, "GetPCHHeapSizeRequired");
+  get(&t->set_flow_callback, "SetFlowCallback");
   return all;
 }
 
-// Slot 0: the linked library (RTLD_NEXT); 1..: libraries that programs dlopen, by load address.
+// Per compiler, slot 0: the linked library (RTLD_NEXT); 1..: libraries that programs dlopen, by
+// load address.
 constexpr std::size_t kSlots = 8;
 struct Slot {
   std::atomic<int> state{0};  // 0 empty, 1 ready
   const void* base = nullptr;
-  RealHiprtc table{};
+  RealRtc table{};
 };
-std::array<Slot, kSlots> g_slots;
+std::array<std::array<Slot, kSlots>, kRtcCount> g_slots;
 PidLock g_slots_lock;
 
-const RealHiprtc* slot_table(std::size_t i) noexcept {
-  Slot& slot = g_slots[i];
+const RealRtc* slot_table(Rtc rtc, std::size_t i) noexcept {
+  Slot& slot = g_slots[static_cast<std::size_t>(rtc)][i];
   if (slot.state.load(std::memory_order_acquire) == 1) return &slot.table;
   if (i != 0) return nullptr;
   std::lock_guard<PidLock> guard(g_slots_lock);
   if (slot.state.load(std::memory_order_acquire) == 0) {
     const DlsymFn next = libc_dlsym();
     // RTLD_NEXT from here: the definition a linked program would have bound to without the shim.
-    const bool found = next != nullptr && resolve(&slot.table, [&](const char* name) {
+    const bool found = next != nullptr && resolve(rtc, &slot.table, [&](const char* name) {
                          return next(RTLD_NEXT, name);
                        });
-    // Not found stays untried: a program may load hipRTC globally later.
+    // Not found stays untried: a program may load the library globally later.
     if (found) slot.state.store(1, std::memory_order_release);
   }
   return slot.state.load(std::memory_order_acquire) == 1 ? &slot.table : nullptr;
 }
 
-// The slot of the library loaded at `base` (holding `file`), made on first sight; SIZE_MAX when
-// every slot is taken or the library lacks hipRTC's calls.
-std::size_t slot_of_library(const void* base, const char* file) noexcept {
+// The slot of `rtc`'s library loaded at `base` (holding `file`), made on first sight; SIZE_MAX
+// when every slot is taken or the library lacks the calls.
+std::size_t slot_of_library(Rtc rtc, const void* base, const char* file) noexcept {
+  auto& slots = g_slots[static_cast<std::size_t>(rtc)];
   for (std::size_t i = 1; i < kSlots; ++i)
-    if (g_slots[i].state.load(std::memory_order_acquire) == 1 && g_slots[i].base == base) return i;
+    if (slots[i].state.load(std::memory_order_acquire) == 1 && slots[i].base == base) return i;
   std::lock_guard<PidLock> guard(g_slots_lock);
   for (std::size_t i = 1; i < kSlots; ++i) {
-    Slot& slot = g_slots[i];
+    Slot& slot = slots[i];
     const int state = slot.state.load(std::memory_order_acquire);
     if (state == 1 && slot.base == base) return i;
     if (state != 0) continue;
@@ -104,7 +132,7 @@ std::size_t slot_of_library(const void* base, const char* file) noexcept {
     void* handle = dlopen(file, RTLD_LAZY | RTLD_NOLOAD);
     if (handle == nullptr) return SIZE_MAX;
     const DlsymFn real = libc_dlsym();
-    if (!resolve(&slot.table, [&](const char* name) { return real(handle, name); }))
+    if (!resolve(rtc, &slot.table, [&](const char* name) { return real(handle, name); }))
       return SIZE_MAX;
     slot.base = base;
     slot.state.store(1, std::memory_order_release);
@@ -114,19 +142,19 @@ std::size_t slot_of_library(const void* base, const char* file) noexcept {
 }
 
 // The calls that name no program, one copy per slot, so each answers from its own library.
-template <std::size_t I>
+template <Rtc R, std::size_t I>
 RtcResult create_in_slot(RealProgram* prog, const char* src, const char* name, int num_headers,
                          const char** headers, const char** include_names) {
-  return create_program(slot_table(I), prog, src, name, num_headers, headers, include_names);
+  return create_program(slot_table(R, I), prog, src, name, num_headers, headers, include_names);
 }
 template <std::size_t I>
 const char* error_string_in_slot(RtcResult result) {
-  const RealHiprtc* api = slot_table(I);
+  const RealRtc* api = slot_table(Rtc::kHiprtc, I);
   return api != nullptr ? api->error_string(result) : "HIPRTC_ERROR_INTERNAL_ERROR";
 }
 template <std::size_t I>
 RtcResult version_in_slot(int* major, int* minor) {
-  const RealHiprtc* api = slot_table(I);
+  const RealRtc* api = slot_table(Rtc::kHiprtc, I);
   return api != nullptr ? api->version(major, minor) : kRtcInternalError;
 }
 
@@ -136,28 +164,36 @@ constexpr auto slot_calls(std::index_sequence<I...>) {
     void* create[kSlots];
     void* error_string[kSlots];
     void* version[kSlots];
+    void* nvrtc_create[kSlots];
   };
-  return Calls{{reinterpret_cast<void*>(&create_in_slot<I>)...},
+  return Calls{{reinterpret_cast<void*>(&create_in_slot<Rtc::kHiprtc, I>)...},
                {reinterpret_cast<void*>(&error_string_in_slot<I>)...},
-               {reinterpret_cast<void*>(&version_in_slot<I>)...}};
+               {reinterpret_cast<void*>(&version_in_slot<I>)...},
+               {reinterpret_cast<void*>(&create_in_slot<Rtc::kNvrtc, I>)...}};
 }
 
-// The shim's own definition of `name` for a library in slot `slot`, or null when the shim
-// leaves the name alone (hiprtcLink*, anything newer): the program gets the library's own.
-void* served_call(std::string_view name, std::size_t slot) noexcept {
+// The shim's own definition of `name` for `rtc`'s library in slot `slot`, or null when the shim
+// leaves the name alone (hiprtcLink*, nvrtcVersion, anything newer): the program gets the
+// library's own.
+void* served_call(Rtc rtc, std::string_view name, std::size_t slot) noexcept {
   static const auto calls = slot_calls(std::make_index_sequence<kSlots>());
+  if (rtc == Rtc::kNvrtc) {
+    if (name == "nvrtcCreateProgram") return calls.nvrtc_create[slot];
+    return nvrtc_program_call(name);
+  }
   if (name == "hiprtcCreateProgram") return calls.create[slot];
   if (name == "hiprtcGetErrorString") return calls.error_string[slot];
   if (name == "hiprtcVersion") return calls.version[slot];
   // The calls that take a program find its library in it: one definition for every slot.
-  return shared_program_call(name);
+  return hiprtc_program_call(name);
 }
 
 bool starts_with(std::string_view text, std::string_view prefix) {
   return text.substr(0, prefix.size()) == prefix;
 }
 
-// A lookup by hipacm's own code (libhipacm compiles or identifies hipRTC itself) must get hipRTC.
+// A lookup by hipacm's own code (libhipacm compiles with or identifies hipRTC or NVRTC itself)
+// must get the library's own.
 bool looked_up_by_hipacm(const void* caller) noexcept {
   Dl_info info{};
   if (dladdr(caller, &info) == 0 || info.dli_fname == nullptr) return false;
@@ -165,11 +201,13 @@ bool looked_up_by_hipacm(const void* caller) noexcept {
   return starts_with(slash != nullptr ? slash + 1 : info.dli_fname, "libhipacm.so");
 }
 
-// For a dlsym(handle, name) of a hipRTC name: the shim's call, or null for libc's answer.
+// For a dlsym(handle, name) of a hipRTC or NVRTC name: the shim's call, or null for libc's answer.
 void* interposed(void* handle, const char* name, const void* caller, bool* no_symbol) noexcept {
-  if (!starts_with(name, "hiprtc") || hipacm_process() || looked_up_by_hipacm(caller))
+  const Rtc rtc = name[0] == 'h' ? Rtc::kHiprtc : Rtc::kNvrtc;
+  if (!starts_with(name, rtc == Rtc::kHiprtc ? "hiprtc" : "nvrtc") || hipacm_process() ||
+      looked_up_by_hipacm(caller))
     return nullptr;
-  if (served_call(name, 0) == nullptr) return nullptr;
+  if (served_call(rtc, name, 0) == nullptr) return nullptr;
   const DlsymFn real = libc_dlsym();
   if (real == nullptr) return nullptr;
   void* found = real(handle, name);
@@ -180,18 +218,18 @@ void* interposed(void* handle, const char* name, const void* caller, bool* no_sy
       dladdr(reinterpret_cast<const void*>(&interposed), &self) == 0)
     return nullptr;
   if (info.dli_fbase == self.dli_fbase) {
-    // The shim's own definition, found in the global scope: it stands for hipRTC only where
-    // one is loaded (a program probing whether hipRTC is there must still hear no).
-    if (linked_hiprtc() == nullptr) *no_symbol = true;
+    // The shim's own definition, found in the global scope: it stands for the library only
+    // where one is loaded (a program probing whether it is there must still hear no).
+    if (linked_rtc(rtc) == nullptr) *no_symbol = true;
     return nullptr;
   }
-  const std::size_t slot = slot_of_library(info.dli_fbase, info.dli_fname);
-  return slot == SIZE_MAX ? nullptr : served_call(name, slot);
+  const std::size_t slot = slot_of_library(rtc, info.dli_fbase, info.dli_fname);
+  return slot == SIZE_MAX ? nullptr : served_call(rtc, name, slot);
 }
 
 }  // namespace
 
-const RealHiprtc* linked_hiprtc() noexcept { return slot_table(0); }
+const RealRtc* linked_rtc(Rtc rtc) noexcept { return slot_table(rtc, 0); }
 
 void* real_dlsym(void* handle, const char* name) noexcept {
   const DlsymFn fn = libc_dlsym();
@@ -214,15 +252,15 @@ bool hipacm_process() noexcept {
 
 }  // namespace hipacm::intercept
 
-// The interposed dlsym. Only a hipRTC name the shim serves is answered here (RTLD_NEXT never);
-// everything else goes to libc's dlsym by a tail call, so that libc still sees the program's return
-// address (RTLD_NEXT and the caller's namespace depend on it).
+// The interposed dlsym. Only a hipRTC or NVRTC name the shim serves is answered here (RTLD_NEXT
+// never); everything else goes to libc's dlsym by a tail call, so that libc still sees the
+// program's return address (RTLD_NEXT and the caller's namespace depend on it).
 extern "C" __attribute__((visibility("default"), optimize("optimize-sibling-calls"))) void* dlsym(
     void* handle, const char* name) {
   // glibc declares `name` non-null, but a program may still pass NULL: libc answers that one.
   const char* checked = name;
   asm("" : "+r"(checked));
-  if (handle != RTLD_NEXT && checked != nullptr && checked[0] == 'h') {
+  if (handle != RTLD_NEXT && checked != nullptr && (checked[0] == 'h' || checked[0] == 'n')) {
     bool no_symbol = false;
     if (void* ours =
             hipacm::intercept::interposed(handle, checked, __builtin_return_address(0), &no_symbol))

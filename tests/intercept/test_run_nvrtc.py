@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: MIT
+# test_run_nvrtc.py - an ordinary NVRTC client (linked against libnvrtc, and dlopening it by
+# soname) gives the same dump under `hipacm run` as plain: cold, from the cache in a second
+# process, threaded, and where calls pass through to NVRTC; --stats counts what happened.
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import CLIENT_DIR, base_env, run
+from test_run_clients import stats_of
+
+JOBS = 9
+
+
+def nvrtc_client(kind):
+    binary = CLIENT_DIR / f"hipacm_intercept_nvrtc_{kind}_client"
+    if not os.access(binary, os.X_OK):
+        pytest.fail(f"{binary} is missing: set HIPACM_INTERCEPT_CLIENTS (CTest does)")
+    return [str(binary)]
+
+
+def run_client(cli, env, kind, *args, stats=True):
+    argv = [*nvrtc_client(kind), *args]
+    if cli is not None:
+        argv = [cli, "run", *(["--stats"] if stats else []), "--", *argv]
+    completed = run(argv, env)
+    return completed.stdout, completed.stderr
+
+
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory):
+    """The plain linked client's dump: the reference."""
+    env = base_env(tmp_path_factory.mktemp("plain-cache"))
+    dump, _ = run_client(None, env, "linked")
+    assert dump.count("\njob ") == JOBS and dump.endswith(f"jobs {JOBS}\n")
+    assert "job broken\n  create NVRTC_SUCCESS(0)\n  compile NVRTC_ERROR_COMPILATION(6)" in dump
+    assert 'error: identifier "undefined_function" is undefined' in dump
+    assert "compile NVRTC_ERROR_INVALID_OPTION(5)" in dump
+    assert ("lowered blas::scale<float, 256> NVRTC_SUCCESS(0) _ZN4blas5scaleIfLi256EEEvPT_S1_"
+            in dump)
+    # NVRTC counts the log's terminating NUL: an empty log is one byte.
+    assert "log_size NVRTC_SUCCESS(0) 1\n" in dump
+    return dump
+
+
+@pytest.fixture
+def env(tmp_path):
+    environment = base_env(tmp_path / "cache")
+    # The dlopen client finds NVRTC by soname, as CuPy does where CUDA is on the search path.
+    nvrtc_dir = os.environ.get("HIPACM_TEST_NVRTC_DIR", "")
+    if nvrtc_dir:
+        environment["LD_LIBRARY_PATH"] = os.pathsep.join(
+            p for p in (nvrtc_dir, environment.get("LD_LIBRARY_PATH", "")) if p)
+    return environment
+
+
+# Per run: served compiles (5: two CUBINs, two PTX, the name expressions' CUBIN), failures hipacm
+# compiled (2: a source error, an unknown option), and what NVRTC compiled in the process: -dlto,
+# -lineinfo (its line table names the working directory), and the PTX asked of a program whose
+# CUBIN hipacm served.
+PASSED = "-dlto x1, line info x1, call after a served compile x1"
+
+
+def test_plain_dlopen_client_matches_linked(plain, env):
+    assert run_client(None, env, "dlopen")[0] == plain
+
+
+def test_run_cold_then_second_process_matches_plain(cli, shim, plain, env):
+    cold, cold_err = run_client(cli, env, "linked")
+    assert cold == plain
+    stats = stats_of(cold_err)
+    assert stats == {"compiles": 10, "hits": 0, "compiled": 5, "failed": 2,
+                     "passed_through": 3, "reasons": stats["reasons"]}
+    assert sorted(stats["reasons"].split(", ")) == sorted(PASSED.split(", "))
+    warm, warm_err = run_client(cli, env, "linked")
+    assert warm == plain
+    stats = stats_of(warm_err)
+    # Failures are compiled again in every process, as hipacm does for its own requests.
+    assert (stats["hits"], stats["compiled"], stats["failed"], stats["passed_through"]) == (
+        5, 0, 2, 3)
+
+
+def test_dlopen_client_cold_and_cached_match_plain(cli, shim, plain, env):
+    cold, cold_err = run_client(cli, env, "dlopen")
+    assert cold == plain
+    assert stats_of(cold_err)["compiled"] == 5
+    warm, warm_err = run_client(cli, env, "dlopen")
+    assert warm == plain
+    assert stats_of(warm_err)["hits"] == 5
+
+
+def test_threaded_client_matches_plain(cli, shim, plain, env):
+    for _ in range(2):
+        dump, err = run_client(cli, env, "dlopen", "--threads", "4")
+        assert dump == plain
+        assert stats_of(err)["compiles"] == 10
+
+
+def test_a_libnvrtc_that_is_not_hipacms_passes_through(cli, shim, plain, env, tmp_path):
+    # A copy of the library (another file under the same soname, as a pip wheel's NVRTC is): every
+    # compile is NVRTC's own, in the process.
+    nvrtc_dir = Path(os.environ.get("HIPACM_TEST_NVRTC_DIR", "/usr/local/cuda/lib64"))
+    source = nvrtc_dir / "libnvrtc.so.13"
+    if not source.exists():
+        source = nvrtc_dir / "libnvrtc.so.12"
+    if not source.exists():
+        pytest.skip("no libnvrtc.so.13 or .12 beside the linked library")
+    copy = tmp_path / "lib" / source.name
+    copy.parent.mkdir()
+    copy.write_bytes(source.resolve().read_bytes())
+    for builtins in nvrtc_dir.glob("libnvrtc-builtins.so*"):
+        (copy.parent / builtins.name).write_bytes(builtins.resolve().read_bytes())
+    dump, err = run_client(cli, env, "dlopen", "--library", str(copy))
+    assert dump == plain
+    stats = stats_of(err)
+    assert (stats["hits"], stats["compiled"], stats["failed"]) == (0, 0, 0)
+    # Refused where the library is opened (this process: another NVRTC; a worker, which loads the
+    # system's: refused by hipacm), and NVRTC compiles in the process.
+    assert stats["passed_through"] == stats["compiles"]
+    assert "another NVRTC" in stats["reasons"] or "refused by hipacm" in stats["reasons"]
