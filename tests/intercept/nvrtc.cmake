@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # `hipacm run`'s NVRTC tests (label `intercept`), included from this folder's CMakeLists.txt: an
 # ordinary NVRTC client with no hipacm code, built linked against libnvrtc and again dlopening it
-# by soname, and the pytest suite that runs both plain and under `hipacm run`. Built only where
+# by soname (and its Python twin, clients/nvrtc_ctypes_client.py), and the pytest suite that runs
+# them plain and under `hipacm run` over clients/nvrtc_kernels/. Built only where
 # CUDA's NVRTC header and library are found ($CUDA_HOME, $CUDA_PATH, /usr/local/cuda).
 set(hipacm_cuda_hints $ENV{CUDA_HOME} $ENV{CUDA_PATH} /usr/local/cuda)
 find_path(HIPACM_NVRTC_INCLUDE_DIR nvrtc.h HINTS ${hipacm_cuda_hints} PATH_SUFFIXES include)
@@ -17,7 +18,8 @@ add_executable(hipacm_intercept_nvrtc_linked_client clients/nvrtc_client.cpp)
 target_include_directories(hipacm_intercept_nvrtc_linked_client SYSTEM
                            PRIVATE ${HIPACM_NVRTC_INCLUDE_DIR})
 target_link_libraries(hipacm_intercept_nvrtc_linked_client
-                      PRIVATE ${HIPACM_NVRTC_LINK_LIBRARY} PkgConfig::NETTLE Threads::Threads)
+                      PRIVATE ${HIPACM_NVRTC_LINK_LIBRARY} PkgConfig::NETTLE
+                              nlohmann_json::nlohmann_json Threads::Threads)
 hipacm_set_warnings(hipacm_intercept_nvrtc_linked_client)
 
 # dlopen by soname + dlsym, as CuPy and PyTorch do: links no NVRTC (the header gives the types).
@@ -26,7 +28,8 @@ target_compile_definitions(hipacm_intercept_nvrtc_dlopen_client PRIVATE NVRTC_CL
 target_include_directories(hipacm_intercept_nvrtc_dlopen_client SYSTEM
                            PRIVATE ${HIPACM_NVRTC_INCLUDE_DIR})
 target_link_libraries(hipacm_intercept_nvrtc_dlopen_client
-                      PRIVATE ${CMAKE_DL_LIBS} PkgConfig::NETTLE Threads::Threads)
+                      PRIVATE ${CMAKE_DL_LIBS} PkgConfig::NETTLE nlohmann_json::nlohmann_json
+                              Threads::Threads)
 hipacm_set_warnings(hipacm_intercept_nvrtc_dlopen_client)
 
 add_custom_target(hipacm_intercept_nvrtc_clients)

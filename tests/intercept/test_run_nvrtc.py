@@ -1,19 +1,24 @@
 # SPDX-License-Identifier: MIT
-# test_run_nvrtc.py - an ordinary NVRTC client (linked against libnvrtc, and dlopening it by
-# soname) gives the same dump under `hipacm run` as plain: cold, from the cache in a second
-# process, threaded, and where calls pass through to NVRTC; --stats counts what happened.
+# test_run_nvrtc.py - ordinary NVRTC clients (C++ linked against libnvrtc, C++ and Python ctypes
+# dlopening it by soname) give the same dump under `hipacm run` as plain: cold, from the cache in a
+# second process, threaded, and where calls pass through to NVRTC; --stats counts what happened.
 import os
 from pathlib import Path
 
 import pytest
 
-from conftest import CLIENT_DIR, base_env, run
+from conftest import CLIENT_DIR, ROOT, base_env, run
 from test_run_clients import stats_of
 
 JOBS = 9
+CLIENTS = ROOT / "tests" / "intercept" / "clients"
+MANIFEST = CLIENTS / "nvrtc_kernels" / "manifest.json"
 
 
 def nvrtc_client(kind):
+    """The argv of one client: linked, dlopen or python."""
+    if kind == "python":
+        return ["/usr/bin/python3", str(CLIENTS / "nvrtc_ctypes_client.py")]
     binary = CLIENT_DIR / f"hipacm_intercept_nvrtc_{kind}_client"
     if not os.access(binary, os.X_OK):
         pytest.fail(f"{binary} is missing: set HIPACM_INTERCEPT_CLIENTS (CTest does)")
@@ -21,7 +26,7 @@ def nvrtc_client(kind):
 
 
 def run_client(cli, env, kind, *args, stats=True):
-    argv = [*nvrtc_client(kind), *args]
+    argv = [*nvrtc_client(kind), *args, str(MANIFEST)]
     if cli is not None:
         argv = [cli, "run", *(["--stats"] if stats else []), "--", *argv]
     completed = run(argv, env)
@@ -62,8 +67,9 @@ def env(tmp_path):
 PASSED = "-dlto x1, line info x1, call after a served compile x1"
 
 
-def test_plain_dlopen_client_matches_linked(plain, env):
+def test_plain_dlopen_and_python_clients_match_linked(plain, env):
     assert run_client(None, env, "dlopen")[0] == plain
+    assert run_client(None, env, "python")[0] == plain
 
 
 def test_run_cold_then_second_process_matches_plain(cli, shim, plain, env):
@@ -81,18 +87,20 @@ def test_run_cold_then_second_process_matches_plain(cli, shim, plain, env):
         5, 0, 2, 3)
 
 
-def test_dlopen_client_cold_and_cached_match_plain(cli, shim, plain, env):
-    cold, cold_err = run_client(cli, env, "dlopen")
+@pytest.mark.parametrize("kind", ["dlopen", "python"])
+def test_dlopening_clients_cold_and_cached_match_plain(cli, shim, plain, env, kind):
+    cold, cold_err = run_client(cli, env, kind)
     assert cold == plain
     assert stats_of(cold_err)["compiled"] == 5
-    warm, warm_err = run_client(cli, env, "dlopen")
+    warm, warm_err = run_client(cli, env, kind)
     assert warm == plain
     assert stats_of(warm_err)["hits"] == 5
 
 
-def test_threaded_client_matches_plain(cli, shim, plain, env):
+@pytest.mark.parametrize("kind", ["linked", "python"])
+def test_threaded_clients_match_plain(cli, shim, plain, env, kind):
     for _ in range(2):
-        dump, err = run_client(cli, env, "dlopen", "--threads", "4")
+        dump, err = run_client(cli, env, kind, "--threads", "4")
         assert dump == plain
         assert stats_of(err)["compiles"] == 10
 

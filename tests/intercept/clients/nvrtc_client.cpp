@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// nvrtc_client.cpp - an ordinary NVRTC client with no hipacm code: a few CUDA kernels compiled
-// one program at a time, printed as a canonical dump (results, PTX/CUBIN sizes and SHA-256,
-// lowered names, failure logs). Built twice: linked against libnvrtc (calls by name) and with
-// NVRTC_CLIENT_DLOPEN (dlopen by soname and dlsym, as CuPy and PyTorch do).
+// nvrtc_client.cpp - an ordinary NVRTC client with no hipacm code: the CUDA kernels of a manifest
+// (nvrtc_kernels/) compiled one program at a time, printed as a canonical dump (results, PTX/CUBIN
+// sizes and SHA-256, lowered names, failure logs), the same as nvrtc_ctypes_client.py prints. Built
+// twice: linked against libnvrtc (calls by name) and with NVRTC_CLIENT_DLOPEN (dlopen by soname and
+// dlsym, as CuPy and PyTorch do).
 #include <dlfcn.h>
 #include <nettle/sha2.h>
 #include <nvrtc.h>
@@ -10,6 +11,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
@@ -76,75 +81,51 @@ Nvrtc load(const char* soname) {
 #endif
 }
 
-constexpr const char* kSaxpy =
-    R"(extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] = a * x[i] + y[i];
-}
-)";
-
-constexpr const char* kTemplated = R"(#include "scale.cuh"
-namespace blas {
-template <class T, int N>
-__global__ void scale(T* data, T factor) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < N) data[i] = scaled(data[i], factor) * SCALE;
-}
-template <class T>
-__global__ void fill(T* data, T value) { data[threadIdx.x] = value; }
-}  // namespace blas
-)";
-constexpr const char* kScaleHeader =
-    "template <class T> __device__ T scaled(T v, T f) { return v * f; }\n";
-
-constexpr const char* kReduce = R"(__device__ float warp_sum(float v) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-  return v;
-}
-extern "C" __global__ void reduce(const float* in, float* out) {
-  float v = warp_sum(in[threadIdx.x]);
-  if ((threadIdx.x & 31) == 0) atomicAdd(out, __expf(v));
-}
-)";
-
-constexpr const char* kBroken = R"(extern "C" __global__ void broken(float* p) {
-  p[threadIdx.x] = undefined_function(p);
-}
-)";
-
 struct Job {
-  const char* name;
-  const char* program_name;
-  const char* source;
-  std::vector<const char*> headers;  // (source, name) pairs
-  std::vector<const char*> options;
-  std::vector<const char*> expressions;
-  bool both_outputs = false;  // also read the output the arch does not call for
-  bool ltoir = false;
+  std::string name;
+  std::string program_name;  // the source file's name
+  std::string source;
+  std::vector<std::string> header_names, header_sources;
+  std::vector<std::string> options;
+  std::vector<std::string> expressions;
+  std::vector<std::string> outputs;  // read after a successful compile: ptx, cubin, ltoir
 };
 
-std::vector<Job> jobs() {
-  return {
-      {"saxpy sm_90", "saxpy.cu", kSaxpy, {}, {"-arch=sm_90"}, {}},
-      {"saxpy compute_90", "saxpy.cu", kSaxpy, {}, {"--gpu-architecture=compute_90"}, {}},
-      {"saxpy default arch", "saxpy.cu", kSaxpy, {}, {}, {}},
-      {"templated",
-       "templated.cu",
-       kTemplated,
-       {kScaleHeader, "scale.cuh"},
-       {"--gpu-architecture=sm_90", "-std=c++17", "-DSCALE=3", "-default-device"},
-       {"blas::scale<float, 256>", "&blas::fill<int>", "blas::scale<double, 64>"}},
-      {"reduce fast math",
-       "reduce.cu",
-       kReduce,
-       {},
-       {"-arch=sm_80", "--use_fast_math", "-lineinfo"},
-       {}},
-      {"reduce both outputs", "reduce.cu", kReduce, {}, {"-arch=sm_90"}, {}, true},
-      {"broken", "broken.cu", kBroken, {}, {"-arch=sm_90"}, {}},
-      {"unknown option", "saxpy.cu", kSaxpy, {}, {"-arch=sm_90", "--no-such-option"}, {}},
-      {"ltoir", "saxpy.cu", kSaxpy, {}, {"-arch=sm_90", "-dlto"}, {}, false, true},
-  };
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::fprintf(stderr, "cannot read %s\n", path.c_str());
+    std::exit(2);
+  }
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The jobs of manifest.json (nvrtc_kernels/), with their files read.
+std::vector<Job> read_jobs(const std::filesystem::path& manifest) {
+  const nlohmann::json doc = nlohmann::json::parse(read_file(manifest));
+  const std::filesystem::path folder = manifest.parent_path();
+  std::vector<Job> jobs;
+  for (const nlohmann::json& entry : doc.at("jobs")) {
+    Job job;
+    job.name = entry.at("name").get<std::string>();
+    job.program_name = entry.at("source").get<std::string>();
+    job.source = read_file(folder / job.program_name);
+    for (const auto& header : entry.value("headers", nlohmann::json::array())) {
+      job.header_names.push_back(header.get<std::string>());
+      job.header_sources.push_back(read_file(folder / job.header_names.back()));
+    }
+    job.options = entry.at("options").get<std::vector<std::string>>();
+    job.expressions = entry.value("expressions", std::vector<std::string>());
+    job.outputs = entry.at("outputs").get<std::vector<std::string>>();
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+std::vector<const char*> c_strings(const std::vector<std::string>& strings) {
+  std::vector<const char*> out;
+  for (const std::string& s : strings) out.push_back(s.c_str());
+  return out;
 }
 
 std::string sha256(const std::string& bytes) {
@@ -180,22 +161,20 @@ std::string output(const Nvrtc& n, nvrtcProgram prog, const char* what, Size siz
 }
 
 std::string run_job(const Nvrtc& n, const Job& job) {
-  std::string out = std::string("job ") + job.name + "\n";
-  std::vector<const char*> sources, names;
-  for (std::size_t i = 0; i + 1 < job.headers.size(); i += 2) {
-    sources.push_back(job.headers[i]);
-    names.push_back(job.headers[i + 1]);
-  }
+  std::string out = "job " + job.name + "\n";
+  const std::vector<const char*> sources = c_strings(job.header_sources);
+  const std::vector<const char*> names = c_strings(job.header_names);
   nvrtcProgram prog = nullptr;
-  nvrtcResult r =
-      n.create(&prog, job.source, job.program_name, static_cast<int>(sources.size()),
-               sources.empty() ? nullptr : sources.data(), names.empty() ? nullptr : names.data());
+  nvrtcResult r = n.create(
+      &prog, job.source.c_str(), job.program_name.c_str(), static_cast<int>(sources.size()),
+      sources.empty() ? nullptr : sources.data(), names.empty() ? nullptr : names.data());
   out += "  create " + result_text(n, r) + "\n";
   if (r != NVRTC_SUCCESS) return out;
-  for (const char* expression : job.expressions)
-    out += std::string("  add ") + expression + " " +
-           result_text(n, n.add_name_expression(prog, expression)) + "\n";
-  r = n.compile(prog, static_cast<int>(job.options.size()), job.options.data());
+  for (const std::string& expression : job.expressions)
+    out += "  add " + expression + " " +
+           result_text(n, n.add_name_expression(prog, expression.c_str())) + "\n";
+  const std::vector<const char*> options = c_strings(job.options);
+  r = n.compile(prog, static_cast<int>(options.size()), options.data());
   out += "  compile " + result_text(n, r) + "\n";
   std::size_t log_size = 0;
   const nvrtcResult sized = n.log_size(prog, &log_size);
@@ -214,18 +193,15 @@ std::string run_job(const Nvrtc& n, const Job& job) {
     n.destroy(&prog);
     return out;
   }
-  bool real_arch = false;
-  for (const char* option : job.options) real_arch = real_arch || std::strstr(option, "sm_");
-  if (job.ltoir) {
-    out += output(n, prog, "ltoir", n.ltoir_size, n.ltoir);
-  } else {
-    if (!real_arch || job.both_outputs) out += output(n, prog, "ptx", n.ptx_size, n.ptx);
-    if (real_arch || job.both_outputs) out += output(n, prog, "cubin", n.cubin_size, n.cubin);
+  for (const std::string& what : job.outputs) {
+    if (what == "ptx") out += output(n, prog, "ptx", n.ptx_size, n.ptx);
+    if (what == "cubin") out += output(n, prog, "cubin", n.cubin_size, n.cubin);
+    if (what == "ltoir") out += output(n, prog, "ltoir", n.ltoir_size, n.ltoir);
   }
-  for (const char* expression : job.expressions) {
+  for (const std::string& expression : job.expressions) {
     const char* lowered = nullptr;
-    const nvrtcResult got = n.lowered_name(prog, expression, &lowered);
-    out += std::string("  lowered ") + expression + " " + result_text(n, got) + " " +
+    const nvrtcResult got = n.lowered_name(prog, expression.c_str(), &lowered);
+    out += "  lowered " + expression + " " + result_text(n, got) + " " +
            (lowered != nullptr ? lowered : "(null)") + "\n";
   }
   r = n.destroy(&prog);
@@ -237,22 +213,29 @@ std::string run_job(const Nvrtc& n, const Job& job) {
 
 int main(int argc, char** argv) {
   const char* soname = "libnvrtc.so.13";
+  const char* manifest = nullptr;
   int threads = 1;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--library") == 0 && i + 1 < argc) {
       soname = argv[++i];
     } else if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
       threads = std::atoi(argv[++i]);
+    } else if (argv[i][0] != '-' && manifest == nullptr) {
+      manifest = argv[i];
     } else {
-      std::fprintf(stderr, "usage: %s [--library SONAME] [--threads N]\n", argv[0]);
-      return 2;
+      manifest = nullptr;
+      break;
     }
+  }
+  if (manifest == nullptr || threads < 1) {
+    std::fprintf(stderr, "usage: %s [--library SONAME] [--threads N] MANIFEST\n", argv[0]);
+    return 2;
   }
   const Nvrtc n = load(soname);
   int major = 0, minor = 0;
   n.version(&major, &minor);
   std::printf("nvrtc %d.%d\n", major, minor);
-  const std::vector<Job> all = jobs();
+  const std::vector<Job> all = read_jobs(manifest);
   // Each job's text lands in its own slot: the dump is in job order whatever the threads did.
   std::vector<std::string> dumps(all.size());
   std::vector<std::thread> pool;

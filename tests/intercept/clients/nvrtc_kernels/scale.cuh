@@ -1,0 +1,1 @@
+template <class T> __device__ T scaled(T v, T f) { return v * f; }
