@@ -127,3 +127,21 @@ def test_a_libnvrtc_that_is_not_hipacms_passes_through(cli, shim, plain, env, tm
     # system's: refused by hipacm), and NVRTC compiles in the process.
     assert stats["passed_through"] == stats["compiles"]
     assert "another NVRTC" in stats["reasons"] or "refused by hipacm" in stats["reasons"]
+
+
+def test_recorded_run_warms_another_cache(cli, shim, plain, env, tmp_path):
+    # Record the served compiles of one run, warm a fresh cache from the record with hipacm
+    # warmup, and a run against that cache is served from it.
+    record = tmp_path / "app.jsonl"
+    recording = dict(env, HIPACM_RECORD=str(record))
+    dump, _ = run_client(cli, recording, "dlopen")
+    assert dump == plain
+    assert len(record.read_text().splitlines()) == 7  # the 5 served and the 2 failures
+    warmed = dict(env, HIPACM_CACHE_DIR=str(tmp_path / "warmed"))
+    warmup = run([cli, "warmup", str(record)], warmed, check=False)
+    # The two failures fail again (exit 1); the rest is compiled into the cache.
+    assert warmup.returncode == 1, warmup.stderr
+    assert "FAILED" in warmup.stderr and "NVRTC_ERROR_INVALID_OPTION" in warmup.stderr
+    served, err = run_client(cli, warmed, "dlopen")
+    assert served == plain
+    assert stats_of(err)["hits"] == 5
