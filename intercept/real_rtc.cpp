@@ -219,8 +219,9 @@ void* interposed(void* handle, const char* name, const void* caller, bool* no_sy
     return nullptr;
   if (info.dli_fbase == self.dli_fbase) {
     // The shim's own definition, found in the global scope: it stands for the library only
-    // where one is loaded (a program probing whether it is there must still hear no).
-    if (linked_rtc(rtc) == nullptr) *no_symbol = true;
+    // where one is loaded that has the call (a program probing whether it is there, or whether
+    // this release has nvrtcGetNVVM or hiprtcGetBitcode, must still hear no).
+    if (linked_rtc(rtc) == nullptr || real(RTLD_NEXT, name) == nullptr) *no_symbol = true;
     return nullptr;
   }
   const std::size_t slot = slot_of_library(rtc, info.dli_fbase, info.dli_fname);

@@ -38,6 +38,7 @@ struct Nvrtc {
   decltype(&nvrtcDestroyProgram) destroy;
   decltype(&nvrtcGetErrorString) error_string;
   decltype(&nvrtcVersion) version;
+  void* handle;  // where the program looks calls up that it may lack (RTLD_DEFAULT when linked)
 };
 
 Nvrtc load(const char* soname) {
@@ -70,6 +71,7 @@ Nvrtc load(const char* soname) {
   get(&n.destroy, "nvrtcDestroyProgram");
   get(&n.error_string, "nvrtcGetErrorString");
   get(&n.version, "nvrtcVersion");
+  n.handle = handle;
   return n;
 #else
   (void)soname;
@@ -77,7 +79,7 @@ Nvrtc load(const char* soname) {
       &nvrtcCreateProgram,  &nvrtcAddNameExpression, &nvrtcCompileProgram, &nvrtcGetProgramLogSize,
       &nvrtcGetProgramLog,  &nvrtcGetPTXSize,        &nvrtcGetPTX,         &nvrtcGetCUBINSize,
       &nvrtcGetCUBIN,       &nvrtcGetLTOIRSize,      &nvrtcGetLTOIR,       &nvrtcGetLoweredName,
-      &nvrtcDestroyProgram, &nvrtcGetErrorString,    &nvrtcVersion};
+      &nvrtcDestroyProgram, &nvrtcGetErrorString,    &nvrtcVersion,        RTLD_DEFAULT};
 #endif
 }
 
@@ -235,6 +237,9 @@ int main(int argc, char** argv) {
   int major = 0, minor = 0;
   n.version(&major, &minor);
   std::printf("nvrtc %d.%d\n", major, minor);
+  // Probes for calls a release may lack, as programs written for several releases make them.
+  for (const char* name : {"nvrtcGetNVVM", "nvrtcGetLTOIR", "nvrtcGetPCHCreateStatus"})
+    std::printf("has %s %s\n", name, dlsym(n.handle, name) != nullptr ? "yes" : "no");
   const std::vector<Job> all = read_jobs(manifest);
   // Each job's text lands in its own slot: the dump is in job order whatever the threads did.
   std::vector<std::string> dumps(all.size());

@@ -133,6 +133,9 @@ def main():
     major, minor = ctypes.c_int(), ctypes.c_int()
     lib.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor))
     dumps = [""] * len(jobs)
+    # Probes for calls a release may lack, as programs written for several releases make them.
+    probes = "".join(f"has {name} {'yes' if hasattr(lib, name) else 'no'}\n"
+                     for name in ("nvrtcGetNVVM", "nvrtcGetLTOIR", "nvrtcGetPCHCreateStatus"))
 
     def worker(first):
         for index in range(first, len(jobs), args.threads):
@@ -143,7 +146,7 @@ def main():
         thread.start()
     for thread in threads:
         thread.join()
-    sys.stdout.write(f"nvrtc {major.value}.{minor.value}\n" + "".join(dumps) +
+    sys.stdout.write(f"nvrtc {major.value}.{minor.value}\n" + probes + "".join(dumps) +
                      f"jobs {len(jobs)}\n")
 
 
