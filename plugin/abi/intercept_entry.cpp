@@ -3,6 +3,7 @@
 // (plugin/abi/intercept_abi.h): one hipRTC program's compile through the cache and the workers.
 #include "plugin/abi/intercept_abi.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -24,6 +25,7 @@
 #include "hip_backend/source_name_policy.h"
 #include "hip_backend/target_arch.h"
 #include "plugin/cache/key/external_inputs.h"
+#include "plugin/cache/key/include_directives.h"
 #include "plugin/cache/key/path_options.h"
 #include "plugin/mode/compiler_factory.h"
 #include "plugin/mode/mode_settings.h"
@@ -129,6 +131,31 @@ void require_programs_nvrtc(const hipacm_intercept_request& in, const std::strin
                         ") is not hipacm's (" + ours.library_path + ")"};
 }
 
+// NVRTC looks a quoted #include of the source up beside the program's name (a relative name: in
+// the working directory) before the -I directories, and a worker compiles elsewhere: a program
+// that includes such a file is NVRTC's own. (The cache's include scan follows -I only.)
+void require_no_working_directory_include(const CompileRequest& r) {
+  const std::size_t slash = r.source_name.rfind('/');
+  const std::string beside =
+      slash == std::string::npos ? std::string(".") : r.source_name.substr(0, slash);
+  auto check = [&](const std::string& text) {
+    for (const cache::input_scan::IncludeName& include : cache::input_scan::include_names(text)) {
+      if (include.computed || include.name.empty() || include.name.front() == '/') continue;
+      bool given = false;
+      for (const auto& header : r.headers) given = given || header.first == include.name;
+      if (given) continue;
+      for (const std::string& dir : {beside, std::string(".")}) {
+        struct stat st {};
+        if (::stat((dir + "/" + include.name).c_str(), &st) == 0)
+          throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "working directory include",
+                          "'" + include.name + "' is found in " + dir};
+      }
+    }
+  };
+  check(r.source);
+  for (const auto& header : r.headers) check(header.second);
+}
+
 // The program as a CompileRequest, or NotServed when hipacm would not compile it as hipRTC (or,
 // for a raw NVRTC program, NVRTC) does.
 CompileRequest read_program(const hipacm_intercept_request& in, bool raw_nvrtc) {
@@ -146,6 +173,7 @@ CompileRequest read_program(const hipacm_intercept_request& in, bool raw_nvrtc) 
   r.name_expressions = read_list(in.name_expressions, in.num_name_expressions, "name_expressions");
   if (raw_nvrtc) {
     require_programs_nvrtc(in, r.arch);
+    require_no_working_directory_include(r);
     r.options.insert(r.options.begin(), backend::raw_nvrtc_option(resolved(in.library)));
   } else if (backend::is_raw_nvrtc(r.options)) {
     throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "unusual arguments",
@@ -155,8 +183,13 @@ CompileRequest read_program(const hipacm_intercept_request& in, bool raw_nvrtc) 
   if (const Expected<void> allowed = backend::request_names_allowed(r); !allowed)
     throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "file name", allowed.failure().message};
   // A worker compiles in a directory of its own: relative paths mean what they meant here.
+  const std::vector<std::string> given = r.options;
   if (const Expected<void> anchored = cache::anchor_relative_paths(&r.options); !anchored)
     throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "relative path", anchored.failure().message};
+  // NVRTC's log names a header by the path it was found through: a raw program keeps its own.
+  if (raw_nvrtc && r.options != given)
+    throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "relative path",
+                    "an NVRTC program's option names a relative path"};
   r.environment = backend::capture_compiler_environment();
   // The cache's trust rules: a request whose reads hipacm cannot account for (computed
   // includes, options that name plugins, PCHs, response files) is not hipacm's to serve.

@@ -2,6 +2,7 @@
 # test_run_nvrtc.py - ordinary NVRTC clients (C++ linked against libnvrtc, C++ and Python ctypes
 # dlopening it by soname) give the same dump under `hipacm run` as plain: cold, from the cache in a
 # second process, threaded, and where calls pass through to NVRTC; --stats counts what happened.
+import json
 import os
 from pathlib import Path
 
@@ -145,3 +146,29 @@ def test_recorded_run_warms_another_cache(cli, shim, plain, env, tmp_path):
     served, err = run_client(cli, warmed, "dlopen")
     assert served == plain
     assert stats_of(err)["hits"] == 5
+
+
+def test_files_found_from_the_working_directory_pass_through(cli, shim, env, tmp_path):
+    # NVRTC finds a quoted #include beside the program's name (here: the working directory), and
+    # a relative -I from it too; a worker compiles elsewhere, so both are NVRTC's own, in process.
+    (tmp_path / "local.h").write_text("#define LOCAL_VALUE 7\n")
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "value.h").write_text("#define INC_VALUE 9\n")
+    (tmp_path / "local.cu").write_text(
+        '#include "local.h"\nextern "C" __global__ void k(int* p) { p[0] = LOCAL_VALUE; }\n')
+    (tmp_path / "inc.cu").write_text(
+        '#include <value.h>\nextern "C" __global__ void k(int* p) { p[0] = INC_VALUE; }\n')
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({"jobs": [
+        {"name": "local", "source": "local.cu", "options": ["-arch=sm_90"], "outputs": ["cubin"]},
+        {"name": "inc", "source": "inc.cu", "options": ["-arch=sm_90", "-Iinc"],
+         "outputs": ["cubin"]}]}))
+    client = nvrtc_client("python")
+    plain = run([*client, str(manifest)], env, cwd=tmp_path).stdout
+    assert plain.count("compile NVRTC_SUCCESS(0)") == 2, plain
+    served = run([cli, "run", "--stats", "--", *client, str(manifest)], env, cwd=tmp_path)
+    assert served.stdout == plain
+    stats = stats_of(served.stderr)
+    assert stats["passed_through"] == 2
+    assert sorted(stats["reasons"].split(", ")) == ["relative path x1",
+                                                     "working directory include x1"]
