@@ -111,8 +111,10 @@ std::string with_request_file_names(std::string_view log, std::string_view sourc
   return out;
 }
 
-bool comgr_shape_of_version(std::string_view version, ComgrShape* shape) {
-  const std::string_view major = version.substr(0, version.find('.'));
+bool comgr_shape_of_release(std::string_view release, ComgrShape* shape) {
+  constexpr std::string_view kRocm = "ROCm ";
+  if (release.substr(0, kRocm.size()) == kRocm) release.remove_prefix(kRocm.size());
+  const std::string_view major = release.substr(0, release.find('.'));
   if (major == "5") {
     *shape = ComgrShape::kRocm5;
   } else if (major == "6") {

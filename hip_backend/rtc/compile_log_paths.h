@@ -24,9 +24,9 @@ enum class ComgrShape {
   kRocm7,  ///< as ROCm 6 in <tmp>/comgr-PID-N-XXXXXX
 };
 
-/// The shape of a hipRTC by its version ("5.2", "6.4.43482", "7.2"); false when the major version
-/// is none of these (the log is then left as it is).
-bool comgr_shape_of_version(std::string_view version, ComgrShape* shape);
+/// The shape of a hipRTC by its ROCm release ("ROCm 5.2", "6.4.1", "7.2"; rocm_release_of()'s
+/// answer); false when the major release is none of these (the log is then left as it is).
+bool comgr_shape_of_release(std::string_view release, ComgrShape* shape);
 
 /// The directory comgr makes for one compile in this process: the temporary directory LLVM picks
 /// (TMPDIR, TMP, TEMP, TEMPDIR, else /tmp), then comgr-XXXXXX (ROCm 7: comgr-PID-N-XXXXXX, with

@@ -22,6 +22,8 @@
 #include "hip_backend/compiler_environment.h"
 #include "hip_backend/dispatch/compiler_inventory.h"
 #include "hip_backend/raw_nvrtc.h"
+#include "hip_backend/rocm_paths.h"
+#include "hip_backend/rtc/compile_log_paths.h"
 #include "hip_backend/source_name_policy.h"
 #include "hip_backend/target_arch.h"
 #include "plugin/cache/key/external_inputs.h"
@@ -331,6 +333,26 @@ void fill_served(CompileResult&& result, Answer* answer) {
   }
 }
 
+// hipRTC's log names the program's files as its comgr wrote them, in a fresh directory of the
+// program's process; hipacm's compile stack gives them the request's names (so a log, cached or
+// not, is the same everywhere). A served log names them as the program's hipRTC would have: the
+// hipRTC hipacm loaded, whose release says how its comgr names them.
+std::string as_programs_hiprtc_log(std::string log, const CompileRequest& r) {
+  backend::ComgrShape shape{};
+  if (log.empty() ||
+      !backend::comgr_shape_of_release(
+          backend::rocm_release_of(resolved(backend::describe_compiler_for(r.arch).library_path)),
+          &shape))
+    return log;
+  // ROCm 7's comgr numbers its directories in the process.
+  static std::atomic<unsigned> comgr_directories{0};
+  std::vector<std::string> header_names;
+  for (const auto& header : r.headers) header_names.push_back(header.first);
+  return backend::with_comgr_file_names(
+      log, r.source_name, header_names,
+      backend::program_comgr_directory(shape, comgr_directories.fetch_add(1)), shape);
+}
+
 void compile_into(const hipacm_intercept_request* request, Answer* answer) {
   try {
     // The first layout ends at `arch`; `flags` and `library` came later.
@@ -344,6 +366,8 @@ void compile_into(const hipacm_intercept_request* request, Answer* answer) {
     std::shared_ptr<backend::Compiler> compiler = compiler_for(compile_request.arch);
     record_request(compile_request);
     fill_served(compiler->compile(compile_request), answer);
+    // NVRTC's log already names the files as the program did.
+    if (!raw_nvrtc) answer->log = as_programs_hiprtc_log(std::move(answer->log), compile_request);
   } catch (NotServed& not_served) {
     answer->pub.outcome = not_served.outcome;
     answer->reason = std::move(not_served.reason);

@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: MIT
 # test_run_clients.py - ordinary hipRTC clients (linked, dlopen, Python ctypes; threaded) give the
 # same dump under `hipacm run` as plain: cold, from the cache in a fresh process, and passed
-# through; --stats counts what happened.
+# through, failure logs included; --stats counts what happened.
+import json
 import re
 
 import pytest
 
-from conftest import MANIFESTS, canonical, client_command, run
+from conftest import MANIFESTS, OWN_KERNELS, canonical, client_command, run
 
 STATS = re.compile(r"^hipacm run: (\d+) compiles?: (\d+) cache hits?, (\d+) compiled, (\d+) "
                    r"failed, (\d+) passed through(?: \((.*)\))?$", re.M)
@@ -108,6 +109,56 @@ def test_passthrough_of_fgpu_rdc_behaves_as_plain(cli, shim, env):
     assert (stats["compiles"], stats["passed_through"]) == (5, 5)
     assert "-fgpu-rdc x5" in stats["reasons"]
 
+
+# Failures whose logs name more than the source: headers given with the program, one including
+# another from a sub-directory; a warning; lambdas and unnamed structs, which clang names by
+# place; and the names again in a message and in source lines, where they must stay as they are.
+FAILING_KERNELS = {
+    "nested.hip": '#include "a.h"\n#include "sub/b.h"\n'
+                  "__global__ void k(float* p) { p[0] = nope + a_fn() + b_fn(); }\n"
+                  "template<class T> __device__ T t(T x) { return x.q; }\n"
+                  "__global__ void k2(int* p) { p[0] = t(1); }\n",
+    "a.h": '#include "sub/b.h"\n__device__ int a_fn() { return undeclared_a; }\n'
+           "#warning hello from a\n",
+    "sub_b.h": "#pragma once\n__device__ int b_fn() { return undeclared_b; }\n",
+    "hostile.hip": '#include "d+x@1.h"\n#error hostile.hip:1 and d+x@1.h:2 in text\n'
+                   "__global__ void k(int* p) { auto f = [](int x) { return x; }; "
+                   "struct { int a; } s; p[0] = f(s); }\n",
+    "dx.h": "#warning d+x@1.h:3 in a header\n",
+}
+FAILING_MANIFEST = {"schema": "hipacm-examples-manifest-1", "kernels": [
+    {"source": "nested.hip", "options": ["-O3"], "headers": {"a.h": "a.h", "sub/b.h": "sub_b.h"},
+     "name_expressions": []},
+    {"source": "hostile.hip", "options": [], "headers": {"d+x@1.h": "dx.h"},
+     "name_expressions": []},
+]}
+
+
+def test_failure_logs_match_plain(cli, shim, env, tmp_path):
+    # hipRTC's log names the program's files as its comgr wrote them, under the program's own
+    # TMPDIR; served, cold and from the cache, the log is the same but for comgr's six random
+    # digits (canonical()), its size included.
+    kernels = tmp_path / "failing"
+    kernels.mkdir()
+    for name, text in FAILING_KERNELS.items():
+        (kernels / name).write_text(text)
+    (kernels / "manifest.json").write_text(json.dumps(FAILING_MANIFEST))
+    (tmp_path / "program-tmp").mkdir()
+    env["TMPDIR"] = str(tmp_path / "program-tmp")
+    manifests = [str(kernels / "manifest.json"), str(OWN_KERNELS)]
+    plain, _ = run_client(None, env, "linked", manifests=manifests)
+    assert plain.count("compile HIPRTC_ERROR_COMPILATION(6)") == 3
+    assert f"  | In file included from {env['TMPDIR']}/comgr-XXXXXX/input/CompileSource:1:\n" \
+        in plain
+    assert "/comgr-XXXXXX/include/sub/b.h:2:32: error:" in plain
+    cold, cold_err = run_client(cli, env, "linked", manifests=manifests)
+    assert cold == plain
+    assert stats_of(cold_err)["failed"] == 3
+    for kind in ("dlopen", "python"):
+        warm, warm_err = run_client(cli, env, kind, manifests=manifests)
+        assert warm == plain, kind
+        stats = stats_of(warm_err)
+        assert (stats["compiled"], stats["failed"], stats["passed_through"]) == (0, 3, 0), kind
 
 
 @pytest.mark.parametrize("kind", ["linked", "python"])

@@ -197,14 +197,15 @@ TEST(CompileLogPaths, TheProgramsComgrDirectory) {
     EXPECT_EQ(program_comgr_directory(ComgrShape::kRocm5, 0).rfind("/tmp/comgr-", 0), 0u);
   }
   ComgrShape shape{};
-  EXPECT_TRUE(comgr_shape_of_version("5.2", &shape));
+  EXPECT_TRUE(comgr_shape_of_release("ROCm 5.2", &shape));
   EXPECT_EQ(shape, ComgrShape::kRocm5);
-  EXPECT_TRUE(comgr_shape_of_version("6.4.43482", &shape));
+  EXPECT_TRUE(comgr_shape_of_release("6.4.1", &shape));
   EXPECT_EQ(shape, ComgrShape::kRocm6);
-  EXPECT_TRUE(comgr_shape_of_version("7", &shape));
+  EXPECT_TRUE(comgr_shape_of_release("7", &shape));
   EXPECT_EQ(shape, ComgrShape::kRocm7);
-  EXPECT_FALSE(comgr_shape_of_version("13.0", &shape));
-  EXPECT_FALSE(comgr_shape_of_version("", &shape));
+  EXPECT_FALSE(comgr_shape_of_release("13.0", &shape));
+  EXPECT_FALSE(comgr_shape_of_release("", &shape));
+  EXPECT_FALSE(comgr_shape_of_release("ROCm ", &shape));
 }
 
 }  // namespace
