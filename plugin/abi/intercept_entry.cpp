@@ -337,20 +337,21 @@ void fill_served(CompileResult&& result, Answer* answer) {
 // program's process; hipacm's compile stack gives them the request's names (so a log, cached or
 // not, is the same everywhere). A served log names them as the program's hipRTC would have: the
 // hipRTC hipacm loaded, whose release says how its comgr names them.
-std::string as_programs_hiprtc_log(std::string log, const CompileRequest& r) {
+std::string as_programs_hiprtc_log(std::string log, const CompileRequest& r, bool failed) {
+  // ROCm 7's comgr numbers its directories in the process (comgr-PID-N-XXXXXX): hipRTC 7.2 takes
+  // two for a compile that succeeds (source to bitcode, bitcode to code), one for one that fails.
+  static std::atomic<unsigned> comgr_directories{0};
+  const unsigned directory = comgr_directories.fetch_add(failed ? 1 : 2);
   backend::ComgrShape shape{};
   if (log.empty() ||
       !backend::comgr_shape_of_release(
           backend::rocm_release_of(resolved(backend::describe_compiler_for(r.arch).library_path)),
           &shape))
     return log;
-  // ROCm 7's comgr numbers its directories in the process.
-  static std::atomic<unsigned> comgr_directories{0};
   std::vector<std::string> header_names;
   for (const auto& header : r.headers) header_names.push_back(header.first);
-  return backend::with_comgr_file_names(
-      log, r.source_name, header_names,
-      backend::program_comgr_directory(shape, comgr_directories.fetch_add(1)), shape);
+  return backend::with_comgr_file_names(log, r.source_name, header_names,
+                                        backend::program_comgr_directory(shape, directory), shape);
 }
 
 void compile_into(const hipacm_intercept_request* request, Answer* answer) {
@@ -367,7 +368,9 @@ void compile_into(const hipacm_intercept_request* request, Answer* answer) {
     record_request(compile_request);
     fill_served(compiler->compile(compile_request), answer);
     // NVRTC's log already names the files as the program did.
-    if (!raw_nvrtc) answer->log = as_programs_hiprtc_log(std::move(answer->log), compile_request);
+    if (!raw_nvrtc)
+      answer->log = as_programs_hiprtc_log(std::move(answer->log), compile_request,
+                                           answer->pub.outcome == HIPACM_INTERCEPT_FAILED);
   } catch (NotServed& not_served) {
     answer->pub.outcome = not_served.outcome;
     answer->reason = std::move(not_served.reason);

@@ -24,12 +24,15 @@ HIPRTC_SONAME = find_library("hiprtc") or find_library("amdhip64") or "libamdhip
 # hipRTC's failure logs name the source as comgr wrote it:
 # "$TMPDIR/comgr-XXXXXX/input/CompileSource", with six random hex digits that differ in every
 # compile. Those six alone are replaced; the rest of the log, the directory included, must match
-# exactly.
-COMGR_RANDOM = re.compile(r"/comgr-[0-9a-f]{6}/")
+# exactly. (ROCm 7's comgr-PID-N-XXXXXX also carries the process id and comgr's count of its
+# directories in that process, which differ between two processes and with the order in which
+# threads compile: replaced as well.)
+COMGR_RANDOM = re.compile(r"/comgr-(\d+-\d+-)?[0-9a-f]{6}/")
 
 
 def canonical(dump):
-    return COMGR_RANDOM.sub("/comgr-XXXXXX/", dump)
+    return COMGR_RANDOM.sub(
+        lambda found: "/comgr-PID-N-XXXXXX/" if found.group(1) else "/comgr-XXXXXX/", dump)
 
 
 def base_env(cache_dir):
