@@ -132,18 +132,59 @@ TEST(CompileLogPaths, ComgrNamesComeBackWhereTheRequestNamesWent) {
       kHostileLog);
 }
 
+// Logs hipRTC 6.4 and 7.2 wrote (TMPDIR=/tmp/progtmp): comgr keeps the source's own name under
+// input/, and 7.2 names the directory comgr-PID-N-XXXXXX.
+const char kRocm64Log[] =
+    "In file included from /tmp/progtmp/comgr-e65f33/input/nested.hip:1:\n"
+    "In file included from /tmp/progtmp/comgr-e65f33/include/a.h:1:\n"
+    "/tmp/progtmp/comgr-e65f33/include/sub/b.h:2:32: error: use of undeclared identifier "
+    "'undeclared_b'\n"
+    "    2 | __device__ int b_fn() { return undeclared_b; }\n"
+    "      |                                ^~~~~~~~~~~~\n"
+    "In file included from /tmp/progtmp/comgr-e65f33/input/nested.hip:1:\n"
+    "/tmp/progtmp/comgr-e65f33/include/a.h:2:32: error: use of undeclared identifier "
+    "'undeclared_a'\n"
+    "    2 | __device__ int a_fn() { return undeclared_a; }\n"
+    "      |                                ^~~~~~~~~~~~\n"
+    "/tmp/progtmp/comgr-e65f33/include/a.h:3:2: warning: hello from a [-W#warnings]\n"
+    "    3 | #warning hello from a\n"
+    "      |  ^\n"
+    "/tmp/progtmp/comgr-e65f33/input/nested.hip:3:38: error: use of undeclared identifier 'nope'\n"
+    "    3 | __global__ void k(float* p) { p[0] = nope + a_fn() + b_fn(); }\n"
+    "      |                                      ^~~~\n"
+    "/tmp/progtmp/comgr-e65f33/input/nested.hip:4:49: error: member reference base type 'int' is "
+    "not a structure or union\n"
+    "    4 | template<class T> __device__ T t(T x) { return x.q; }\n"
+    "      |                                                ~^~\n"
+    "/tmp/progtmp/comgr-e65f33/input/nested.hip:5:37: note: in instantiation of function template "
+    "specialization 't<int>' requested here\n"
+    "    5 | __global__ void k2(int* p) { p[0] = t(1); }\n"
+    "      |                                     ^\n"
+    "1 warning and 4 errors generated when compiling for gfx90a.\n";
+
+const char kRocm72Log[] =
+    "In file included from /tmp/progtmp/comgr-11564-1-be6ce7/input/hostile.hip:1:\n"
+    "/tmp/progtmp/comgr-11564-1-be6ce7/include/d+x@1.h:1:2: warning: d+x@1.h:3 in a header "
+    "[-W#warnings]\n"
+    "    1 | #warning d+x@1.h:3 in a header\n"
+    "      |  ^\n"
+    "/tmp/progtmp/comgr-11564-1-be6ce7/input/hostile.hip:2:2: error: hostile.hip:1 and d+x@1.h:2 "
+    "in text\n"
+    "    2 | #error hostile.hip:1 and d+x@1.h:2 in text\n"
+    "      |  ^\n"
+    "1 warning and 1 error generated when compiling for gfx90a.\n";
+
 TEST(CompileLogPaths, NewerComgrKeepsTheSourceNameUnderInput) {
-  // ROCm 6 (comgr-XXXXXX) and 7 (comgr-PID-N-XXXXXX) name the source by its own name.
-  for (const std::string dir : {"/tmp/w/comgr-d9f2bb", "/tmp/comgr-28340-0-c3f35c"}) {
-    const std::string log = "In file included from " + dir + "/input/saxpy.hip:2:\n" + dir +
-                            "/include/helper.h:1:43: error: nope saxpy.hip:2:\n" + dir +
-                            "/input/saxpy.hip:9:1: note: here\n";
-    const ComgrShape shape =
-        dir.find("-0-") != std::string::npos ? ComgrShape::kRocm7 : ComgrShape::kRocm6;
-    EXPECT_EQ(with_comgr_file_names(with_request_file_names(log, "saxpy.hip"), "saxpy.hip",
-                                    {"helper.h"}, dir, shape),
-              log);
-  }
+  const std::string rocm6 = with_request_file_names(kRocm64Log, "nested.hip");
+  EXPECT_EQ(rocm6.find("comgr"), std::string::npos);
+  EXPECT_EQ(with_comgr_file_names(rocm6, "nested.hip", {"a.h", "sub/b.h"},
+                                  "/tmp/progtmp/comgr-e65f33", ComgrShape::kRocm6),
+            kRocm64Log);
+  const std::string rocm7 = with_request_file_names(kRocm72Log, "hostile.hip");
+  EXPECT_EQ(rocm7.find("comgr"), std::string::npos);
+  EXPECT_EQ(with_comgr_file_names(rocm7, "hostile.hip", {"d+x@1.h"},
+                                  "/tmp/progtmp/comgr-11564-1-be6ce7", ComgrShape::kRocm7),
+            kRocm72Log);
 }
 
 TEST(CompileLogPaths, ComgrNamesNeedTheirPlaceAndTheWholeName) {
