@@ -33,34 +33,37 @@
 
 namespace hipacm::backend {
 
+/// The result codes' names without their "HIPRTC_"/"NVRTC_" prefix, in NVRTC's order; hipRTC
+/// (5.2.3 to 7.x) names the first kHiprtcResultCount, up to INTERNAL_ERROR, with the same values.
+inline constexpr std::array<const char*, 18> kRtcResultSuffixes = {
+    "SUCCESS",
+    "ERROR_OUT_OF_MEMORY",
+    "ERROR_PROGRAM_CREATION_FAILURE",
+    "ERROR_INVALID_INPUT",
+    "ERROR_INVALID_PROGRAM",
+    "ERROR_INVALID_OPTION",
+    "ERROR_COMPILATION",
+    "ERROR_BUILTIN_OPERATION_FAILURE",
+    "ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION",
+    "ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION",
+    "ERROR_NAME_EXPRESSION_NOT_VALID",
+    "ERROR_INTERNAL_ERROR",
+    "ERROR_TIME_FILE_WRITE_FAILED",
+    "ERROR_NO_PCH_CREATE_ATTEMPTED",
+    "ERROR_PCH_CREATE_HEAP_EXHAUSTED",
+    "ERROR_PCH_CREATE",
+    "ERROR_CANCELLED",
+    "ERROR_TIME_TRACE_FILE_WRITE_FAILED"};
+inline constexpr std::size_t kHiprtcResultCount = 12;
+
 /// "<prefix>_ERROR_COMPILATION" and so on for the first `known` codes (hipRTC names 12 of them,
 /// NVRTC 18), from a local table: naming a result never needs the library. Any other value is
 /// "<type_name> <value>".
 inline std::string rtc_result_name(const char* prefix, const char* type_name, int result,
                                    std::size_t known) {
-  // NVRTC's order; hipRTC stops after INTERNAL_ERROR.
-  static constexpr std::array<const char*, 18> kSuffixes = {
-      "SUCCESS",
-      "ERROR_OUT_OF_MEMORY",
-      "ERROR_PROGRAM_CREATION_FAILURE",
-      "ERROR_INVALID_INPUT",
-      "ERROR_INVALID_PROGRAM",
-      "ERROR_INVALID_OPTION",
-      "ERROR_COMPILATION",
-      "ERROR_BUILTIN_OPERATION_FAILURE",
-      "ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION",
-      "ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION",
-      "ERROR_NAME_EXPRESSION_NOT_VALID",
-      "ERROR_INTERNAL_ERROR",
-      "ERROR_TIME_FILE_WRITE_FAILED",
-      "ERROR_NO_PCH_CREATE_ATTEMPTED",
-      "ERROR_PCH_CREATE_HEAP_EXHAUSTED",
-      "ERROR_PCH_CREATE",
-      "ERROR_CANCELLED",
-      "ERROR_TIME_TRACE_FILE_WRITE_FAILED"};
   if (result >= 0 && static_cast<std::size_t>(result) < known &&
-      static_cast<std::size_t>(result) < kSuffixes.size())
-    return std::string(prefix) + "_" + kSuffixes[static_cast<std::size_t>(result)];
+      static_cast<std::size_t>(result) < kRtcResultSuffixes.size())
+    return std::string(prefix) + "_" + kRtcResultSuffixes[static_cast<std::size_t>(result)];
   return std::string(type_name) + " " + std::to_string(result);
 }
 

@@ -24,6 +24,7 @@
 #include "hip_backend/raw_nvrtc.h"
 #include "hip_backend/rocm_paths.h"
 #include "hip_backend/rtc/compile_log_paths.h"
+#include "hip_backend/rtc/rtc_shared.h"
 #include "hip_backend/source_name_policy.h"
 #include "hip_backend/target_arch.h"
 #include "plugin/cache/key/external_inputs.h"
@@ -43,21 +44,7 @@ namespace {
 using backend::CompileRequest;
 using backend::CompileResult;
 
-// hiprtcResult's names in order (hipRTC 5.2.3 to 7.x; nvrtcResult's first twelve are the same),
-// for reading a failed compile's result back out of the compile stack's message.
-constexpr std::array<std::string_view, 12> kHiprtcResultNames = {
-    "SUCCESS",
-    "ERROR_OUT_OF_MEMORY",
-    "ERROR_PROGRAM_CREATION_FAILURE",
-    "ERROR_INVALID_INPUT",
-    "ERROR_INVALID_PROGRAM",
-    "ERROR_INVALID_OPTION",
-    "ERROR_COMPILATION",
-    "ERROR_BUILTIN_OPERATION_FAILURE",
-    "ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION",
-    "ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION",
-    "ERROR_NAME_EXPRESSION_NOT_VALID",
-    "ERROR_INTERNAL_ERROR"};
+// HIPRTC_ERROR_COMPILATION (NVRTC_ERROR_COMPILATION too).
 constexpr int kHiprtcErrorCompilation = 6;
 
 // The result and the storage its pointers point into; `pub` first, so the caller's pointer is
@@ -281,8 +268,9 @@ int compile_program_result(const std::string& message) {
     }
   }
   if (rest.empty()) return -1;
-  for (std::size_t i = 1; i < kHiprtcResultNames.size(); ++i) {
-    const std::string_view name = kHiprtcResultNames[i];
+  // hiprtcResult's names (hipRTC 5.2.3 to 7.x), which are nvrtcResult's first ones too.
+  for (std::size_t i = 1; i < backend::kHiprtcResultCount; ++i) {
+    const std::string_view name = backend::kRtcResultSuffixes[i];
     if (rest.substr(0, name.size()) == name &&
         (rest.size() == name.size() || rest[name.size()] == ' '))
       return static_cast<int>(i);
