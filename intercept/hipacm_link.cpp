@@ -13,8 +13,8 @@
 #include <cstring>
 #include <mutex>
 
-#include "intercept/pid_lock.h"
 #include "intercept/real_rtc.h"
+#include "support/pid_lock.h"
 
 namespace hipacm::intercept {
 namespace {

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "intercept/hipacm_link.h"
-#include "intercept/pid_lock.h"
 #include "intercept/rtc_options.h"
+#include "support/pid_lock.h"
 
 namespace hipacm::intercept {
 namespace {

@@ -15,8 +15,8 @@
 #include <type_traits>
 #include <utility>
 
-#include "intercept/pid_lock.h"
 #include "intercept/program.h"
+#include "support/pid_lock.h"
 
 namespace hipacm::intercept {
 namespace {

@@ -35,6 +35,7 @@
 #include "plugin/record/request_recorder.h"
 #include "support/failure.h"
 #include "support/no_destructor.h"
+#include "support/pid_lock.h"
 #include "support/settings.h"
 #include "support/status_error.h"
 
@@ -187,27 +188,6 @@ CompileRequest read_program(const hipacm_intercept_request& in, bool raw_nvrtc) 
     throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "not keyable", inputs.why_not};
   return r;
 }
-
-// A small lock that fork() cannot leave held: the owner is a process id, and a child, whose only
-// thread is the one that forked, takes over a lock a parent's thread held at the fork.
-class PidLock {
- public:
-  void lock() noexcept {
-    const pid_t self = getpid();
-    for (;;) {
-      pid_t owner = 0;
-      if (owner_.compare_exchange_weak(owner, self, std::memory_order_acquire)) return;
-      if (owner != 0 && owner != self &&
-          owner_.compare_exchange_weak(owner, self, std::memory_order_acquire))
-        return;
-      usleep(50);
-    }
-  }
-  void unlock() noexcept { owner_.store(0, std::memory_order_release); }
-
- private:
-  std::atomic<pid_t> owner_{0};
-};
 
 struct CompilerSlot {
   std::string arch;

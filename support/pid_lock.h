@@ -7,12 +7,14 @@
 
 #include <atomic>
 
-namespace hipacm::intercept {
+namespace hipacm {
 
 /// The owner is a process id: a child, whose only thread is the one that forked, takes over a
-/// lock that one of the parent's threads held at the fork (the shim has no atfork handler, and
-/// registers none: libhipacm's fork epoch owns the process's one). Held only for short table
-/// updates, never across a compile.
+/// lock that one of the parent's threads held at the fork (neither libhipacm_intercept.so nor
+/// libhipacm's private intercept entry registers an atfork handler for it: libhipacm's fork epoch
+/// owns the process's one). Held only for short table updates, never across a compile.
+/// Header-only and constant-initialized, so the shim (which links nothing of hipacm) can use it
+/// for namespace-scope locks.
 class PidLock {
  public:
   constexpr PidLock() = default;
@@ -33,4 +35,4 @@ class PidLock {
   std::atomic<pid_t> owner_{0};
 };
 
-}  // namespace hipacm::intercept
+}  // namespace hipacm
