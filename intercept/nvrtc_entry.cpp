@@ -7,60 +7,21 @@
 #include <cstddef>
 #include <string_view>
 
-#include "intercept/program.h"
-#include "intercept/real_rtc.h"
+#include "intercept/rtc_entry.h"
 
 using namespace hipacm::intercept;
-
-#define HIPACM_SHIM_API extern "C" __attribute__((visibility("default")))
 
 namespace {
 constexpr Rtc kNv = Rtc::kNvrtc;
 }  // namespace
 
-// A library a program dlopens gets a copy of its own (real_rtc.cpp).
-HIPACM_SHIM_API RtcResult nvrtcCreateProgram(RealProgram* prog, const char* src, const char* name,
-                                             int num_headers, const char** headers,
-                                             const char** include_names) {
-  return create_program(linked_rtc(kNv), prog, src, name, num_headers, headers, include_names);
-}
-
-HIPACM_SHIM_API RtcResult nvrtcAddNameExpression(RealProgram prog, const char* expression) {
-  return add_name_expression(kNv, prog, expression);
-}
-
-HIPACM_SHIM_API RtcResult nvrtcCompileProgram(RealProgram prog, int num_options,
-                                              const char** options) {
-  return compile_program(kNv, prog, num_options, options);
-}
-
-HIPACM_SHIM_API RtcResult nvrtcGetProgramLogSize(RealProgram prog, std::size_t* size) {
-  return get_log_size(kNv, prog, size);
-}
-
-HIPACM_SHIM_API RtcResult nvrtcGetProgramLog(RealProgram prog, char* log) {
-  return get_log(kNv, prog, log);
-}
-
-HIPACM_SHIM_API RtcResult nvrtcGetLoweredName(RealProgram prog, const char* expression,
-                                              const char** lowered) {
-  return get_lowered_name(kNv, prog, expression, lowered);
-}
-
+HIPACM_RTC_PROGRAM_CALLS(nvrtc, kNv)
 // The outputs: PTX or CUBIN served for the arch hipacm compiled, the rest from the real program.
-#define HIPACM_NVRTC_OUTPUT(Name, output)                                               \
-  HIPACM_SHIM_API RtcResult nvrtcGet##Name##Size(RealProgram prog, std::size_t* size) { \
-    return get_output_size(kNv, prog, output, size);                                    \
-  }                                                                                     \
-  HIPACM_SHIM_API RtcResult nvrtcGet##Name(RealProgram prog, char* out) {               \
-    return get_output(kNv, prog, output, out);                                          \
-  }
-HIPACM_NVRTC_OUTPUT(PTX, kPtx)
-HIPACM_NVRTC_OUTPUT(CUBIN, kCubin)
-HIPACM_NVRTC_OUTPUT(LTOIR, kLtoir)
-HIPACM_NVRTC_OUTPUT(OptiXIR, kOptixir)
-HIPACM_NVRTC_OUTPUT(NVVM, kNvvm)
-#undef HIPACM_NVRTC_OUTPUT
+HIPACM_RTC_OUTPUT_CALLS(nvrtc, PTX, kNv, kPtx)
+HIPACM_RTC_OUTPUT_CALLS(nvrtc, CUBIN, kNv, kCubin)
+HIPACM_RTC_OUTPUT_CALLS(nvrtc, LTOIR, kNv, kLtoir)
+HIPACM_RTC_OUTPUT_CALLS(nvrtc, OptiXIR, kNv, kOptixir)
+HIPACM_RTC_OUTPUT_CALLS(nvrtc, NVVM, kNv, kNvvm)
 
 HIPACM_SHIM_API RtcResult nvrtcGetPCHCreateStatus(RealProgram prog) {
   return nvrtc_pch_create_status(prog);
@@ -75,44 +36,17 @@ HIPACM_SHIM_API RtcResult nvrtcSetFlowCallback(RealProgram prog, int (*callback)
   return nvrtc_set_flow_callback(prog, callback, payload);
 }
 
-HIPACM_SHIM_API RtcResult nvrtcDestroyProgram(RealProgram* prog) {
-  return destroy_program(kNv, prog);
-}
-
 namespace hipacm::intercept {
 
 void* nvrtc_program_call(std::string_view name) noexcept {
-  struct Entry {
-    std::string_view name;
-    void* call;
+  static const ProgramCall kCalls[] = {
+      HIPACM_RTC_PROGRAM_CALL_ROWS(nvrtc),         HIPACM_RTC_OUTPUT_CALL_ROWS(nvrtc, PTX),
+      HIPACM_RTC_OUTPUT_CALL_ROWS(nvrtc, CUBIN),   HIPACM_RTC_OUTPUT_CALL_ROWS(nvrtc, LTOIR),
+      HIPACM_RTC_OUTPUT_CALL_ROWS(nvrtc, OptiXIR), HIPACM_RTC_OUTPUT_CALL_ROWS(nvrtc, NVVM),
+      HIPACM_RTC_CALL(nvrtcGetPCHCreateStatus),    HIPACM_RTC_CALL(nvrtcGetPCHHeapSizeRequired),
+      HIPACM_RTC_CALL(nvrtcSetFlowCallback),
   };
-#define HIPACM_NVRTC_CALL(name) \
-  { #name, reinterpret_cast < void*>(&name) }
-  static const Entry kCalls[] = {
-      HIPACM_NVRTC_CALL(nvrtcAddNameExpression),
-      HIPACM_NVRTC_CALL(nvrtcCompileProgram),
-      HIPACM_NVRTC_CALL(nvrtcGetProgramLogSize),
-      HIPACM_NVRTC_CALL(nvrtcGetProgramLog),
-      HIPACM_NVRTC_CALL(nvrtcGetLoweredName),
-      HIPACM_NVRTC_CALL(nvrtcGetPTXSize),
-      HIPACM_NVRTC_CALL(nvrtcGetPTX),
-      HIPACM_NVRTC_CALL(nvrtcGetCUBINSize),
-      HIPACM_NVRTC_CALL(nvrtcGetCUBIN),
-      HIPACM_NVRTC_CALL(nvrtcGetLTOIRSize),
-      HIPACM_NVRTC_CALL(nvrtcGetLTOIR),
-      HIPACM_NVRTC_CALL(nvrtcGetOptiXIRSize),
-      HIPACM_NVRTC_CALL(nvrtcGetOptiXIR),
-      HIPACM_NVRTC_CALL(nvrtcGetNVVMSize),
-      HIPACM_NVRTC_CALL(nvrtcGetNVVM),
-      HIPACM_NVRTC_CALL(nvrtcGetPCHCreateStatus),
-      HIPACM_NVRTC_CALL(nvrtcGetPCHHeapSizeRequired),
-      HIPACM_NVRTC_CALL(nvrtcSetFlowCallback),
-      HIPACM_NVRTC_CALL(nvrtcDestroyProgram),
-  };
-#undef HIPACM_NVRTC_CALL
-  for (const Entry& entry : kCalls)
-    if (entry.name == name) return entry.call;
-  return nullptr;
+  return find_program_call(kCalls, name);
 }
 
 }  // namespace hipacm::intercept
