@@ -9,49 +9,25 @@
 #include <memory>
 #include <regex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "plugin/abi/intercept_abi.h"
+#include "tests/plugin/abi/intercept_entry_support.h"
 #include "tests/scoped_env.h"
 
 namespace {
 
-// What plain hipRTC made of one program.
-struct Plain {
-  int result = -1;
-  std::string code;
-  std::string log;
-  std::vector<std::string> lowered;
-};
-
-using Program = void*;
-struct Hiprtc {
-  int (*create)(Program*, const char*, const char*, int, const char**, const char**);
-  int (*add_name)(Program, const char*);
-  int (*compile)(Program, int, const char**);
-  int (*log_size)(Program, std::size_t*);
-  int (*log)(Program, char*);
-  int (*code_size)(Program, std::size_t*);
-  int (*code)(Program, char*);
-  int (*lowered)(Program, const char*, const char**);
-  int (*destroy)(Program*);
-};
+using hipacm::test::Plain;
+using hipacm::test::Result;
+using hipacm::test::RtcCalls;
 
 // hipRTC 5.x from libamdhip64.so.5, or null when it is not installed.
-const Hiprtc* hiprtc() {
-  static const Hiprtc* const api = []() -> const Hiprtc* {
+const RtcCalls* hiprtc() {
+  static const RtcCalls* const api = []() -> const RtcCalls* {
     void* lib = dlopen("libamdhip64.so.5", RTLD_NOW | RTLD_LOCAL);
     if (lib == nullptr) return nullptr;
-    static Hiprtc t;
-    t.create = reinterpret_cast<decltype(t.create)>(dlsym(lib, "hiprtcCreateProgram"));
-    t.add_name = reinterpret_cast<decltype(t.add_name)>(dlsym(lib, "hiprtcAddNameExpression"));
-    t.compile = reinterpret_cast<decltype(t.compile)>(dlsym(lib, "hiprtcCompileProgram"));
-    t.log_size = reinterpret_cast<decltype(t.log_size)>(dlsym(lib, "hiprtcGetProgramLogSize"));
-    t.log = reinterpret_cast<decltype(t.log)>(dlsym(lib, "hiprtcGetProgramLog"));
-    t.code_size = reinterpret_cast<decltype(t.code_size)>(dlsym(lib, "hiprtcGetCodeSize"));
-    t.code = reinterpret_cast<decltype(t.code)>(dlsym(lib, "hiprtcGetCode"));
-    t.lowered = reinterpret_cast<decltype(t.lowered)>(dlsym(lib, "hiprtcGetLoweredName"));
-    t.destroy = reinterpret_cast<decltype(t.destroy)>(dlsym(lib, "hiprtcDestroyProgram"));
+    static RtcCalls t = hipacm::test::rtc_calls(lib, "hiprtc", "Code");
     return t.create != nullptr && t.destroy != nullptr ? &t : nullptr;
   }();
   return api;
@@ -59,49 +35,14 @@ const Hiprtc* hiprtc() {
 
 Plain compile_plainly(const char* source, const char* name, std::vector<const char*> options,
                       const std::vector<const char*>& expressions) {
-  const Hiprtc& api = *hiprtc();
-  Plain plain;
-  Program program = nullptr;
-  EXPECT_EQ(api.create(&program, source, name, 0, nullptr, nullptr), 0);
-  for (const char* expression : expressions) EXPECT_EQ(api.add_name(program, expression), 0);
-  plain.result = api.compile(program, static_cast<int>(options.size()), options.data());
-  std::size_t size = 0;
-  if (api.log_size(program, &size) == 0 && size > 0) {
-    plain.log.assign(size + 1, '\0');
-    api.log(program, plain.log.data());
-    plain.log.resize(size);
-  }
-  if (plain.result == 0) {
-    EXPECT_EQ(api.code_size(program, &size), 0);
-    plain.code.assign(size, '\0');
-    EXPECT_EQ(api.code(program, plain.code.data()), 0);
-    for (const char* expression : expressions) {
-      const char* lowered = nullptr;
-      EXPECT_EQ(api.lowered(program, expression, &lowered), 0);
-      plain.lowered.emplace_back(lowered != nullptr ? lowered : "");
-    }
-  }
-  api.destroy(&program);
-  return plain;
+  return hipacm::test::compile_plainly(*hiprtc(), source, name, std::move(options), expressions);
 }
-
-struct Released {
-  void operator()(hipacm_intercept_result* r) const { hipacm_intercept_release_v1(r); }
-};
-using Result = std::unique_ptr<hipacm_intercept_result, Released>;
 
 Result compile_through_hipacm(const char* source, const char* name,
                               const std::vector<const char*>& options,
                               const std::vector<const char*>& expressions) {
-  hipacm_intercept_request request{};
-  request.struct_size = sizeof request;
-  request.source = source;
-  request.source_name = name;
-  request.num_options = options.size();
-  request.options = options.data();
-  request.num_name_expressions = expressions.size();
-  request.name_expressions = expressions.data();
-  request.arch = "gfx90a";
+  hipacm_intercept_request request =
+      hipacm::test::intercept_request(source, name, options, expressions, "gfx90a");
   return Result(hipacm_intercept_compile_v1(&request));
 }
 
