@@ -39,12 +39,9 @@ add_dependencies(hipacm_intercept_nvrtc_clients hipacm_intercept_nvrtc_linked_cl
 # A sanitizer build's shim cannot be preloaded into uninstrumented programs: release only.
 if(HIPACM_SANITIZE STREQUAL "")
   get_filename_component(hipacm_nvrtc_dir ${HIPACM_NVRTC_LINK_LIBRARY} DIRECTORY)
-  add_test(NAME intercept.run_nvrtc
-           COMMAND /usr/bin/python3 -m pytest -q -p no:cacheprovider
-                   ${CMAKE_CURRENT_SOURCE_DIR}/test_run_nvrtc.py)
-  set_tests_properties(intercept.run_nvrtc PROPERTIES
-    LABELS intercept
-    TIMEOUT 600
-    ENVIRONMENT
-      "HIPACM_CLI=$<TARGET_FILE:hipacm-cli>;HIPACM_INTERCEPT_CLIENTS=${CMAKE_CURRENT_BINARY_DIR};HIPACM_TEST_NVRTC_DIR=${hipacm_nvrtc_dir}")
+  hipacm_add_pytest(intercept.run_nvrtc ${CMAKE_CURRENT_SOURCE_DIR}/test_run_nvrtc.py
+                    LABELS intercept
+                    ENVIRONMENT "HIPACM_CLI=$<TARGET_FILE:hipacm-cli>"
+                                "HIPACM_INTERCEPT_CLIENTS=${CMAKE_CURRENT_BINARY_DIR}"
+                                "HIPACM_TEST_NVRTC_DIR=${hipacm_nvrtc_dir}")
 endif()
