@@ -5,8 +5,10 @@
 
 #include <unistd.h>
 
-#include <cstdlib>
+#include <optional>
 #include <random>
+
+#include "support/environment.h"
 
 namespace hipacm::backend {
 namespace {
@@ -132,8 +134,8 @@ std::string program_comgr_directory(ComgrShape shape, unsigned counter) {
   // directory is then relative), else /tmp; sys::path::append adds a '/' only where none is.
   std::string dir = "/tmp";
   for (const char* variable : {"TMPDIR", "TMP", "TEMP", "TEMPDIR"}) {
-    if (const char* value = std::getenv(variable); value != nullptr) {
-      dir = value;
+    if (const std::optional<std::string> value = compiler_visible_value(variable)) {
+      dir = *value;
       break;
     }
   }
