@@ -30,6 +30,18 @@ HIPRTC_SONAME = find_library("hiprtc") or find_library("amdhip64") or "libamdhip
 COMGR_RANDOM = re.compile(r"/comgr-(\d+-\d+-)?[0-9a-f]{6}/")
 
 
+def starts_here(binary):
+    """Whether the dynamic linker finds every library `binary` needs on this machine."""
+    listed = subprocess.run(["ldd", str(binary)], capture_output=True, text=True, check=False)
+    return listed.returncode == 0 and "not found" not in listed.stdout
+
+
+# The client linked against hipRTC is built against this machine's ROCm (Debian 12's
+# libamdhip64.so.5). In a root of another ROCm release (scripts/rocm-matrix.sh) it cannot start;
+# there the dlopen client, which loads that release's libhiprtc.so.N, is the reference instead.
+LINKED = "linked" if starts_here(CLIENT_DIR / "hipacm_intercept_linked_client") else "dlopen"
+
+
 def canonical(dump):
     return COMGR_RANDOM.sub(
         lambda found: "/comgr-PID-N-XXXXXX/" if found.group(1) else "/comgr-XXXXXX/", dump)

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # test_run_command.py - `hipacm run` itself: exit statuses, signal forwarding, LD_PRELOAD,
 # --print-env, the --stats summary of the intercept library's records, and a missing library.
+import os
 import shutil
 import signal
 import subprocess
@@ -151,14 +152,17 @@ def copy_tool(cli, into, with_shim):
 
 def test_an_installed_tool_finds_the_library_beside_libhipacm(cli, shim, env, tmp_path):
     tool = copy_tool(cli, tmp_path / "prefix", with_shim=True)
-    env["LD_LIBRARY_PATH"] = str(tmp_path / "prefix" / "lib")  # over the build's RUNPATH
+    # Over the build's RUNPATH; what the path held stays after it (a ROCm root's bundled libraries).
+    env["LD_LIBRARY_PATH"] = os.pathsep.join(
+        p for p in (str(tmp_path / "prefix" / "lib"), env.get("LD_LIBRARY_PATH", "")) if p)
     printed = run([str(tool), "run", "--print-env"], env)
     assert printed.stdout == f"export LD_PRELOAD='{tmp_path / 'prefix' / 'lib' / SHIM_NAME}'\n"
 
 
 def test_a_missing_library_is_a_clear_error(cli, shim, env, tmp_path):
     tool = copy_tool(cli, tmp_path / "prefix", with_shim=False)
-    env["LD_LIBRARY_PATH"] = str(tmp_path / "prefix" / "lib")
+    env["LD_LIBRARY_PATH"] = os.pathsep.join(
+        p for p in (str(tmp_path / "prefix" / "lib"), env.get("LD_LIBRARY_PATH", "")) if p)
     for args in (["--", "true"], ["--print-env"]):
         result = run([str(tool), "run", *args], env, check=False)
         assert result.returncode == 125, result.stderr

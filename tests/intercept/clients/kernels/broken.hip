@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // broken.hip - a kernel that must fail to compile: the failure log is part of what clients compare.
-#include <hip/hip_runtime.h>
+// No #include <hip/hip_runtime.h>: hipRTC includes its runtime declarations itself, and hipRTC 6
+// and 7 find no such header unless the program passes one.
 
 template <typename T>
 __global__ void broken_copy(T* out, const T* in, int n) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // templated.hip - templated kernels that a client reaches only through name expressions.
-#include <hip/hip_runtime.h>
+// No #include <hip/hip_runtime.h>: hipRTC includes its runtime declarations itself, and hipRTC 6
+// and 7 find no such header unless the program passes one.
 
 template <typename T, int Factor>
 __global__ void scale(T* data, int n) {
