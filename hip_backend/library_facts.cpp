@@ -18,17 +18,21 @@ namespace hipacm::backend {
 namespace {
 
 // Bumped whenever the key or record layout changes, so old records miss.
-constexpr std::string_view kRecordFormat = "hipacm-library-fact 2";
+constexpr std::string_view kRecordFormat = "hipacm-library-fact 3";
 // A fact names hipRTC, comgr and their LLVM: a handful of files, never more than this.
 constexpr std::size_t kMaxRecordedFiles = 32;
 
-// "dev ino size mtime" for a file or directory; "missing" when it cannot be stat'ed.
+// "dev ino size mtime ctime" for a file or directory; "missing" when it cannot be stat'ed. The
+// change time because a file replaced by another of the same size, with its modification time set
+// back, may even get the old inode number (a freed one is reused): nothing sets a ctime back.
 std::string file_identity(const char* path) {
   struct stat st {};
   if (::stat(path, &st) != 0) return "missing";
+  const auto stamp = [](const timespec& t) {
+    return std::to_string(t.tv_sec) + '.' + std::to_string(t.tv_nsec);
+  };
   return std::to_string(st.st_dev) + ' ' + std::to_string(st.st_ino) + ' ' +
-         std::to_string(st.st_size) + ' ' + std::to_string(st.st_mtim.tv_sec) + '.' +
-         std::to_string(st.st_mtim.tv_nsec);
+         std::to_string(st.st_size) + ' ' + stamp(st.st_mtim) + ' ' + stamp(st.st_ctim);
 }
 
 // A dlopen handle that is closed with its scope.

@@ -51,10 +51,10 @@ class FactMemoBackend : public LibraryFactMemo {
 ///  - the same candidate names;
 ///  - the same search inputs: every directory dlopen would search from here
 ///    (LD_LIBRARY_PATH, RUNPATH, the system directories) with its device,
-///    inode and modification time, /etc/ld.so.cache's identity, and this
+///    inode, modification and change time, /etc/ld.so.cache's identity, and this
 ///    code's own file;
 ///  - each recorded library's path still resolving to the recorded file, with
-///    the same device, inode, size and modification time.
+///    the same device, inode, size, modification and change time.
 /// nullopt otherwise, with a null memo, or when a candidate is already loaded
 /// in this process: dlopen would return that one, and reading it is cheap.
 std::optional<std::string> recall_library_fact(LibraryFactMemo* memo, std::string_view fact,
