@@ -63,7 +63,7 @@ void add_doctor_command(CLI::App& app, AppContext& context);
 void add_cache_command(CLI::App& app, AppContext& context);
 
 /// `hipacm run [--stats] [--print-env] [--] COMMAND [ARGS...]`: runs an unchanged program with its
-/// hipRTC compiles served by hipacm (run/run_command.cpp).
+/// hipRTC and NVRTC compiles served by hipacm (run/run_command.cpp).
 void add_run_command(CLI::App& app, AppContext& context);
 
 }  // namespace hipacm::cli

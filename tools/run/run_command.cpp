@@ -121,7 +121,8 @@ void add_run_command(CLI::App& app, AppContext& context) {
   CLI::App* command = app.add_subcommand(
       "run",
       "Run COMMAND (hipacm run [--stats] [--print-env] [--] COMMAND [ARGS...]) and every "
-      "process it starts with their hipRTC compiles served by hipacm: same results, from warm "
+      "process it starts with their hipRTC and NVRTC compiles served by hipacm: same results, from "
+      "warm "
       "workers and the cache");
   // Everything from COMMAND on is COMMAND's own, its options included.
   command->prefix_command();
