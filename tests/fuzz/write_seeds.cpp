@@ -218,6 +218,60 @@ void write_service_seeds(const fs::path& dir) {
   write(dir / "idle", sw::encode_idle());
 }
 
+// The compile log target's layout (fuzz_compile_log_paths.cpp): header count, ROCm 7's directory
+// counter, a release, the source's and the headers' names, then the log.
+std::vector<std::uint8_t> compile_log(const std::string& release, const std::string& source_name,
+                                      const std::vector<std::string>& headers,
+                                      const std::string& log) {
+  FuzzOutput out;
+  out.u8(static_cast<std::uint8_t>(headers.size()));
+  out.u32(1);
+  out.str(release);
+  out.str(source_name);
+  for (const std::string& header : headers) out.str(header);
+  out.raw(text(log));
+  return out.bytes();
+}
+
+// Logs of the shapes hipRTC 5.2, 6.4 and 7.2 write (compile_log_paths_test.cpp), each as comgr
+// wrote it and as hipacm hands it back, with the request's names.
+void write_compile_log_seeds(const fs::path& dir) {
+  write(dir / "rocm5_comgr_paths",
+        compile_log("ROCm 5.2", "k.hip", {"a.h", "sub/b.h"},
+                    "In file included from /tmp/inv/comgr-1ee990/input/CompileSource:1:\n"
+                    "In file included from /tmp/inv/comgr-1ee990/include/a.h:1:\n"
+                    "/tmp/inv/comgr-1ee990/include/sub/b.h:2:32: error: use of undeclared "
+                    "identifier 'undeclared_b'\n"
+                    "/tmp/inv/comgr-1ee990/input/CompileSource:3:91: error: no matching function "
+                    "for call to object of type '(lambda at "
+                    "/tmp/inv/comgr-1ee990/input/CompileSource:3:38)'\n"
+                    "1 warning and 2 errors generated when compiling for gfx90a.\n"));
+  write(dir / "rocm5_request_names",
+        compile_log("5.2.3", "k.hip", {"d+x@1.h"},
+                    "In file included from k.hip:1:\n"
+                    "d+x@1.h:1:2: warning: d+x@1.h:3 in a header [-W#warnings]\n"
+                    "k.hip:2:2: error: k.hip:1 and d+x@1.h:2 in text\n"
+                    "k.hip:3:38: note: candidate function not viable: no known conversion from "
+                    "'struct (unnamed struct at k.hip:3:63)' to 'int' for 1st argument\n"));
+  write(dir / "rocm6_request_names",
+        compile_log("6.4.1", "nested.hip", {"a.h", "a.h.inc", "sub/b.h"},
+                    "In file included from nested.hip:1:\n"
+                    "In file included from a.h:1:\n"
+                    "sub/b.h:2:32: error: use of undeclared identifier 'undeclared_b'\n"
+                    "    2 | __device__ int b_fn() { return undeclared_b; }\n"
+                    "      |                                ^~~~~~~~~~~~\n"
+                    "a.h.inc:3:2: warning: hello from a [-W#warnings]\n"
+                    "nested.hip:5:37: note: in instantiation of function template "
+                    "specialization 't<int>' requested here\n"));
+  write(dir / "rocm7_comgr_paths",
+        compile_log("ROCm 7.2", "hostile.hip", {"d+x@1.h"},
+                    "In file included from /tmp/progtmp/comgr-11564-1-be6ce7/input/hostile.hip:1:\n"
+                    "/tmp/progtmp/comgr-11564-1-be6ce7/include/d+x@1.h:1:2: warning: d+x@1.h:3 in "
+                    "a header [-W#warnings]\n"
+                    "'/t/comgr-1/input/CompileSource' and x:/tmp/comgr-ab12/input/CompileSource\n"
+                    "1 warning and 1 error generated when compiling for gfx90a.\n"));
+}
+
 }  // namespace
 
 // write_seeds CORPUS_DIR ELF KEY: ELF is a small gfx90a code object defining
@@ -309,5 +363,6 @@ int main(int argc, char** argv) {
 
   write_cluster_seeds(dir / "cluster_message", elf, key, lowered);
   write_service_seeds(dir / "service_message");
+  write_compile_log_seeds(dir / "compile_log_paths");
   return 0;
 }
