@@ -43,9 +43,14 @@ bool names_a_file_in(std::string_view rest, std::string_view dir) {
 }
 
 // Whether the main source's path ends where `rest` starts with ROCm 5's input/CompileSource.
+// ROCm 5's main source is exactly "input/CompileSource": what follows ends the path (a ':' before
+// the line, a blank, a quote). A newer comgr's "input/CompileSource.hip" names a source of that
+// name, which the input/ rule keeps.
 bool is_main_source(std::string_view rest) {
-  return rest.substr(0, kMainSource.size()) == kMainSource &&
-         (rest.size() == kMainSource.size() || !is_alnum(rest[kMainSource.size()]));
+  if (rest.substr(0, kMainSource.size()) != kMainSource) return false;
+  if (rest.size() == kMainSource.size()) return true;
+  const char next = rest[kMainSource.size()];
+  return next == ':' || ends_path(next);
 }
 
 bool ends_with(std::string_view text, std::string_view tail) {

@@ -59,18 +59,6 @@ bool names_allowed(std::string_view source_name, const std::vector<std::string>&
   return true;
 }
 
-// Known and reported, not guaranteed: the forward rewrite reads a newer comgr's
-// "input/CompileSource.hip" as ROCm 5's main source "input/CompileSource" followed by ".hip",
-// so a source so named does not come back whole.
-bool source_reads_as_rocm5_main_source(std::string_view source_name, ComgrShape shape) {
-  constexpr std::string_view kMain = "CompileSource";
-  if (shape == ComgrShape::kRocm5 || source_name.substr(0, kMain.size()) != kMain) return false;
-  if (source_name.size() == kMain.size()) return false;
-  const char next = source_name[kMain.size()];
-  return !((next >= 'a' && next <= 'z') || (next >= 'A' && next <= 'Z') ||
-           (next >= '0' && next <= '9'));
-}
-
 void check_shape(std::string_view log, const std::string& source_name,
                  const std::vector<std::string>& headers, ComgrShape shape, unsigned counter,
                  bool allowed) {
@@ -87,7 +75,6 @@ void check_shape(std::string_view log, const std::string& source_name,
   // for names a request may have (source_name_allowed) and a directory read as one path.
   const std::string again = hipacm::backend::with_request_file_names(back, source_name);
   if (allowed && readable_directory(dir) &&
-      !source_reads_as_rocm5_main_source(source_name, shape) &&
       hipacm::backend::with_request_file_names(log, source_name) == log && again != log)
     invariant_broken(
         "the request's names did not come back from the comgr paths put in their place");

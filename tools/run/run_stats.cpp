@@ -18,6 +18,7 @@
 
 #include "support/environment.h"
 #include "tools/common/exit_codes.h"
+#include "tools/common/terminal_text.h"
 #include "tools/input/bounded_json.h"
 
 namespace hipacm::cli {
@@ -26,6 +27,11 @@ namespace {
 // A record is about 80 bytes; 64 MiB is far more compiles than any program makes, and bounds
 // what a writer gone wrong can make this process hold.
 constexpr std::size_t kMaxStatsBytes = std::size_t{64} << 20;
+// The records come from the program's processes, which hipacm does not control: a reason is
+// counted by at most this many of its bytes, printed through printable(), and the summary lists
+// the most frequent reasons up to this many, then how many others there were.
+constexpr std::size_t kMaxReasonBytes = 64;
+constexpr std::size_t kMaxReasonsListed = 8;
 
 // One record, or false when the line is not one.
 bool tally_line(std::string_view line, RunStats& stats) {
@@ -49,7 +55,9 @@ bool tally_line(std::string_view line, RunStats& stats) {
     const auto reason = record.find("reason");
     const bool named =
         reason != record.end() && reason->is_string() && !reason->get<std::string>().empty();
-    ++stats.passthrough_reasons[named ? reason->get<std::string>() : "unknown"];
+    ++stats.passthrough_reasons[named ? printable(std::string_view(reason->get<std::string>())
+                                                      .substr(0, kMaxReasonBytes))
+                                      : "unknown"];
   } else {
     return false;
   }
@@ -85,9 +93,17 @@ std::string summary_line(const RunStats& stats) {
     // Most frequent first; ties in name order, so the line is the same for the same records.
     std::stable_sort(reasons.begin(), reasons.end(),
                      [](const auto& a, const auto& b) { return a.second > b.second; });
+    // At most kMaxReasonsListed items: the most frequent, and the rest as one.
+    const std::size_t listed =
+        reasons.size() > kMaxReasonsListed ? kMaxReasonsListed - 1 : reasons.size();
     std::string list;
-    for (const auto& [reason, n] : reasons)
-      list += fmt::format("{}{} x{}", list.empty() ? "" : ", ", reason, n);
+    for (std::size_t i = 0; i < listed; ++i)
+      list += fmt::format("{}{} x{}", i == 0 ? "" : ", ", reasons[i].first, reasons[i].second);
+    if (listed < reasons.size()) {
+      std::size_t rest = 0;
+      for (std::size_t i = listed; i < reasons.size(); ++i) rest += reasons[i].second;
+      list += fmt::format(", {} other reasons x{}", reasons.size() - listed, rest);
+    }
     line += " (" + list + ")";
   }
   if (stats.unreadable > 0)

@@ -33,6 +33,8 @@ TEST(CompileLogPaths, NewerComgrInputNamesKeepTheirName) {
       "In file included from /tmp/hipacm-worker-u84KWL/comgr-d9f2bb/input/saxpy_broken.hip:2:\n"
       "/tmp/hipacm-worker-u84KWL/comgr-1086e2/input/many_errors.hip:2:10: error: undeclared\n"
       "/tmp/comgr-ab12/input/CompileSourceX:1:1: another file\n"
+      // A source named CompileSource.hip is not ROCm 5's main source followed by ".hip".
+      "/tmp/comgr-ab12/input/CompileSource.hip:3:1: a third\n"
       // ROCm 7.2's directories carry the process id and a counter.
       "In file included from /tmp/comgr-28340-0-c3f35c/input/saxpy_broken.hip:2:\n"
       "/tmp/hipacm-worker-gbklue/comgr-28337-0-d29af9/include/helper.h:1:43: error: nope\n";
@@ -40,6 +42,7 @@ TEST(CompileLogPaths, NewerComgrInputNamesKeepTheirName) {
             "In file included from saxpy_broken.hip:2:\n"
             "many_errors.hip:2:10: error: undeclared\n"
             "CompileSourceX:1:1: another file\n"
+            "CompileSource.hip:3:1: a third\n"
             "In file included from saxpy_broken.hip:2:\n"
             "helper.h:1:43: error: nope\n");
 }
