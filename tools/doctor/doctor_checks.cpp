@@ -25,9 +25,9 @@
 #include "support/environment.h"
 #include "support/libraries/dynamic_library.h"
 #include "support/settings.h"
+#include "tools/common/intercept_library.h"
 #include "tools/doctor/backend_probe.h"
 #include "tools/doctor/cache_location.h"
-#include "tools/run/intercept_library.h"
 
 namespace hipacm::cli {
 namespace fs = std::filesystem;

@@ -18,9 +18,9 @@
 #include "support/settings.h"
 #include "tools/common/commands.h"
 #include "tools/common/exit_codes.h"
+#include "tools/common/intercept_library.h"
 #include "tools/common/terminal_text.h"
 #include "tools/run/child_process.h"
-#include "tools/run/intercept_library.h"
 #include "tools/run/run_stats.h"
 
 extern char** environ;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // intercept_library.cpp - finds libhipacm_intercept.so beside this build's libhipacm.so.1 and
 // composes the LD_PRELOAD value that puts it first.
-#include "tools/run/intercept_library.h"
+#include "tools/common/intercept_library.h"
 
 #include <dlfcn.h>
 #include <hipacm/hipacm.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// intercept_library.h - where `hipacm run` finds libhipacm_intercept.so, and the LD_PRELOAD it
+// intercept_library.h - where `hipacm run` (and doctor) finds libhipacm_intercept.so, and the LD_PRELOAD it
 // sets.
 #pragma once
 
