@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// intercept_library.h - where `hipacm run` (and doctor) finds libhipacm_intercept.so, and the LD_PRELOAD it
-// sets.
+// intercept_library.h - where `hipacm run` (and doctor) finds libhipacm_intercept.so, and the
+// LD_PRELOAD it sets.
 #pragma once
 
 #include <optional>
