@@ -17,6 +17,7 @@
 
 #include "intercept/hipacm_link.h"
 #include "intercept/rtc_options.h"
+#include "support/c_strings.h"
 #include "support/pid_lock.h"
 
 namespace hipacm::intercept {
@@ -56,12 +57,6 @@ struct Program {
 Program* ours(RealProgram prog) noexcept {
   auto* p = static_cast<Program*>(prog);
   return p != nullptr && p->magic == kMagic ? p : nullptr;
-}
-
-std::vector<const char*> c_strings(const std::vector<std::string>& strings) {
-  std::vector<const char*> out;
-  for (const std::string& s : strings) out.push_back(s.c_str());
-  return out;
 }
 
 std::string library_name(const Program& p) {

@@ -29,6 +29,7 @@
 #include "hip_backend/process/spawn_setup.h"
 #include "hip_backend/protocol/worker_protocol.h"
 #include "hip_backend/target_arch.h"
+#include "support/c_strings.h"
 #include "support/environment.h"
 #include "support/failure.h"
 #include "support/files/private_file.h"
@@ -133,7 +134,7 @@ Expected<pid_t> start_helper(const std::string& dir) {
   std::string flag = kEmitHeaderPchFlag, where = dir;
   char* argv[] = {self.data(), flag.data(), where.data(), nullptr};
   const std::vector<std::string> environment = helper_environment(temp_dir);
-  std::vector<char*> envp = spawn_environment(environment);
+  std::vector<char*> envp = exec_strings(environment);
   SpawnSetup setup;
   posix_spawn_file_actions_t* actions = setup.actions();
   const bool ok =

@@ -16,6 +16,7 @@
 #include "hip_backend/process/comgr_cache_policy.h"
 #include "hip_backend/process/spawn_setup.h"
 #include "hip_backend/process/worker_fd_registry.h"
+#include "support/c_strings.h"
 #include "support/environment.h"
 #include "support/log.h"
 #include "support/stats.h"
@@ -84,7 +85,7 @@ Expected<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn_registered(const s
   }
   std::unique_ptr<PrivateTempDir> temp_dir = std::move(created).value();
   const std::vector<std::string> env_strings = environment_for(temp_dir->path());
-  std::vector<char*> envp = spawn_environment(env_strings);
+  std::vector<char*> envp = exec_strings(env_strings);
 
   SpawnSetup setup;
   if (!setup.ok()) return fail("posix_spawn setup", ENOMEM);

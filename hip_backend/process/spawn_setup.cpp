@@ -29,12 +29,4 @@ bool SpawnSetup::default_signals(short extra_flags) noexcept {
              static_cast<short>(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | extra_flags)) == 0;
 }
 
-std::vector<char*> spawn_environment(const std::vector<std::string>& environment) {
-  std::vector<char*> envp;
-  envp.reserve(environment.size() + 1);
-  for (const std::string& entry : environment) envp.push_back(const_cast<char*>(entry.c_str()));
-  envp.push_back(nullptr);
-  return envp;
-}
-
 }  // namespace hipacm::backend

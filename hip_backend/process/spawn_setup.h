@@ -35,8 +35,4 @@ class SpawnSetup {
   bool ok_ = false;
 };
 
-/// The NULL-terminated array that posix_spawn takes, pointing into `environment` (which must
-/// outlive it).
-std::vector<char*> spawn_environment(const std::vector<std::string>& environment);
-
 }  // namespace hipacm::backend

@@ -26,6 +26,7 @@
 #include "hip_backend/process/worker_fd_registry.h"
 #include "hip_backend/service/service_start_lock.h"
 #include "support/bytes/sha256.h"
+#include "support/c_strings.h"
 #include "support/environment.h"
 #include "support/settings.h"
 
@@ -89,7 +90,7 @@ Failure unusable(std::string why) {
 /// gives up (anything else).
 Expected<void> start_service(const std::string& worker_path, const std::string& socket_path,
                              const std::vector<std::string>& environment) {
-  std::vector<char*> envp = spawn_environment(environment);
+  std::vector<char*> envp = exec_strings(environment);
   SpawnSetup setup;
   bool ok = setup.ok() &&
             posix_spawn_file_actions_addopen(setup.actions(), 0, "/dev/null", O_RDONLY, 0) == 0 &&

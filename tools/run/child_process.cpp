@@ -14,6 +14,8 @@
 #include <atomic>
 #include <csignal>
 
+#include "support/c_strings.h"
+
 namespace hipacm::cli {
 namespace {
 
@@ -92,21 +94,13 @@ class SpawnAttributes {
   posix_spawnattr_t attributes_;
 };
 
-std::vector<char*> c_strings(const std::vector<std::string>& strings) {
-  std::vector<char*> pointers;
-  pointers.reserve(strings.size() + 1);
-  for (const std::string& text : strings) pointers.push_back(const_cast<char*>(text.c_str()));
-  pointers.push_back(nullptr);
-  return pointers;
-}
-
 }  // namespace
 
 ChildOutcome run_child(const std::vector<std::string>& argv,
                        const std::vector<std::string>& environment) {
   ChildOutcome outcome;
-  const std::vector<char*> args = c_strings(argv);
-  const std::vector<char*> env = c_strings(environment);
+  const std::vector<char*> args = exec_strings(argv);
+  const std::vector<char*> env = exec_strings(environment);
   const SpawnAttributes attributes;
   SignalForwarding forwarding;
   pid_t child = -1;

@@ -16,6 +16,7 @@
 
 #include "hip_backend/process/child_descriptors.h"
 #include "hip_backend/process/spawn_setup.h"
+#include "support/c_strings.h"
 #include "support/settings.h"
 #include "worker/service/service_worker.h"
 
@@ -112,7 +113,7 @@ Expected<pid_t> Zygote::spawn_worker(const sw::WorkerOrder& order, int child_soc
                   posix_spawn_file_actions_adddup2(actions, channel, kWorkerChannelFd) == 0 &&
                   posix_spawn_file_actions_addchdir_np(actions, order.cwd.c_str()) == 0 &&
                   setup.default_signals();
-  std::vector<char*> envp = spawn_environment(order.environment);
+  std::vector<char*> envp = exec_strings(order.environment);
   const char* argv[] = {self_.c_str(), "--service-worker", order.temp_dir.c_str(), nullptr};
   pid_t pid = -1;
   // The service's other descriptors are all close-on-exec.
