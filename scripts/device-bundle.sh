@@ -14,7 +14,10 @@ ROOT=$(pwd)
 BUILD_DIR=${HIPACM_DEVICE_BUILD_DIR:-build/device}
 BUNDLE=$ROOT/.device-bundle
 JOBS=${HIPACM_DEVICE_JOBS:-2}
-TARGETS=(hipacm hipacm-worker hipacm-device-check hipacm-nvidia-bench)
+TARGETS=(hipacm hipacm-worker hipacm-device-check hipacm-nvidia-bench hipacm_intercept)
+# The intercept tests' ordinary clients (no hipacm code), for the run stage's `hipacm run` rows.
+CLIENTS=(hipacm_intercept_dlopen_client hipacm_intercept_nvrtc_linked_client
+         hipacm_intercept_nvrtc_dlopen_client)
 OPTIONAL_TARGETS=(hipacm-mpi)  # built where MPI is (HIPACM_WITH_MPI): the mpi stage's helper
 
 die() { echo "device-bundle: $*" >&2; exit 1; }
@@ -29,7 +32,7 @@ else
   cmake "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release >/dev/null || die "cmake re-configure failed"
 fi
 echo "== build ${TARGETS[*]}"
-for target in "${OPTIONAL_TARGETS[@]}"; do
+for target in "${OPTIONAL_TARGETS[@]}" "${CLIENTS[@]}"; do
   cmake --build "$BUILD_DIR" --target help | grep -q "^$target:" && TARGETS+=("$target")
 done
 cmake --build "$BUILD_DIR" -j "$JOBS" --target "${TARGETS[@]}" || die "build failed"
@@ -43,7 +46,14 @@ for exe in hipacm hipacm-worker hipacm-device-check hipacm-nvidia-bench; do
   cp "$BUILD_DIR/$exe" "$BUNDLE/$exe" || die "no $exe in $BUILD_DIR"
 done
 if [[ -x $BUILD_DIR/hipacm-mpi ]]; then cp "$BUILD_DIR/hipacm-mpi" "$BUNDLE/hipacm-mpi"; fi
-strip --strip-unneeded "$BUNDLE"/libhipacm.so.1 "$BUNDLE"/hipacm-* 2>/dev/null || true
+# `hipacm run` finds its shim beside libhipacm.so.1.
+cp "$BUILD_DIR/libhipacm_intercept.so" "$BUNDLE/" || die "no libhipacm_intercept.so in $BUILD_DIR"
+mkdir -p "$BUNDLE/clients"
+for client in "${CLIENTS[@]}"; do
+  if [[ -x $BUILD_DIR/tests/intercept/$client ]]; then cp "$BUILD_DIR/tests/intercept/$client" "$BUNDLE/clients/"; fi
+done
+strip --strip-unneeded "$BUNDLE"/libhipacm.so.1 "$BUNDLE"/libhipacm_intercept.so "$BUNDLE"/hipacm-* \
+  "$BUNDLE"/clients/* 2>/dev/null || true
 
 # Every shared library the binaries need except the C/C++ runtime (the image has its own, and
 # a copy here would shadow the one Python and torch use) and the driver (libcuda comes from it).
@@ -54,7 +64,7 @@ is_system_runtime() {
   esac
   return 1
 }
-for bin in "$BUNDLE"/libhipacm.so.1 "$BUNDLE"/hipacm-*; do
+for bin in "$BUNDLE"/libhipacm.so.1 "$BUNDLE"/hipacm-* "$BUNDLE"/clients/*; do
   LD_LIBRARY_PATH=$BUNDLE ldd "$bin" | awk '/=>/ {print $1, $3}' | while read -r soname path; do
     is_system_runtime "$soname" && continue
     [[ -f $path ]] || die "$bin needs $soname, which ldd cannot find here"

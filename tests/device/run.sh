@@ -8,18 +8,20 @@
 #
 # Environment: OUT (./device-out); HIPACM_DEVICE_BUDGET_S, the whole run (540 s);
 # HIPACM_DEVICE_STAGES, the stages to run, comma-separated, of checks, nvidia, amd, python, node,
-# mpi and demo (default: all; the environment report always runs); HIPACM_DEVICE_NVIDIA_ROUNDS (3),
+# mpi, run and demo (default: all; the environment report always runs); HIPACM_DEVICE_NVIDIA_ROUNDS (3),
 # HIPACM_DEVICE_PYTHON_ROUNDS (3), HIPACM_DEVICE_AMD_ROUNDS (2) and
 # HIPACM_DEVICE_AMD_ARGS and HIPACM_DEVICE_NVIDIA_ARGS (more hipacm-nvidia-bench options for the
 # gfx90a and sm_90 benches, e.g. "--skip a-warm,d16");
-# HIPACM_DEVICE_NODE_RUNS (8) and HIPACM_DEVICE_NODE_ROUNDS (2) for the node stage.
+# HIPACM_DEVICE_NODE_RUNS (8) and HIPACM_DEVICE_NODE_ROUNDS (2) for the node stage;
+# HIPACM_DEVICE_RUN_ROUNDS (3) for the run stage (unchanged programs under `hipacm run`).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$(pwd)
 OUT=${OUT:-$ROOT/device-out}
 BUNDLE=$ROOT/.device-bundle
 TOTAL_BUDGET_S=${HIPACM_DEVICE_BUDGET_S:-540}  # the whole run; each stage gets at most what is left
-STAGES=,${HIPACM_DEVICE_STAGES:-checks,nvidia,amd,python,node,mpi,demo},
+STAGES=,${HIPACM_DEVICE_STAGES:-checks,nvidia,amd,python,node,mpi,run,demo},
+RUN_ROUNDS=${HIPACM_DEVICE_RUN_ROUNDS:-3}
 AMD_ROUNDS=${HIPACM_DEVICE_AMD_ROUNDS:-2}
 NVIDIA_ROUNDS=${HIPACM_DEVICE_NVIDIA_ROUNDS:-3}
 PYTHON_ROUNDS=${HIPACM_DEVICE_PYTHON_ROUNDS:-3}
@@ -36,8 +38,8 @@ note() { echo "$*" | tee -a "$SUMMARY"; }
 wanted() { [[ $STAGES == *,$1,* ]]; }
 for name in ${STAGES//,/ }; do
   case $name in
-    checks|nvidia|amd|python|node|mpi|demo) ;;
-    *) echo "run.sh: unknown stage '$name' in HIPACM_DEVICE_STAGES (checks, nvidia, amd, python, node, mpi, demo)" >&2
+    checks|nvidia|amd|python|node|mpi|run|demo) ;;
+    *) echo "run.sh: unknown stage '$name' in HIPACM_DEVICE_STAGES (checks, nvidia, amd, python, node, mpi, run, demo)" >&2
        exit 2 ;;
   esac
 done
@@ -205,11 +207,30 @@ mpi_bench() {
     MPIRUN="mpirun -x LD_LIBRARY_PATH -x HIPACM_HIPRTC_LIBRARY -x HIPACM_NVRTC_LIBRARY -x HIPACM_WORKER" \
     bash bench/mpi_warmup_bench.sh "$BUNDLE" 4 4 64
 }
+# Unchanged programs under `hipacm run` (bench/nvidia/run_intercept_bench.py): the intercept tests'
+# ordinary clients over the kernel set with 16 threads, for ARCH (sm_90: NVRTC; gfx90a: hipRTC),
+# against their plain single-thread loop.
+run_clients_bench() {
+  local arch=$1 set=$2 rtc=nvrtc
+  [[ $arch == gfx* ]] && rtc=hiprtc
+  [[ -d $BUNDLE/clients ]] || { echo "the bundle has no clients/ (made before the run stage)"; return 77; }
+  for_arch "$arch" rocm-run || return
+  env LD_LIBRARY_PATH="$BENCH_LD" python3 bench/nvidia/run_intercept_bench.py rtc --set "$set" \
+    --rtc "$rtc" --arch "$arch" --hipacm "$BUNDLE/hipacm" --clients "$BUNDLE/clients" --threads 16 \
+    --rounds "$RUN_ROUNDS" --json "$OUT/run-$rtc-$(basename "$set").json"
+}
+# CuPy and PyTorch's jiterator, plain and under `hipacm run`.
+run_python_bench() {
+  local what=$1
+  python3 -c "import ${2:?}" 2>/dev/null || { echo "no $2 in this python3"; return 77; }
+  env LD_LIBRARY_PATH="$HIPACM_LD" python3 bench/nvidia/run_intercept_bench.py "$what" \
+    --set "$SET" --hipacm "$BUNDLE/hipacm" --rounds "$RUN_ROUNDS" --json "$OUT/run-$what.json"
+}
 NODE_RUNS=${HIPACM_DEVICE_NODE_RUNS:-8}
 NODE_ROUNDS=${HIPACM_DEVICE_NODE_ROUNDS:-2}
 SET=$WORK/kernel-set
-export SET OUT LIBDIR AMD_ROUNDS AMD_ARGS NODE_RUNS NODE_ROUNDS
-export -f amd_bench for_arch node_bench mpi_bench
+export SET OUT LIBDIR AMD_ROUNDS AMD_ARGS NODE_RUNS NODE_ROUNDS RUN_ROUNDS
+export -f amd_bench for_arch node_bench mpi_bench run_clients_bench run_python_bench
 
 stage "environment" 60 env.log bash -c environment_report
 
@@ -220,7 +241,7 @@ if wanted checks; then
     env LD_LIBRARY_PATH="$HIPACM_LD" "$BUNDLE/hipacm-device-check" --kernels examples/kernels --arch sm_90 --isolation in-process
 fi
 
-if wanted nvidia || wanted amd || wanted python; then
+if wanted nvidia || wanted amd || wanted python || wanted run; then
   stage "generate the 64-kernel set" 30 bench.log \
     env LD_LIBRARY_PATH="$HIPACM_LD" "$BUNDLE/hipacm-nvidia-bench" --generate "$SET" --examples examples/kernels --count 64
 fi
@@ -247,6 +268,15 @@ if wanted mpi; then
   stage "mpi: -np 4 x 4 workers vs -np 1, sm_90" 90 mpi-bench.log bash -c "mpi_bench sm_90"
   stage "mpi: -np 4 x 4 workers vs -np 1, gfx90a" 120 mpi-bench.log bash -c "mpi_bench gfx90a"
 fi
+if wanted run; then
+  stage "generate a 256-kernel set" 30 run-bench.log \
+    env LD_LIBRARY_PATH="$HIPACM_LD" "$BUNDLE/hipacm-nvidia-bench" --generate "$SET-256" --examples examples/kernels --count 256
+  stage "run: 16-thread NVRTC client, 64 kernels" 90 run-bench.log bash -c "run_clients_bench sm_90 $SET"
+  stage "run: 16-thread NVRTC client, 256 kernels" 120 run-bench.log bash -c "run_clients_bench sm_90 $SET-256"
+  stage "run: 16-thread hipRTC client, 64 kernels" 240 run-bench.log bash -c "run_clients_bench gfx90a $SET"
+  stage "run: CuPy RawModules in a second process" 150 run-bench.log bash -c "run_python_bench cupy cupy"
+  stage "run: PyTorch jiterator from the cache" 150 run-bench.log bash -c "run_python_bench jit torch"
+fi
 if wanted demo; then
   stage "Triton slot-bug demo" 60 demo.log \
     env LD_LIBRARY_PATH="$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" python3 examples/triton_slot_bug/demo.py --arch sm_90
@@ -271,6 +301,9 @@ fi
   grep -E "^(round|median)" "$OUT/node-bench.log" 2>/dev/null
   echo "--- cluster warm-up on one machine (bench/mpi_warmup_bench.sh)"
   grep -vE "^(=====|$)" "$OUT/mpi-bench.log" 2>/dev/null | tail -20
+  echo "--- unchanged programs under hipacm run (bench/nvidia/run_intercept_bench.py)"
+  grep -E "^(round|[0-9]+ kernels|[a-z0-9]+ +[0-9]+/[0-9]+ |nvrtc|hiprtc|CuPy|PyTorch|no |the )" \
+    "$OUT/run-bench.log" 2>/dev/null | head -120
   echo "--- demo"
   grep -E "Triton slot bug|hipacm_active_mode|2nd mode|summary" "$OUT/demo.log" 2>/dev/null
   echo "--- total $(( $(date +%s) - STARTED )) s"

@@ -37,7 +37,7 @@ struct Api {
 };
 
 /// The command line every client takes:
-///   CLIENT [--threads N] [--only TEXT] [--option OPT]... [--bitcode] [--library SONAME]
+///   CLIENT [--threads N] [--only TEXT] [--option OPT]... [--bitcode] [--fork] [--time] [--library SONAME]
 ///   MANIFEST...
 struct Options {
   int threads = 1;
@@ -45,6 +45,7 @@ struct Options {
   std::vector<std::string> extra_options;  ///< appended to every job's options (-fgpu-rdc)
   bool bitcode = false;                    ///< also ask for the bitcode (a passthrough case)
   bool fork = false;                       ///< then fork, and compile everything again in the child
+  bool time = false;                       ///< print the compile loop's time on stderr
   std::string library = "libamdhip64.so.5";
   std::vector<std::string> manifests;
 };
