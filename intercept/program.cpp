@@ -302,6 +302,9 @@ RtcResult create_program(const RealRtc* api, RealProgram* prog, const char* sour
                          const char* name, int num_headers, const char** headers,
                          const char** include_names) {
   if (api == nullptr) return kRtcInternalError;
+  // NVRTC names a program without a name "default_program" (PyTorch's jiterator makes them so);
+  // the served compile gives it that name too, so that its log reads as NVRTC's would.
+  if (api->rtc == Rtc::kNvrtc && name == nullptr) name = "default_program";
   bool usual = prog != nullptr && source != nullptr && name != nullptr && num_headers >= 0 &&
                (num_headers == 0 || (headers != nullptr && include_names != nullptr));
   for (int i = 0; usual && i < num_headers; ++i)

@@ -74,6 +74,16 @@ CompilerIdentity nvrtc_identity(LibraryFactMemo* memo) {
 
 }  // namespace
 
+CompilerIdentity raw_nvrtc_identity(const std::string& file) {
+  try {
+    const Expected<const NvrtcApi*> loaded = load_nvrtc_file(file);
+    if (!loaded) return {"nvrtc", "", loaded.failure().message};
+    return {"nvrtc", "nvrtc " + loaded.value()->version + " (" + file + ")", ""};
+  } catch (...) {
+    return {"nvrtc", "", failure_from_current_exception("cannot read NVRTC's version").message};
+  }
+}
+
 CompilerIdentity compiler_identity(const std::string& arch, LibraryFactMemo* memo) {
   if (is_nvidia_arch(arch)) {
     try {

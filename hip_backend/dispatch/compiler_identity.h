@@ -28,4 +28,9 @@ class LibraryFactMemo;
 /// without loading it; a loaded one is recorded in the memo. Never throws.
 CompilerIdentity compiler_identity(const std::string& arch, LibraryFactMemo* memo = nullptr);
 
+/// The identity of the NVRTC in `file` (a resolved path), which a raw NVRTC request
+/// (raw_nvrtc.h) is compiled with: {"nvrtc", "nvrtc 13.0 (file)"}, loading it once per process
+/// (load_nvrtc_file), or an empty version with the reason. Never throws.
+CompilerIdentity raw_nvrtc_identity(const std::string& file);
+
 }  // namespace hipacm::backend

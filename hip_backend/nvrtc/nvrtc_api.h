@@ -62,6 +62,14 @@ std::vector<std::string> nvrtc_library_candidates();
 /// stops at the first that opens.
 Expected<LoadedNvrtc> load_nvrtc_from(const std::vector<std::string>& candidates);
 
+/// The NVRTC in the file `file` (a resolved path), loaded once per process and file: what a CUDA
+/// program's own NVRTC is compiled with (`hipacm run`'s raw NVRTC requests), which may be another
+/// release than load_nvrtc()'s or a pip wheel's copy.
+/// The file must be a regular file owned by this user or root and writable by no one else (a
+/// request names it, and a worker runs its code). At most 8 files per process. A failure
+/// (BACKEND_UNAVAILABLE) otherwise, or when it does not open as NVRTC.
+Expected<const NvrtcApi*> load_nvrtc_file(const std::string& file);
+
 /// The compiler's identity for cache keys: "nvrtc 13.0 (/path/libnvrtc.so.13)",
 /// or "nvrtc unavailable" when it cannot be loaded.
 std::string nvrtc_version_string();

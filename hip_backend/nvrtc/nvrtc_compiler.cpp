@@ -177,9 +177,12 @@ CompileResult compile_with_nvrtc_api(const NvrtcApi* api, const std::string& loa
   return run_checked_compile("NVRTC", request, [&](CompiledProgram* out, double* seconds) {
     const CheckedRequest checked = checked_request(request);
     const NvrtcApi& loaded = require_loaded(api, load_error);
-    if (const Expected<void> arch = validate_nvidia_arch(request.arch); !arch)
+    // A CUDA program's own compile: its NVRTC judges the arch, as it would in the program.
+    if (is_raw_nvrtc(request.options)) {
+      require_programs_nvrtc(loaded, request.options);
+    } else if (const Expected<void> arch = validate_nvidia_arch(request.arch); !arch) {
       fail_compile(arch.failure().status, arch.failure().message);
-    if (is_raw_nvrtc(request.options)) require_programs_nvrtc(loaded, request.options);
+    }
     // NVRTC is thread-safe: no lock, unlike hipRTC.
     const Stopwatch stopwatch(seconds);
     NvrtcProgram(
@@ -191,6 +194,24 @@ CompileResult compile_with_nvrtc_api(const NvrtcApi* api, const std::string& loa
 }
 
 CompileResult compile_with_nvrtc(const CompileRequest& request) {
+  if (is_raw_nvrtc(request.options)) {
+    // With the NVRTC file the program called, which may not be the one load_nvrtc() finds.
+    std::string load_error;
+    const NvrtcApi* api = nullptr;
+    try {
+      const std::string file = raw_nvrtc_library(request.options);
+      if (file.empty()) {
+        load_error = "the request's raw NVRTC marker names no file";
+      } else if (const Expected<const NvrtcApi*> loaded = load_nvrtc_file(file); loaded) {
+        api = loaded.value();
+      } else {
+        load_error = loaded.failure().message;
+      }
+    } catch (...) {
+      load_error = failure_from_current_exception("cannot load NVRTC").message;
+    }
+    return compile_with_nvrtc_api(api, load_error, request);
+  }
   announce_library();
   return compile_with_loaded(load_nvrtc, "cannot load NVRTC", compile_with_nvrtc_api, request);
 }

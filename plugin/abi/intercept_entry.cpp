@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "hip_backend/compiler_environment.h"
+#include "hip_backend/dispatch/compiler_identity.h"
 #include "hip_backend/dispatch/compiler_inventory.h"
 #include "hip_backend/raw_nvrtc.h"
 #include "hip_backend/rocm_paths.h"
@@ -103,22 +104,23 @@ std::string resolved(const std::string& path) {
   return realpath(path.c_str(), buffer) != nullptr ? std::string(buffer) : std::string();
 }
 
-// A raw NVRTC program is served only when the NVRTC hipacm compiles with is the program's own:
-// another release makes other bytes (and a pip wheel's NVRTC is not the system's).
+// A raw NVRTC program is compiled by the NVRTC file the program called (another release makes
+// other bytes, and a pip wheel's NVRTC is not the system's): served only where that file is one
+// hipacm may load (raw_nvrtc_identity), which it then is, here for the cache key's identity and
+// in the worker for the compile.
 void require_programs_nvrtc(const hipacm_intercept_request& in, const std::string& arch) {
   if (!backend::is_nvidia_arch(arch))
     throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "unusual arguments",
                     "an NVRTC program for '" + arch + "'"};
   const std::string program_nvrtc = in.library != nullptr ? resolved(in.library) : "";
-  const backend::CompilerDescription ours = backend::describe_compiler_for(arch);
-  if (!ours.available)
-    throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "another NVRTC",
-                    "hipacm cannot load NVRTC: " + ours.error};
-  if (program_nvrtc.empty() || program_nvrtc != resolved(ours.library_path))
+  if (program_nvrtc.empty())
     throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "another NVRTC",
                     "the program's NVRTC (" +
                         std::string(in.library != nullptr ? in.library : "?") +
-                        ") is not hipacm's (" + ours.library_path + ")"};
+                        ") is not a file hipacm can find"};
+  if (const backend::CompilerIdentity nvrtc = backend::raw_nvrtc_identity(program_nvrtc);
+      nvrtc.version.empty())
+    throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "another NVRTC", nvrtc.error};
 }
 
 // NVRTC looks a quoted #include of the source up beside the program's name (a relative name: in

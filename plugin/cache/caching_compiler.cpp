@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "hip_backend/dispatch/compiler_identity.h"
+#include "hip_backend/raw_nvrtc.h"
 #include "plugin/cache/compile_claim.h"
 #include "plugin/cache/integrity.h"
 #include "plugin/cache/key/external_inputs.h"
@@ -117,7 +118,11 @@ std::optional<CachingCompiler::Keyed> CachingCompiler::key_for(
     Keyed keyed;
     keyed.inputs_digest = inputs.digest;
     keyed.scanned = inputs;
-    keyed.compiler = backend::compiler_identity(request.arch, fact_memo_.get());
+    // A CUDA program's own compile (`hipacm run`) is made by the NVRTC file it names.
+    const std::string raw_nvrtc = backend::raw_nvrtc_library(request.options);
+    keyed.compiler = raw_nvrtc.empty()
+                         ? backend::compiler_identity(request.arch, fact_memo_.get())
+                         : backend::raw_nvrtc_identity(raw_nvrtc);
     // Without an exact compiler version a key could outlive the compiler.
     if (keyed.compiler.version.empty()) return std::nullopt;
     keyed.key = cache_key(request, keyed.compiler);

@@ -110,9 +110,10 @@ def test_threaded_clients_match_plain(cli, shim, plain, env, kind):
         assert stats_of(err)["compiles"] == 10
 
 
-def test_a_libnvrtc_that_is_not_hipacms_passes_through(cli, shim, plain, env, tmp_path):
-    # A copy of the library (another file under the same soname, as a pip wheel's NVRTC is): every
-    # compile is NVRTC's own, in the process.
+def nvrtc_file_copy(tmp_path, writable_by_others=False):
+    """Another file of the NVRTC the linked client uses, in a folder of its own (as a pip wheel's
+    NVRTC is beside the system's): a hard link where it can be, so that no 100 MB are copied,
+    unless its mode is to change."""
     nvrtc_dir = Path(os.environ.get("HIPACM_TEST_NVRTC_DIR", "/usr/local/cuda/lib64"))
     source = nvrtc_dir / "libnvrtc.so.13"
     if not source.exists():
@@ -122,17 +123,66 @@ def test_a_libnvrtc_that_is_not_hipacms_passes_through(cli, shim, plain, env, tm
     copy = tmp_path / "lib" / source.name
     copy.parent.mkdir()
     try:
-        os.link(source.resolve(), copy)  # another name for the file: no 100 MB copy
+        if writable_by_others:
+            raise OSError("a copy, whose mode is its own")
+        os.link(source.resolve(), copy)
     except OSError:
         copy.write_bytes(source.resolve().read_bytes())
+    if writable_by_others:
+        copy.chmod(0o777)
+    return copy
+
+
+def test_a_libnvrtc_that_is_not_hipacms_is_served_with_that_library(cli, shim, plain, env,
+                                                                     tmp_path):
+    # The program's NVRTC is another file than the one hipacm finds by itself: its compiles are
+    # served by a worker that loads the program's file, cold and from the cache.
+    copy = nvrtc_file_copy(tmp_path)
+    dump, err = run_client(cli, env, "dlopen", "--library", str(copy))
+    assert dump == plain
+    stats = stats_of(err)
+    assert (stats["compiles"], stats["compiled"], stats["failed"]) == (10, 5, 2), stats
+    assert sorted(stats["reasons"].split(", ")) == sorted(PASSED.split(", "))
+    dump, err = run_client(cli, env, "dlopen", "--library", str(copy))
+    assert dump == plain
+    assert stats_of(err)["hits"] == 5
+    # The system's NVRTC makes other cache keys: its first run compiles.
+    dump, err = run_client(cli, env, "dlopen")
+    assert dump == plain
+    assert (stats_of(err)["hits"], stats_of(err)["compiled"]) == (0, 5)
+
+
+def test_an_nvrtc_file_others_can_change_passes_through(cli, shim, plain, env, tmp_path):
+    # A worker would run code that another user can replace: NVRTC compiles in the program.
+    copy = nvrtc_file_copy(tmp_path, writable_by_others=True)
     dump, err = run_client(cli, env, "dlopen", "--library", str(copy))
     assert dump == plain
     stats = stats_of(err)
     assert (stats["hits"], stats["compiled"], stats["failed"]) == (0, 0, 0)
-    # Refused where the library is opened (this process: another NVRTC; a worker, which loads the
-    # system's: refused by hipacm), and NVRTC compiles in the process.
     assert stats["passed_through"] == stats["compiles"]
-    assert "another NVRTC" in stats["reasons"] or "refused by hipacm" in stats["reasons"]
+    assert "another NVRTC" in stats["reasons"]
+
+
+def test_programs_without_a_name_are_served_as_default_program(cli, shim, env, tmp_path):
+    # NVRTC calls a program created with a null name "default_program" (PyTorch's jiterator makes
+    # its programs so): served, its failure log names it as NVRTC does.
+    for name in ("saxpy.cu", "broken.cu"):
+        (tmp_path / name).write_text((CLIENTS / "nvrtc_kernels" / name).read_text())
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({"jobs": [
+        {"name": "unnamed", "source": "saxpy.cu", "unnamed": True, "options": ["-arch=sm_90"],
+         "outputs": ["cubin"]},
+        {"name": "unnamed broken", "source": "broken.cu", "unnamed": True,
+         "options": ["-arch=sm_90"], "outputs": ["cubin"]}]}))
+    for kind in ("linked", "python"):
+        client = nvrtc_client(kind)
+        plain = run([*client, str(manifest)], env).stdout
+        assert "compile NVRTC_SUCCESS(0)" in plain and "default_program(" in plain, plain
+        served = run([cli, "run", "--stats", "--", *client, str(manifest)], env)
+        assert served.stdout == plain
+        stats = stats_of(served.stderr)
+        assert (stats["passed_through"], stats["failed"]) == (0, 1), stats
+        assert stats["compiled"] + stats["hits"] == 1, stats
 
 
 def test_recorded_run_warms_another_cache(cli, shim, plain, env, tmp_path):

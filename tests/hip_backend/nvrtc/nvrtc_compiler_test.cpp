@@ -3,7 +3,10 @@
 // options.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <fstream>
 
 #include "hip_backend/codeobject/code_object_check.h"
 #include "hip_backend/codeobject/elf_reader.h"
@@ -11,7 +14,11 @@
 #include "hip_backend/dispatch/compile_dispatch.h"
 #include "hip_backend/dispatch/compiler_inventory.h"
 #include "hip_backend/nvrtc/nvrtc_api.h"
+#include "hip_backend/dispatch/compiler_identity.h"
 #include "hip_backend/nvrtc/nvrtc_compiler.h"
+#include "hip_backend/raw_nvrtc.h"
+#include "support/libraries/dynamic_library.h"
+#include "tests/temp_dir.h"
 #include "tests/hip_backend/test_support.h"
 
 namespace hipacm::backend {
@@ -227,6 +234,81 @@ TEST(NvrtcLoader, OverrideToAMissingFileMakesNvidiaArchsUnavailable) {
   EXPECT_NE(result.error_message.find("cannot open NVRTC"), std::string::npos)
       << result.error_message;
   EXPECT_EQ(nvrtc_version_string(), "nvrtc unavailable");
+}
+
+TEST(RawNvrtcMarker, NamesTheFileItWasMadeForAndNothingElse) {
+  EXPECT_EQ(raw_nvrtc_library({raw_nvrtc_option("/opt/cuda/lib64/libnvrtc.so.13")}),
+            "/opt/cuda/lib64/libnvrtc.so.13");
+  EXPECT_EQ(raw_nvrtc_library({raw_nvrtc_option("/a"), "-arch=sm_90"}), "/a");
+  const std::string marker(kRawNvrtcOption);
+  // Read from a request: anything but the hex of an absolute path names no file.
+  for (const std::string& bad :
+       {marker, marker + "2", marker + "2f6", marker + "2F61", marker + "2g", marker + "2f0061",
+        raw_nvrtc_option("relative/libnvrtc.so"), std::string("-arch=sm_90")})
+    EXPECT_EQ(raw_nvrtc_library({bad}), "") << bad;
+  EXPECT_EQ(raw_nvrtc_library({}), "");
+  EXPECT_EQ(raw_nvrtc_library({marker + std::string(2 * 4097, 'a')}), "");
+}
+
+// A CUDA program's own compile (`hipacm run`) uses the NVRTC file its marker names.
+TEST_F(Nvrtc, RawRequestCompilesWithTheFileItsMarkerNames) {
+  const std::string file = real_file_path(load_nvrtc().value()->library_path);
+  const Expected<const NvrtcApi*> loaded = load_nvrtc_file(file);
+  ASSERT_TRUE(loaded) << loaded.failure().message;
+  EXPECT_EQ(loaded.value()->version, load_nvrtc().value()->version);
+  EXPECT_EQ(load_nvrtc_file(file).value(), loaded.value()) << "loaded once per file";
+  const CompilerIdentity identity = raw_nvrtc_identity(file);
+  EXPECT_EQ(identity.version, "nvrtc " + loaded.value()->version + " (" + file + ")");
+
+  CompileRequest request;
+  request.source = "extern \"C\" __global__ void k(float* p) { p[threadIdx.x] *= 2.0f; }\n";
+  request.source_name = "k.cu";
+  request.arch = "sm_90";
+  request.options = {raw_nvrtc_option(file), "-arch=sm_90"};
+  const CompileResult served = compile_with_nvrtc(request);
+  ASSERT_EQ(served.status, HIPACM_SUCCESS) << served.error_message << "\n" << served.log;
+  EXPECT_EQ(code_object_kernels(served.code, "sm_90"), std::vector<std::string>{"k"});
+
+  // Its NVRTC judges the arch: an arch NVRTC rejects is NVRTC's invalid option, with its log.
+  request.options = {raw_nvrtc_option(file), "-arch=sm_1"};
+  const CompileResult rejected = compile_with_nvrtc(request);
+  EXPECT_EQ(rejected.status, HIPACM_ERROR_COMPILATION) << rejected.error_message;
+  EXPECT_NE(rejected.error_message.find("NVRTC_ERROR_INVALID_OPTION"), std::string::npos)
+      << rejected.error_message;
+
+  request.options = {raw_nvrtc_option("/nonexistent/libnvrtc.so.13"), "-arch=sm_90"};
+  const CompileResult missing = compile_with_nvrtc(request);
+  EXPECT_EQ(missing.status, HIPACM_ERROR_BACKEND_UNAVAILABLE);
+  EXPECT_NE(missing.error_message.find("/nonexistent/libnvrtc.so.13"), std::string::npos)
+      << missing.error_message;
+}
+
+// A worker runs the code of the file a request names: only files that no other user can change.
+TEST(NvrtcLoader, TheFileARequestNamesMustBeAnNvrtcNoOneElseCanChange) {
+  const test::TempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  const std::string file = dir.path() + "/libnvrtc.so.13";
+  std::ofstream(file) << "not a library";
+  ASSERT_EQ(::chmod(file.c_str(), 0666), 0);
+  const auto writable = load_nvrtc_file(file);
+  ASSERT_FALSE(writable);
+  EXPECT_EQ(writable.failure().status, HIPACM_ERROR_BACKEND_UNAVAILABLE);
+  EXPECT_NE(writable.failure().message.find("writable by others"), std::string::npos)
+      << writable.failure().message;
+  EXPECT_TRUE(raw_nvrtc_identity(file).version.empty());
+
+  ASSERT_EQ(::chmod(file.c_str(), 0644), 0);
+  const auto not_nvrtc = load_nvrtc_file(file);
+  ASSERT_FALSE(not_nvrtc);
+  EXPECT_NE(not_nvrtc.failure().message.find(file), std::string::npos)
+      << not_nvrtc.failure().message;
+
+  for (const std::string& bad : {dir.path(), dir.path() + "/missing.so", std::string("rel.so")}) {
+    const auto refused = load_nvrtc_file(bad);
+    ASSERT_FALSE(refused) << bad;
+    EXPECT_NE(refused.failure().message.find("not a"), std::string::npos)
+        << refused.failure().message;
+  }
 }
 
 }  // namespace
