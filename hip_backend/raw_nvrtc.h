@@ -12,10 +12,11 @@ namespace hipacm::backend {
 /// gave it (`hipacm run`'s intercepted nvrtcCompileProgram): the options after it unchanged, the
 /// request's headers only, no HIP prelude; and with the NVRTC file the program called (another
 /// release, or a pip wheel's copy under the same soname, may make other bytes: a worker loads
-/// that file, nvrtc_api.h's load_nvrtc_file), which its value names by its resolved path in hex (a path would make the cache's include scan refuse
-/// the request as naming a file). An option rather than a request field, so that it
-/// reaches the workers and the cache key with no change to either format; NVRTC has no option
-/// spelled so. The intercept entry (plugin/abi/intercept_entry.cpp) adds it.
+/// that file, nvrtc_api.h's load_nvrtc_file), which its value names by its resolved path in hex (a
+/// path would make the cache's include scan refuse the request as naming a file). An option rather
+/// than a request field, so that it reaches the workers and the cache key with no change to either
+/// format; NVRTC has no option spelled so. The intercept entry (plugin/abi/intercept_entry.cpp)
+/// adds it.
 inline constexpr std::string_view kRawNvrtcOption = "--hipacm-raw-nvrtc-program=";
 
 /// The marker for the NVRTC at `library_file` (a resolved path).
@@ -32,8 +33,7 @@ inline std::string raw_nvrtc_option(const std::string& library_file) {
 /// The file a marker names (the request's first option), or "" when its value is not hex of a
 /// path (the value comes from a request: it is checked, never trusted).
 inline std::string raw_nvrtc_library(const std::vector<std::string>& options) {
-  if (options.empty() ||
-      options.front().compare(0, kRawNvrtcOption.size(), kRawNvrtcOption) != 0)
+  if (options.empty() || options.front().compare(0, kRawNvrtcOption.size(), kRawNvrtcOption) != 0)
     return "";
   const std::string_view hex = std::string_view(options.front()).substr(kRawNvrtcOption.size());
   if (hex.empty() || hex.size() % 2 != 0 || hex.size() > 2 * 4096) return "";

@@ -104,8 +104,7 @@ std::string untrusted_library(const std::string& file) {
   if (!S_ISREG(st.st_mode)) return "'" + file + "' is not a regular file";
   if (st.st_uid != 0 && st.st_uid != ::geteuid())
     return "'" + file + "' belongs to another user (uid " + std::to_string(st.st_uid) + ")";
-  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
-    return "'" + file + "' is writable by others";
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) return "'" + file + "' is writable by others";
   return "";
 }
 

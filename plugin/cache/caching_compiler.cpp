@@ -120,9 +120,8 @@ std::optional<CachingCompiler::Keyed> CachingCompiler::key_for(
     keyed.scanned = inputs;
     // A CUDA program's own compile (`hipacm run`) is made by the NVRTC file it names.
     const std::string raw_nvrtc = backend::raw_nvrtc_library(request.options);
-    keyed.compiler = raw_nvrtc.empty()
-                         ? backend::compiler_identity(request.arch, fact_memo_.get())
-                         : backend::raw_nvrtc_identity(raw_nvrtc);
+    keyed.compiler = raw_nvrtc.empty() ? backend::compiler_identity(request.arch, fact_memo_.get())
+                                       : backend::raw_nvrtc_identity(raw_nvrtc);
     // Without an exact compiler version a key could outlive the compiler.
     if (keyed.compiler.version.empty()) return std::nullopt;
     keyed.key = cache_key(request, keyed.compiler);

@@ -221,10 +221,12 @@ run_clients_bench() {
 }
 # CuPy and PyTorch's jiterator, plain and under `hipacm run`.
 run_python_bench() {
-  local what=$1
-  python3 -c "import ${2:?}" 2>/dev/null || { echo "no $2 in this python3"; return 77; }
+  local what=$1 module=$2
+  shift 2
+  python3 -c "import $module" 2>/dev/null || { echo "no $module in this python3"; return 77; }
   env LD_LIBRARY_PATH="$HIPACM_LD" python3 bench/nvidia/run_intercept_bench.py "$what" \
-    --set "$SET" --hipacm "$BUNDLE/hipacm" --rounds "$RUN_ROUNDS" --json "$OUT/run-$what.json"
+    --set "$SET" --hipacm "$BUNDLE/hipacm" --rounds "$RUN_ROUNDS" \
+    --json "$OUT/run-$what${1:+-memory}.json" "$@"
 }
 NODE_RUNS=${HIPACM_DEVICE_NODE_RUNS:-8}
 NODE_ROUNDS=${HIPACM_DEVICE_NODE_ROUNDS:-2}
@@ -275,6 +277,8 @@ if wanted run; then
   stage "run: 16-thread NVRTC client, 256 kernels" 120 run-bench.log bash -c "run_clients_bench sm_90 $SET-256"
   stage "run: 16-thread hipRTC client, 64 kernels" 240 run-bench.log bash -c "run_clients_bench gfx90a $SET"
   stage "run: CuPy RawModules in a second process" 150 run-bench.log bash -c "run_python_bench cupy cupy"
+  stage "run: CuPy RawModules, its in-memory cache" 150 run-bench.log \
+    bash -c "run_python_bench cupy cupy --cupy-in-memory"
   stage "run: PyTorch jiterator from the cache" 150 run-bench.log bash -c "run_python_bench jit torch"
 fi
 if wanted demo; then

@@ -12,14 +12,14 @@
 #include "hip_backend/codeobject/elf_reader.h"
 #include "hip_backend/dispatch/arch_validation.h"
 #include "hip_backend/dispatch/compile_dispatch.h"
+#include "hip_backend/dispatch/compiler_identity.h"
 #include "hip_backend/dispatch/compiler_inventory.h"
 #include "hip_backend/nvrtc/nvrtc_api.h"
-#include "hip_backend/dispatch/compiler_identity.h"
 #include "hip_backend/nvrtc/nvrtc_compiler.h"
 #include "hip_backend/raw_nvrtc.h"
 #include "support/libraries/dynamic_library.h"
-#include "tests/temp_dir.h"
 #include "tests/hip_backend/test_support.h"
+#include "tests/temp_dir.h"
 
 namespace hipacm::backend {
 namespace {

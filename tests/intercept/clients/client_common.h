@@ -37,8 +37,8 @@ struct Api {
 };
 
 /// The command line every client takes:
-///   CLIENT [--threads N] [--only TEXT] [--option OPT]... [--bitcode] [--fork] [--time] [--library SONAME]
-///   MANIFEST...
+///   CLIENT [--threads N] [--only TEXT] [--option OPT]... [--bitcode] [--fork] [--time] [--library
+///   SONAME] MANIFEST...
 struct Options {
   int threads = 1;
   std::vector<std::string> only;           ///< keep jobs whose label contains one of these

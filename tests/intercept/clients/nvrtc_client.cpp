@@ -93,7 +93,7 @@ struct Job {
   std::vector<std::string> options;
   std::vector<std::string> expressions;
   std::vector<std::string> outputs;  // read after a successful compile: ptx, cubin, ltoir
-  bool unnamed = false;               // created with a null program name
+  bool unnamed = false;              // created with a null program name
 };
 
 std::string read_file(const std::filesystem::path& path) {
@@ -171,10 +171,10 @@ std::string run_job(const Nvrtc& n, const Job& job) {
   const std::vector<const char*> sources = c_strings(job.header_sources);
   const std::vector<const char*> names = c_strings(job.header_names);
   nvrtcProgram prog = nullptr;
-  nvrtcResult r = n.create(
-      &prog, job.source.c_str(), job.unnamed ? nullptr : job.program_name.c_str(),
-      static_cast<int>(sources.size()),
-      sources.empty() ? nullptr : sources.data(), names.empty() ? nullptr : names.data());
+  nvrtcResult r =
+      n.create(&prog, job.source.c_str(), job.unnamed ? nullptr : job.program_name.c_str(),
+               static_cast<int>(sources.size()), sources.empty() ? nullptr : sources.data(),
+               names.empty() ? nullptr : names.data());
   out += "  create " + result_text(n, r) + "\n";
   if (r != NVRTC_SUCCESS) return out;
   for (const std::string& expression : job.expressions)
