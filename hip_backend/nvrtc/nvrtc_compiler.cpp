@@ -87,7 +87,7 @@ CheckedRequest checked_request(const CompileRequest& request) {
   if (!is_nvidia_arch(request.arch)) {
     fail_compile(HIPACM_ERROR_INVALID_ARGUMENT, "NVRTC cannot compile for '" + request.arch + "'");
   }
-  check_request_text(request);
+  check_request_text(request, /*allow_empty_source=*/is_raw_nvrtc(request.options));
   if (is_raw_nvrtc(request.options)) {
     // A CUDA program's own compile: its options exactly, after the marker.
     check_request_counts(request, 0, 0);

@@ -37,8 +37,9 @@ void require_no_nul(const std::string& text, const std::string& what) {
   }
 }
 
-void check_request_text(const CompileRequest& request) {
-  if (request.source.empty()) fail_compile(HIPACM_ERROR_INVALID_ARGUMENT, "the source is empty");
+void check_request_text(const CompileRequest& request, bool allow_empty_source) {
+  if (request.source.empty() && !allow_empty_source)
+    fail_compile(HIPACM_ERROR_INVALID_ARGUMENT, "the source is empty");
   require_no_nul(request.source, "source");
   require_no_nul(request.source_name, "source name");
   for (const std::string& option : request.options) require_no_nul(option, "option");

@@ -38,9 +38,10 @@ hipacm_status runtime_compile_status(int result);
 /// INVALID_ARGUMENT ("<what> contains a NUL byte at offset N").
 void require_no_nul(const std::string& text, const std::string& what);
 
-/// What both libraries need of any request: a source, no NUL byte in the source, its name, the
+/// What both libraries need of any request: a source (unless `allow_empty_source`: a CUDA
+/// program's own compile, which NVRTC takes empty too), no NUL byte in the source, its name, the
 /// options or the headers, and a name for every header. INVALID_ARGUMENT otherwise.
-void check_request_text(const CompileRequest& request);
+void check_request_text(const CompileRequest& request, bool allow_empty_source = false);
 
 /// INVALID_ARGUMENT unless the headers and options, with the `extra_headers` and `extra_options`
 /// a path adds to them, fit the libraries' int counts.

@@ -28,6 +28,7 @@
 #include "hip_backend/rtc/rtc_shared.h"
 #include "hip_backend/source_name_policy.h"
 #include "hip_backend/target_arch.h"
+#include "plugin/abi/nvrtc_program_name.h"
 #include "plugin/cache/key/external_inputs.h"
 #include "plugin/cache/key/include_directives.h"
 #include "plugin/cache/key/path_options.h"
@@ -166,6 +167,10 @@ CompileRequest read_program(const hipacm_intercept_request& in, bool raw_nvrtc) 
   if (raw_nvrtc) {
     require_programs_nvrtc(in, r.arch);
     require_no_working_directory_include(r);
+    // CuPy names each program by a fresh temporary file: keyed by that name, no two processes
+    // would share an entry (the log gets the program's name back, compile_into).
+    if (std::string file = name_without_directory(r); !file.empty())
+      r.source_name = std::move(file);
     r.options.insert(r.options.begin(), backend::raw_nvrtc_option(resolved(in.library)));
   } else if (backend::is_raw_nvrtc(r.options)) {
     throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "unusual arguments",
@@ -197,8 +202,16 @@ struct CompilerSlot {
 };
 
 struct Compilers {
-  PidLock lock;
+  PidLock lock;    // the slots
+  PidLock making;  // held while one thread makes a compiler, which the others then share
   std::vector<CompilerSlot> slots;
+
+  std::shared_ptr<backend::Compiler> find(const std::string& arch) {
+    std::lock_guard<PidLock> guard(lock);
+    for (const CompilerSlot& slot : slots)
+      if (slot.arch == arch) return slot.compiler;
+    return nullptr;
+  }
 };
 
 // The compile step for `arch`, made once per arch and process like a mode's: the persistent
@@ -206,11 +219,12 @@ struct Compilers {
 // workers compiles with its own hipRTC (UNAVAILABLE).
 std::shared_ptr<backend::Compiler> compiler_for(const std::string& arch) {
   static backend::NoDestructor<Compilers> compilers;
-  {
-    std::lock_guard<PidLock> guard(compilers->lock);
-    for (const CompilerSlot& slot : compilers->slots)
-      if (slot.arch == arch) return slot.compiler;
-  }
+  if (auto found = compilers->find(arch)) return found;
+  // One maker: a program's threads often start compiling at once, and each would otherwise open
+  // the cache and order workers of its own, only for all but one to be dropped (16 threads
+  // meeting on a fresh cache took 20 times one thread's time for their first compiles).
+  std::lock_guard<PidLock> one_maker(compilers->making);
+  if (auto found = compilers->find(arch)) return found;
   ModeConfig config;
   config.arch = arch;
   std::shared_ptr<backend::Compiler> made;
@@ -230,8 +244,6 @@ std::shared_ptr<backend::Compiler> compiler_for(const std::string& arch) {
     throw NotServed{HIPACM_INTERCEPT_UNAVAILABLE, "hipacm unavailable", failure.message};
   }
   std::lock_guard<PidLock> guard(compilers->lock);
-  for (const CompilerSlot& slot : compilers->slots)
-    if (slot.arch == arch) return slot.compiler;
   compilers->slots.push_back({arch, made});
   return made;
 }
@@ -337,7 +349,11 @@ void compile_into(const hipacm_intercept_request* request, Answer* answer) {
     std::shared_ptr<backend::Compiler> compiler = compiler_for(compile_request.arch);
     record_request(compile_request);
     fill_served(compiler->compile(compile_request), answer);
-    // NVRTC's log already names the files as the program did.
+    // NVRTC's log already names the files as the program did, but for a name compiled without
+    // its directory.
+    if (raw_nvrtc && compile_request.source_name != request->source_name)
+      answer->log =
+          with_program_name(answer->log, compile_request.source_name, request->source_name);
     if (!raw_nvrtc)
       answer->log = as_programs_hiprtc_log(std::move(answer->log), compile_request,
                                            answer->pub.outcome == HIPACM_INTERCEPT_FAILED);

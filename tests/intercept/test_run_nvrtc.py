@@ -185,6 +185,58 @@ def test_programs_without_a_name_are_served_as_default_program(cli, shim, env, t
         assert stats["compiled"] + stats["hits"] == 1, stats
 
 
+def test_empty_programs_are_served(cli, shim, env, tmp_path):
+    # NVRTC compiles an empty source (CuPy compiles one to probe NVRTC): so does hipacm, for a
+    # CUDA program's own compile.
+    (tmp_path / "empty.cu").write_text("")
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({"jobs": [
+        {"name": "empty", "source": "empty.cu", "options": ["-arch=sm_90"], "outputs": ["cubin"]},
+        {"name": "empty ptx", "source": "empty.cu", "options": ["-arch=compute_90"],
+         "outputs": ["ptx"]}]}))
+    client = nvrtc_client("linked")
+    plain = run([*client, str(manifest)], env).stdout
+    assert plain.count("compile NVRTC_SUCCESS(0)") == 2, plain
+    for want in ("compiled", "hits"):
+        served = run([cli, "run", "--stats", "--", *client, str(manifest)], env)
+        assert served.stdout == plain
+        assert stats_of(served.stderr)[want] == 2, served.stderr
+
+
+def test_programs_named_by_temporary_paths_share_the_cache(cli, shim, env, tmp_path):
+    # CuPy names each program by the path of a fresh temporary file: compiled under the file's
+    # name alone, two processes share an entry, and the log names the path each program gave.
+    for name in ("saxpy.cu", "broken.cu"):
+        (tmp_path / name).write_text((CLIENTS / "nvrtc_kernels" / name).read_text())
+    (tmp_path / "asserts.cu").write_text(
+        '#include <assert.h>\nextern "C" __global__ void k(int* p) { assert(p); p[0] = 1; }\n')
+    client = nvrtc_client("python")
+
+    def manifest_for(directory):
+        path = tmp_path / f"{Path(directory).name}.json"
+        path.write_text(json.dumps({"jobs": [
+            {"name": "saxpy", "source": "saxpy.cu", "program_name": f"{directory}/kern.cu",
+             "options": ["-arch=sm_90"], "outputs": ["cubin"]},
+            {"name": "broken", "source": "broken.cu", "program_name": f"{directory}/kern.cu",
+             "options": ["-arch=sm_90"], "outputs": ["cubin"]},
+            # assert's message holds the program's name: its code is the name's own.
+            {"name": "asserts", "source": "asserts.cu", "program_name": f"{directory}/kern.cu",
+             "options": ["-arch=sm_90"], "outputs": ["cubin"]}]}))
+        return path
+
+    counts = []
+    for directory in ("/tmp/tmpaaaa1111", "/tmp/tmpbbbb2222"):
+        manifest = manifest_for(directory)
+        plain = run([*client, str(manifest)], env).stdout
+        assert f"{directory}/kern.cu(" in plain and f'compilation of "{directory}/kern.cu"' in plain
+        served = run([cli, "run", "--stats", "--", *client, str(manifest)], env)
+        assert served.stdout == plain
+        stats = stats_of(served.stderr)
+        counts.append((stats["compiled"], stats["hits"], stats["failed"], stats["passed_through"]))
+        assert stats["reasons"] == "file name x1", stats
+    assert counts == [(1, 0, 1, 1), (0, 1, 1, 1)]
+
+
 def test_recorded_run_warms_another_cache(cli, shim, plain, env, tmp_path):
     # Record the served compiles of one run, warm a fresh cache from the record with hipacm
     # warmup, and a run against that cache is served from it.

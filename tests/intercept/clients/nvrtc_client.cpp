@@ -113,8 +113,10 @@ std::vector<Job> read_jobs(const std::filesystem::path& manifest) {
   for (const nlohmann::json& entry : doc.at("jobs")) {
     Job job;
     job.name = entry.at("name").get<std::string>();
-    job.program_name = entry.at("source").get<std::string>();
-    job.source = read_file(folder / job.program_name);
+    const std::string file = entry.at("source").get<std::string>();
+    job.source = read_file(folder / file);
+    // The program's name: the file's, or another one (CuPy names programs by temporary paths).
+    job.program_name = entry.value("program_name", file);
     for (const auto& header : entry.value("headers", nlohmann::json::array())) {
       job.header_names.push_back(header.get<std::string>());
       job.header_sources.push_back(read_file(folder / job.header_names.back()));

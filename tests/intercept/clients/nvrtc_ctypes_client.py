@@ -80,7 +80,7 @@ def run_job(lib, job):
     out = f"job {job['name']}\n"
     prog = ctypes.c_void_p()
     headers = job["headers"]
-    name = None if job.get("unnamed") else job["source"].encode()
+    name = None if job.get("unnamed") else job.get("program_name", job["source"]).encode()
     r = lib.nvrtcCreateProgram(ctypes.byref(prog), job["text"].encode(), name,
                                len(headers), c_array([h[1] for h in headers]),
                                c_array([h[0] for h in headers]))
