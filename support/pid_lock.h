@@ -12,7 +12,8 @@ namespace hipacm {
 /// The owner is a process id: a child, whose only thread is the one that forked, takes over a
 /// lock that one of the parent's threads held at the fork (neither libhipacm_intercept.so nor
 /// libhipacm's private intercept entry registers an atfork handler for it: libhipacm's fork epoch
-/// owns the process's one). Held only for short table updates, never across a compile.
+/// owns the process's one). Held for short table updates, or while one thread makes what the others
+/// wait to share (the intercept entry's compiler), never across a compile.
 /// Header-only and constant-initialized, so the shim (which links nothing of hipacm) can use it
 /// for namespace-scope locks.
 class PidLock {
