@@ -39,9 +39,13 @@ add_dependencies(hipacm_intercept_nvrtc_clients hipacm_intercept_nvrtc_linked_cl
 # A sanitizer build's shim cannot be preloaded into uninstrumented programs: release only.
 if(HIPACM_SANITIZE STREQUAL "")
   get_filename_component(hipacm_nvrtc_dir ${HIPACM_NVRTC_LINK_LIBRARY} DIRECTORY)
+  # NVRTC 12 beside the system's 13, as scripts/nvrtc12.sh (run by .ci/install-deps) unpacks it.
+  set(HIPACM_TEST_NVRTC12_DIR "/var/cache/hipacm/nvrtc-12/root/usr/lib/x86_64-linux-gnu"
+      CACHE PATH "a folder holding libnvrtc.so.12 for the NVRTC intercept tests")
   hipacm_add_pytest(intercept.run_nvrtc ${CMAKE_CURRENT_SOURCE_DIR}/test_run_nvrtc.py
                     LABELS intercept
                     ENVIRONMENT "HIPACM_CLI=$<TARGET_FILE:hipacm-cli>"
                                 "HIPACM_INTERCEPT_CLIENTS=${CMAKE_CURRENT_BINARY_DIR}"
-                                "HIPACM_TEST_NVRTC_DIR=${hipacm_nvrtc_dir}")
+                                "HIPACM_TEST_NVRTC_DIR=${hipacm_nvrtc_dir}"
+                                "HIPACM_TEST_NVRTC12_DIR=${HIPACM_TEST_NVRTC12_DIR}")
 endif()

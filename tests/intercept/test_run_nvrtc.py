@@ -237,6 +237,30 @@ def test_programs_named_by_temporary_paths_share_the_cache(cli, shim, env, tmp_p
     assert counts == [(1, 0, 1, 1), (0, 1, 1, 1)]
 
 
+def test_nvrtc_12_programs_match_plain(cli, shim, env):
+    # The same clients on NVRTC 12 (the system's is 13): served with NVRTC 12 itself, cold and
+    # from the cache, with the same dump as plain.
+    nvrtc12 = Path(os.environ.get("HIPACM_TEST_NVRTC12_DIR", ""))
+    if not (nvrtc12 / "libnvrtc.so.12").exists():
+        pytest.skip(f"no libnvrtc.so.12 in '{nvrtc12}': scripts/nvrtc12.sh fetches it")
+    env12 = dict(env, LD_LIBRARY_PATH=os.pathsep.join(
+        p for p in (str(nvrtc12), env.get("LD_LIBRARY_PATH", "")) if p))
+    for kind in ("dlopen", "python"):
+        plain, _ = run_client(None, env12, kind, "--library", "libnvrtc.so.12")
+        assert plain.startswith("nvrtc 12."), plain[:40]
+        assert "compile NVRTC_ERROR_COMPILATION(6)" in plain
+        dump, err = run_client(cli, env12, kind, "--library", "libnvrtc.so.12")
+        assert dump == plain
+        # The program with no arch option passes through on NVRTC 12: filed under its lowest
+        # arch (compute_50), which hipacm's own NVRTC 13 does not know.
+        cold = stats_of(err)
+        assert (cold["compiles"], cold["failed"]) == (10, 2), cold
+        assert cold["compiled"] + cold["hits"] == 4, cold
+        dump, err = run_client(cli, env12, kind, "--library", "libnvrtc.so.12")
+        assert dump == plain
+        assert stats_of(err)["hits"] == 4
+
+
 def test_recorded_run_warms_another_cache(cli, shim, plain, env, tmp_path):
     # Record the served compiles of one run, warm a fresh cache from the record with hipacm
     # warmup, and a run against that cache is served from it.
