@@ -250,20 +250,16 @@ def python_child(runner, argv, hipacm, cache_dir, env):
     return run
 
 
-def cupy_bench(args):
-    runner = Runner(args.hipacm, args.timeout)
-    count = len(python_bench.load_set(args.set))
-    argv = [str(Path(python_bench.__file__)), "--set", args.set, "--single-cupy"]
-    # CuPy names each program by the path of a fresh temporary file (its disk cache's way), which
-    # hipacm cannot key across processes; with CUPY_CACHE_IN_MEMORY=1 it names none.
-    memory = {"CUPY_CACHE_IN_MEMORY": "1"} if args.cupy_in_memory else {}
+def second_process_rows(args, runner, argv, count, child_env):
+    """Rounds of three fresh interpreters: the program alone, then under `hipacm run` twice into
+    one cache (fill: every compile compiled; served: every one a hit). child_env() gives each its
+    own settings. Returns {row: [runs]}."""
     rows = {rid: [] for rid in ("alone", "fill", "served")}
     try:
         for rnd in range(1, args.rounds + 1):
             cache = runner.fresh_dir("cache")
             for rid in ("alone", "fill", "served"):
-                env = dict(memory, CUPY_CACHE_DIR=str(runner.fresh_dir("cupy")))
-                run = python_child(runner, argv, rid != "alone", cache, env)
+                run = python_child(runner, argv, rid != "alone", cache, child_env())
                 stats = run["stats"]
                 want = {"fill": "compiled", "served": "hits"}.get(rid)
                 if want and run["failure"] is None and (stats is None or stats[want] < count):
@@ -272,6 +268,18 @@ def cupy_bench(args):
                 show(rnd, rid, run)
     finally:
         runner.close()
+    return rows
+
+
+def cupy_bench(args):
+    runner = Runner(args.hipacm, args.timeout)
+    count = len(python_bench.load_set(args.set))
+    argv = [str(Path(python_bench.__file__)), "--set", args.set, "--single-cupy"]
+    # CuPy's default names each program by a fresh temporary file; its in-memory cache names none.
+    memory = {"CUPY_CACHE_IN_MEMORY": "1"} if args.cupy_in_memory else {}
+    rows = second_process_rows(
+        args, runner, argv, count,
+        lambda: dict(memory, CUPY_CACHE_DIR=str(runner.fresh_dir("cupy"))))
     described = [("alone", "CuPy alone, its cache empty", rows["alone"]),
                  ("fill", "under hipacm run, both caches empty", rows["fill"]),
                  ("served", "under hipacm run, a second process: CuPy's cache empty, hipacm's "
@@ -316,23 +324,11 @@ def jit_bench(args):
     script = runner.scratch / "jiterator_child.py"
     script.write_text(JITERATOR_CHILD, encoding="utf-8")
     argv = [str(script), str(args.kernels)]
-    rows = {rid: [] for rid in ("alone", "fill", "served")}
-    try:
-        for rnd in range(1, args.rounds + 1):
-            cache = runner.fresh_dir("cache")
-            for rid in ("alone", "fill", "served"):
-                # PyTorch's own disk cache of jiterator kernels off, so every process compiles.
-                env = {"USE_PYTORCH_KERNEL_CACHE": "0",
-                       "PYTORCH_KERNEL_CACHE_PATH": str(runner.fresh_dir("torch"))}
-                run = python_child(runner, argv, rid != "alone", cache, env)
-                stats = run["stats"]
-                want = {"fill": "compiled", "served": "hits"}.get(rid)
-                if want and run["failure"] is None and (stats is None or stats[want] < args.kernels):
-                    run["failure"] = f"--stats: {stats} (want {args.kernels} {want})"
-                rows[rid].append(run)
-                show(rnd, rid, run)
-    finally:
-        runner.close()
+    # PyTorch's own disk cache of jiterator kernels off, so that every process compiles.
+    rows = second_process_rows(
+        args, runner, argv, args.kernels,
+        lambda: {"USE_PYTORCH_KERNEL_CACHE": "0",
+                 "PYTORCH_KERNEL_CACHE_PATH": str(runner.fresh_dir("torch"))})
     described = [("alone", "PyTorch jiterator alone", rows["alone"]),
                  ("fill", "under hipacm run, cache empty", rows["fill"]),
                  ("served", "under hipacm run, a second process, cache filled", rows["served"])]
