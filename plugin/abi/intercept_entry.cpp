@@ -108,8 +108,8 @@ std::string resolved(const std::string& path) {
 // A raw NVRTC program is compiled by the NVRTC file the program called (another release makes
 // other bytes, and a pip wheel's NVRTC is not the system's): served only where that file is one
 // hipacm may load (raw_nvrtc_identity), which it then is, here for the cache key's identity and
-// in the worker for the compile.
-void require_programs_nvrtc(const hipacm_intercept_request& in, const std::string& arch) {
+// in the worker for the compile. Returns that file, resolved.
+std::string require_programs_nvrtc(const hipacm_intercept_request& in, const std::string& arch) {
   if (!backend::is_nvidia_arch(arch))
     throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "unusual arguments",
                     "an NVRTC program for '" + arch + "'"};
@@ -122,6 +122,7 @@ void require_programs_nvrtc(const hipacm_intercept_request& in, const std::strin
   if (const backend::CompilerIdentity nvrtc = backend::raw_nvrtc_identity(program_nvrtc);
       nvrtc.version.empty())
     throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "another NVRTC", nvrtc.error};
+  return program_nvrtc;
 }
 
 // NVRTC looks a quoted #include of the source up beside the program's name (a relative name: in
@@ -165,13 +166,13 @@ CompileRequest read_program(const hipacm_intercept_request& in, bool raw_nvrtc) 
   for (std::size_t i = 0; i < names.size(); ++i) r.headers.emplace_back(names[i], sources[i]);
   r.name_expressions = read_list(in.name_expressions, in.num_name_expressions, "name_expressions");
   if (raw_nvrtc) {
-    require_programs_nvrtc(in, r.arch);
+    const std::string program_nvrtc = require_programs_nvrtc(in, r.arch);
     require_no_working_directory_include(r);
     // CuPy names each program by a fresh temporary file: keyed by that name, no two processes
     // would share an entry (the log gets the program's name back, compile_into).
     if (std::string file = name_without_directory(r); !file.empty())
       r.source_name = std::move(file);
-    r.options.insert(r.options.begin(), backend::raw_nvrtc_option(resolved(in.library)));
+    r.options.insert(r.options.begin(), backend::raw_nvrtc_option(program_nvrtc));
   } else if (backend::is_raw_nvrtc(r.options)) {
     throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "unusual arguments",
                     "an option spelled as hipacm's raw NVRTC marker"};

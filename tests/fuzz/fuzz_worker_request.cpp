@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hip_backend/protocol/worker_protocol.h"
+#include "hip_backend/raw_nvrtc.h"
 #include "support/files/unique_fd.h"
 #include "tests/fuzz/fuzz_input.h"
 
@@ -33,6 +34,15 @@ void decode_in_memory(const std::uint8_t* data, std::size_t size) {
     invariant_broken("an accepted request cannot be encoded again: " + again.failure().message);
   if (again.value() != std::vector<std::uint8_t>(data, data + size))
     invariant_broken("an accepted request frame is not what the encoder writes for it");
+  // A raw NVRTC marker names the file a worker would load: only an absolute path with no NUL,
+  // and only one that the marker made for it names again.
+  const std::string file = hipacm::backend::raw_nvrtc_library(decoded->message.options);
+  if (!file.empty()) {
+    if (file.front() != '/' || file.find('\0') != std::string::npos)
+      invariant_broken("a raw NVRTC marker named a file that is no absolute path");
+    if (decoded->message.options.front() != hipacm::backend::raw_nvrtc_option(file))
+      invariant_broken("a raw NVRTC marker decodes to a file whose marker is another");
+  }
 }
 
 // The bytes as a stream, read the way the worker's serve loop reads its

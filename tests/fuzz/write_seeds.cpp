@@ -11,6 +11,7 @@
 
 #include "hip_backend/protocol/service_wire.h"
 #include "hip_backend/protocol/worker_protocol.h"
+#include "hip_backend/raw_nvrtc.h"
 #include "plugin/cache/integrity.h"
 #include "tests/fuzz/cache_row.h"
 #include "tests/fuzz/fuzz_input.h"
@@ -298,6 +299,14 @@ int main(int argc, char** argv) {
   const std::vector<std::uint8_t> second = request_frame(2, request);
   two.insert(two.end(), second.begin(), second.end());
   write(dir / "worker_request" / "two_frames", two);
+  // A CUDA program's own compile (`hipacm run`): the raw NVRTC marker names the NVRTC file.
+  CompileRequest raw;
+  raw.source = "extern \"C\" __global__ void k(float* p) { p[0] = 1; }\n";
+  raw.source_name = "kern.cu";
+  raw.arch = "sm_90";
+  raw.options = {hipacm::backend::raw_nvrtc_option("/usr/local/cuda/lib64/libnvrtc.so.13"),
+                 "-arch=sm_90"};
+  write(dir / "worker_request" / "raw_nvrtc", request_frame(3, raw));
 
   CompileResult ok;
   ok.status = HIPACM_SUCCESS;
