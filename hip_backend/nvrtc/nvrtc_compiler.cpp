@@ -196,21 +196,15 @@ CompileResult compile_with_nvrtc_api(const NvrtcApi* api, const std::string& loa
 CompileResult compile_with_nvrtc(const CompileRequest& request) {
   if (is_raw_nvrtc(request.options)) {
     // With the NVRTC file the program called, which may not be the one load_nvrtc() finds.
-    std::string load_error;
-    const NvrtcApi* api = nullptr;
-    try {
+    const auto load_programs_nvrtc = [&request]() -> Expected<const NvrtcApi*> {
       const std::string file = raw_nvrtc_library(request.options);
-      if (file.empty()) {
-        load_error = "the request's raw NVRTC marker names no file";
-      } else if (const Expected<const NvrtcApi*> loaded = load_nvrtc_file(file); loaded) {
-        api = loaded.value();
-      } else {
-        load_error = loaded.failure().message;
-      }
-    } catch (...) {
-      load_error = failure_from_current_exception("cannot load NVRTC").message;
-    }
-    return compile_with_nvrtc_api(api, load_error, request);
+      if (file.empty())
+        return Failure{HIPACM_ERROR_BACKEND_UNAVAILABLE,
+                       "the request's raw NVRTC marker names no file"};
+      return load_nvrtc_file(file);
+    };
+    return compile_with_loaded(load_programs_nvrtc, "cannot load NVRTC", compile_with_nvrtc_api,
+                               request);
   }
   announce_library();
   return compile_with_loaded(load_nvrtc, "cannot load NVRTC", compile_with_nvrtc_api, request);

@@ -280,11 +280,12 @@ CompileResult run_checked_compile(std::string_view library, const CompileRequest
   return result;
 }
 
-/// Loads a library with `load` (its table, or the failure that says why not) and compiles with
-/// `compile` against it. A loader that throws leaves the library BACKEND_UNAVAILABLE, with
-/// `load_context` ("cannot load hipRTC") before the reason.
-template <class Table>
-CompileResult compile_with_loaded(Expected<const Table*> (*load)(), std::string_view load_context,
+/// Loads a library with `load` (its table, or the failure that says why not: a function or a
+/// callable that picks the library from the request) and compiles with `compile` against it. A
+/// loader that throws leaves the library BACKEND_UNAVAILABLE, with `load_context` ("cannot load
+/// hipRTC") before the reason.
+template <class Table, class Load>
+CompileResult compile_with_loaded(Load load, std::string_view load_context,
                                   CompileResult (*compile)(const Table*, const std::string&,
                                                            const CompileRequest&),
                                   const CompileRequest& request) noexcept {
