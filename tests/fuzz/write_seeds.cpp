@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hip_backend/protocol/service_wire.h"
@@ -273,6 +274,48 @@ void write_compile_log_seeds(const fs::path& dir) {
                     "1 warning and 1 error generated when compiling for gfx90a.\n"));
 }
 
+// The CUDA program name target's layout (fuzz_nvrtc_program_name.cpp): header count, the
+// program's name, its source, the headers, the compiled and the given name, then the log.
+std::vector<std::uint8_t> program_name_case(
+    const std::string& program, const std::string& source,
+    const std::vector<std::pair<std::string, std::string>>& headers, const std::string& log) {
+  FuzzOutput out;
+  out.u8(static_cast<std::uint8_t>(headers.size()));
+  out.str(program);
+  out.str(source);
+  for (const auto& [name, header] : headers) {
+    out.str(name);
+    out.str(header);
+  }
+  out.str("kern.cu");
+  out.str(program);
+  out.raw(text(log));
+  return out.bytes();
+}
+
+// Programs named as CuPy names them, one that may lose its directory and two that keep it, with
+// NVRTC's log shapes.
+void write_program_name_seeds(const fs::path& dir) {
+  const std::string program = "/tmp/tmpk3x9q2ab/kern.cu";
+  write(dir / "temporary_path",
+        program_name_case(program,
+                          "#include \"scale.h\"\nextern \"C\" __global__ void k(float* x) "
+                          "{ x[0] = undeclared; }\n",
+                          {{"scale.h", "#define SCALE 2\n"}},
+                          "kern.cu(2): error: identifier \"undeclared\" is undefined\n"
+                          "  extern \"C\" __global__ void k(float* x) { x[0] = undeclared; }\n"
+                          "                                                ^\n\n"
+                          "1 error detected in the compilation of \"kern.cu\".\n"));
+  write(dir / "reads_its_name",
+        program_name_case(program,
+                          "#include <assert.h>\nextern \"C\" __global__ void k(int* x) "
+                          "{ assert(x); }\n",
+                          {}, "kern.cu(1): catastrophic error: cannot open source file\n"));
+  write(dir / "header_of_its_name",
+        program_name_case(program, "#include \"kern.cu\"\n", {{"kern.cu", "int x;\n"}},
+                          "  detected during instantiation of \"f<T>\" at line 3 of kern.cu\n"));
+}
+
 }  // namespace
 
 // write_seeds CORPUS_DIR ELF KEY: ELF is a small gfx90a code object defining
@@ -373,5 +416,6 @@ int main(int argc, char** argv) {
   write_cluster_seeds(dir / "cluster_message", elf, key, lowered);
   write_service_seeds(dir / "service_message");
   write_compile_log_seeds(dir / "compile_log_paths");
+  write_program_name_seeds(dir / "nvrtc_program_name");
   return 0;
 }
