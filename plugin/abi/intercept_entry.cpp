@@ -228,6 +228,8 @@ std::shared_ptr<backend::Compiler> compiler_for(const std::string& arch) {
   if (auto found = compilers->find(arch)) return found;
   ModeConfig config;
   config.arch = arch;
+  // Every NVIDIA request here is a program's own NVRTC compile, made with that program's NVRTC.
+  config.nvidia_arch_judged_by_program = true;
   std::shared_ptr<backend::Compiler> made;
   try {
     config.isolation = resolve_isolation(HIPACM_ISOLATION_AUTO);

@@ -12,6 +12,7 @@
 #include "hip_backend/device/device_arch.h"
 #include "hip_backend/dispatch/arch_validation.h"
 #include "hip_backend/pool/prestart_setting.h"
+#include "hip_backend/target_arch.h"
 #include "plugin/cache/library_fact_memo.h"
 #include "support/settings.h"
 #include "support/status_error.h"
@@ -37,7 +38,7 @@ unsigned resolve_prestart_workers(unsigned max_workers) {
 }
 
 std::string resolve_arch(const std::optional<std::string>& requested,
-                         backend::LibraryFactMemo* memo) {
+                         backend::LibraryFactMemo* memo, bool nvidia_arch_judged_by_program) {
   std::string arch;
   if (requested) {
     arch = *requested;
@@ -50,6 +51,7 @@ std::string resolve_arch(const std::optional<std::string>& requested,
     if (!found) throw StatusError(HIPACM_ERROR_BACKEND_UNAVAILABLE, found.failure().message);
     arch = std::move(found).value();
   }
+  if (nvidia_arch_judged_by_program && backend::is_nvidia_arch(arch)) return arch;
   if (const Expected<void> valid = backend::validate_arch(arch, memo); !valid)
     throw StatusError(valid.failure().status, valid.failure().message);
   return arch;
@@ -106,7 +108,7 @@ ModeSettings resolve_mode_settings(const ModeConfig& config) {
   // cache the runtime directory does, so that a host whose workers compile
   // does not load the compiler only to check its arch.
   const std::shared_ptr<backend::LibraryFactMemo> memo = cache::fact_memo_for(s.cache);
-  s.arch = resolve_arch(config.arch, memo.get());
+  s.arch = resolve_arch(config.arch, memo.get(), config.nvidia_arch_judged_by_program);
   return s;
 }
 

@@ -29,6 +29,9 @@ struct ModeConfig {
   std::int32_t cache_policy = HIPACM_CACHE_DEFAULT;
   std::int32_t load_device = HIPACM_LOAD_NONE;
   bool cache_failures = false;  ///< the negative cache (hipacm_mode_config.cache_failures)
+  /// An NVIDIA arch is left to the NVRTC of the program whose compiles are served (`hipacm run`):
+  /// it may know archs that hipacm's own NVRTC does not, or hipacm may find none of its own.
+  bool nvidia_arch_judged_by_program = false;
 };
 
 struct ModeSettings {
@@ -62,9 +65,11 @@ ModeSettings resolve_mode_settings(const ModeConfig& config);
 std::int32_t resolve_isolation(std::int32_t requested);
 
 /// The arch a mode or hipacm_compile uses: `requested` if given, else
-/// $HIPACM_ARCH, else the device's; validated against the compiler's list.
-/// `memo` may supply the list and hipRTC's identity (library_facts.h).
+/// $HIPACM_ARCH, else the device's; validated against the compiler's list, except an NVIDIA arch
+/// with `nvidia_arch_judged_by_program` (ModeConfig's). `memo` may supply the list and hipRTC's
+/// identity (library_facts.h).
 std::string resolve_arch(const std::optional<std::string>& requested,
-                         backend::LibraryFactMemo* memo = nullptr);
+                         backend::LibraryFactMemo* memo = nullptr,
+                         bool nvidia_arch_judged_by_program = false);
 
 }  // namespace hipacm

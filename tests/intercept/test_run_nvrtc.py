@@ -152,6 +152,20 @@ def test_a_libnvrtc_that_is_not_hipacms_is_served_with_that_library(cli, shim, p
     assert (stats_of(err)["hits"], stats_of(err)["compiled"]) == (0, 5)
 
 
+def test_served_where_hipacm_finds_no_nvrtc_of_its_own(cli, shim, plain, env, tmp_path):
+    # hipacm's own NVRTC search finds nothing (a pip wheel's NVRTC on a machine without CUDA): the
+    # program's NVRTC compiles and judges the arch, so its compiles are served all the same.
+    copy = nvrtc_file_copy(tmp_path)
+    env = dict(env, HIPACM_NVRTC_LIBRARY=str(tmp_path / "missing" / "libnvrtc.so.13"))
+    dump, err = run_client(cli, env, "dlopen", "--library", str(copy))
+    assert dump == plain
+    stats = stats_of(err)
+    assert (stats["compiles"], stats["compiled"], stats["failed"]) == (10, 5, 2), stats
+    dump, err = run_client(cli, env, "dlopen", "--library", str(copy))
+    assert dump == plain
+    assert stats_of(err)["hits"] == 5
+
+
 def test_an_nvrtc_file_others_can_change_passes_through(cli, shim, plain, env, tmp_path):
     # A worker would run code that another user can replace: NVRTC compiles in the program.
     copy = nvrtc_file_copy(tmp_path, writable_by_others=True)
@@ -251,14 +265,14 @@ def test_nvrtc_12_programs_match_plain(cli, shim, env):
         assert "compile NVRTC_ERROR_COMPILATION(6)" in plain
         dump, err = run_client(cli, env12, kind, "--library", "libnvrtc.so.12")
         assert dump == plain
-        # The program with no arch option passes through on NVRTC 12: filed under its lowest
-        # arch (compute_50), which hipacm's own NVRTC 13 does not know.
+        # Served, the program with no arch option included: it is filed under NVRTC 12's lowest
+        # arch (compute_50), which NVRTC 12 judges, not hipacm's own NVRTC 13 (which lacks it).
         cold = stats_of(err)
         assert (cold["compiles"], cold["failed"]) == (10, 2), cold
-        assert cold["compiled"] + cold["hits"] == 4, cold
+        assert cold["compiled"] + cold["hits"] == 5, cold
         dump, err = run_client(cli, env12, kind, "--library", "libnvrtc.so.12")
         assert dump == plain
-        assert stats_of(err)["hits"] == 4
+        assert stats_of(err)["hits"] == 5
 
 
 def test_recorded_run_warms_another_cache(cli, shim, plain, env, tmp_path):
