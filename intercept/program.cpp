@@ -222,11 +222,9 @@ RtcResult serve_compile(Program* p) {
   request.num_name_expressions = expressions.size();
   request.name_expressions = expressions.data();
   request.arch = arch.c_str();
-  const std::string library = p->api->rtc == Rtc::kNvrtc ? library_file(*p) : "";
-  if (p->api->rtc == Rtc::kNvrtc) {
-    request.flags = HIPACM_INTERCEPT_RAW_NVRTC;
-    request.library = library.c_str();
-  }
+  const std::string library = library_file(*p);
+  if (!library.empty()) request.library = library.c_str();
+  if (p->api->rtc == Rtc::kNvrtc) request.flags = HIPACM_INTERCEPT_RAW_NVRTC;
   // NVRTC makes PTX for a virtual arch (compute_XX), a CUBIN (and PTX) for a real one (sm_XX).
   p->served_output = p->api->rtc == Rtc::kHiprtc  ? kHipCode
                      : arch.substr(0, 3) == "sm_" ? kCubin

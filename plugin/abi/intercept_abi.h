@@ -36,8 +36,9 @@ typedef struct hipacm_intercept_request {
   /* Appended later; read only when struct_size covers them (a shim of an older layout sends a
    * hipRTC request). */
   unsigned flags; /* HIPACM_INTERCEPT_* request flags */
-  /* HIPACM_INTERCEPT_RAW_NVRTC: the file of the program's NVRTC (served only when it is the one
-   * hipacm compiles with). */
+  /* The file of the library whose calls the program made, or NULL when unknown. NVRTC
+   * (HIPACM_INTERCEPT_RAW_NVRTC): a worker compiles with it. hipRTC: served only when it is the
+   * file hipacm compiles with. */
   const char* library;
 } hipacm_intercept_request;
 

@@ -125,6 +125,26 @@ std::string require_programs_nvrtc(const hipacm_intercept_request& in, const std
   return program_nvrtc;
 }
 
+// A hipRTC program is compiled by the hipRTC hipacm loads (its workers' and its cache key's): a
+// program that calls another file (another ROCm install beside it) would get another release's
+// bytes and log, so its compiles are its own. Unknown (a shim that does not say): served.
+void require_hipacms_hiprtc(const hipacm_intercept_request& in, const std::string& arch) {
+  if (in.struct_size < sizeof(hipacm_intercept_request) || in.library == nullptr) return;
+  const backend::CompilerDescription hipacms = backend::describe_compiler_for(arch);
+  // No hipRTC of hipacm's own: the compile step says so, as for any program.
+  if (!hipacms.available) return;
+  struct stat program {
+  }, own{};
+  if (::stat(in.library, &program) == 0 && ::stat(hipacms.library_path.c_str(), &own) == 0 &&
+      program.st_dev == own.st_dev && program.st_ino == own.st_ino)
+    return;
+  throw NotServed{HIPACM_INTERCEPT_PASSTHROUGH, "another hipRTC",
+                  "the program calls hipRTC in " + std::string(in.library) +
+                      ", hipacm compiles with " + hipacms.library_path + " (set " +
+                      settings::name(settings::Id::kHiprtcLibrary) +
+                      " to the program's file to serve it)"};
+}
+
 // NVRTC looks a quoted #include of the source up beside the program's name (a relative name: in
 // the working directory) before the -I directories, and a worker compiles elsewhere: a program
 // that includes such a file is NVRTC's own. (The cache's include scan follows -I only.)
@@ -349,6 +369,7 @@ void compile_into(const hipacm_intercept_request* request, Answer* answer) {
     const bool raw_nvrtc = request->struct_size >= sizeof(hipacm_intercept_request) &&
                            (request->flags & HIPACM_INTERCEPT_RAW_NVRTC) != 0;
     const CompileRequest compile_request = read_program(*request, raw_nvrtc);
+    if (!raw_nvrtc) require_hipacms_hiprtc(*request, compile_request.arch);
     std::shared_ptr<backend::Compiler> compiler = compiler_for(compile_request.arch);
     record_request(compile_request);
     fill_served(compiler->compile(compile_request), answer);

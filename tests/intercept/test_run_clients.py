@@ -4,6 +4,9 @@
 # through, failure logs included; --stats counts what happened.
 import json
 import re
+import shutil
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +22,21 @@ SMALL = ["--only", "kernels/", "--only", "MS_OP_ID=2 -DUSE_FWD=1", "--only", "US
 # failure again in every process, which would make each of the 50 runs a compile).
 REPEATED = ["--only", "templated", "--only", "MS_OP_ID=2 -DUSE_FWD=1", "--only",
             "USE_PRNG -DRUN", "--only", "MLO_POOLING_OP_ID=1"]
+
+
+# Prints the file the dynamic linker gives a process for hipRTC 5's soname (a ROCm root's own
+# libamdhip64.so.5 where the tests run in one).
+FIND_HIPRTC = """
+import ctypes, ctypes.util
+class LinkMap(ctypes.Structure):
+    _fields_ = [("addr", ctypes.c_void_p), ("name", ctypes.c_char_p)]
+lib = ctypes.CDLL("libamdhip64.so.5")
+dl = ctypes.CDLL("libdl.so.2")
+info = ctypes.POINTER(LinkMap)()
+dl.dlinfo(ctypes.c_void_p(lib._handle), 2, ctypes.byref(info))
+import os
+print(os.path.realpath(info.contents.name.decode()))
+"""
 
 
 def stats_of(stderr):
@@ -183,3 +201,24 @@ def test_a_program_that_forks_after_compiling_is_served_in_both(cli, shim, env, 
     stats = stats_of(err)
     assert (stats["compiles"], stats["hits"] + stats["compiled"]) == (4, 4)
     assert stats["hits"] >= 2  # the child's, at least
+
+
+def test_a_program_calling_another_hiprtc_file_passes_through(cli, shim, plain, env, tmp_path):
+    # The program loads hipRTC from a file hipacm does not compile with (another ROCm install's,
+    # here a copy): another release would give other bytes, so its compiles are its own.
+    system = Path(run([sys.executable, "-c", FIND_HIPRTC], env).stdout.strip())
+    assert system.is_file(), system
+    copy = tmp_path / "rocm-other" / system.name
+    copy.parent.mkdir()
+    shutil.copyfile(system, copy)
+    own = dict(env, HIPACM_HIPRTC_LIBRARY=str(system))
+    dump, err = run_client(cli, own, "dlopen", "--library", str(copy), *SMALL)
+    reference, _ = run_client(None, env, "dlopen", *SMALL)
+    assert dump == reference
+    stats = stats_of(err)
+    assert stats["passed_through"] == stats["compiles"] > 0, stats
+    assert stats["reasons"] == f"another hipRTC x{stats['compiles']}", stats
+    # The file hipacm compiles with is served, whichever name the program loads it by.
+    dump, err = run_client(cli, own, "dlopen", "--library", str(system), *SMALL)
+    assert dump == reference
+    assert stats_of(err)["passed_through"] == 0
