@@ -147,3 +147,36 @@ def test_a_service_that_cannot_start_leaves_compiles_to_spawned_workers(run, bac
         # ... and an info-level one shows, once.
         assert r.err.count("the compile service cannot be used") == 1
         assert "not a directory" in r.err
+
+
+def test_a_pch_that_a_hosts_last_compile_started_is_finished_after_it_leaves(run, backend_usable,
+                                                                             tmp_path):
+    # A one-kernel warmup exits as soon as its compile is back, while the worker has only begun
+    # the runtime-header PCH for the kernel's options: the service's worker finishes it for the
+    # processes after it instead of killing it with the session (which left the options of
+    # whatever a program compiles last without a PCH for good).
+    runtime = tmp_path / "run"
+    env = {"HIPACM_COMPILE_SERVICE": None, "HIPACM_ISOLATION": "service=on",
+           "HIPACM_RUNTIME_DIR": str(runtime), "HIPACM_CACHE": "off",
+           "HIPACM_IDLE_MS": ",60000", "HIPACM_HIPRTC_PCH": None}
+    doctor = checks_by_name(run("doctor", "--json", env=env).json())["worker"]
+    if not doctor["details"]["found"]:
+        pytest.skip("no hipacm-worker beside the tool")
+    r = run("warmup", "--arch", "gfx90a", "--jobs", "1", EXAMPLES / "saxpy.hip", env=env)
+    assert r.rc == 0, r.err
+    pid = checks_by_name(run("doctor", "--json", env=env).json())["worker"]["details"][
+        "compile_service_pid"]
+    assert isinstance(pid, int) and pid > 0
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            details = checks_by_name(run("doctor", "--json", env=env).json())["worker"]["details"]
+            settled = details["hiprtc_pch_ready"] + details["hiprtc_pch_refused"]
+            if settled or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        # Published, or refused with its reason by a hipRTC that cannot use one: settled either way.
+        assert settled == 1, f"no PCH was finished for the host's last compile: {r.err}"
+    finally:
+        os.kill(pid, signal.SIGTERM)
+    assert gone(pid)

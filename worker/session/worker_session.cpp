@@ -228,7 +228,19 @@ long session_delay_ms(const std::vector<WorkerFault>& faults, WorkerFault::Kind 
   return 0;
 }
 
-int serve(int fd, const std::vector<WorkerFault>& faults, const std::string& temp_dir) {
+/// How long a compile service's worker whose host has gone finishes the runtime-header PCH that
+/// one of its compiles started, before it goes back to the service.
+constexpr long kBuildAfterHostMs = 10000;
+
+/// Waits for `building` to finish, at most `limit_ms`; one still running then is killed.
+void finish_build(std::optional<hipacm::backend::PchBuild>* building, long limit_ms) {
+  for (long waited = 0; *building && !(*building)->finished() && waited < limit_ms; waited += 10)
+    sleep_ms(10);
+  building->reset();
+}
+
+int serve(int fd, const std::vector<WorkerFault>& faults, const std::string& temp_dir,
+          bool service_worker) {
   const bool empty_temp_dir = owns_temp_dir(temp_dir);
   wire::FrameHeader header;
   std::vector<std::uint8_t> payload;
@@ -252,6 +264,10 @@ int serve(int fd, const std::vector<WorkerFault>& faults, const std::string& tem
     switch (read.status) {
       case wire::ReadStatus::kEof:
         sleep_ms(session_delay_ms(faults, WorkerFault::Kind::kSlowExit));
+        // A PCH started by a host's last compiles is for the hosts after it: killed here, it
+        // would be started again, and lost again, by every process that compiles its key last.
+        // A service worker's host no longer waits for it; a pool worker's host reaps it now.
+        if (service_worker) finish_build(&building, kBuildAfterHostMs);
         // The host is done with us; a worker of the compile service goes back to it on 0 only.
         return retire ? wire::kWorkerExitRetired : 0;
       case wire::ReadStatus::kError:
@@ -333,7 +349,8 @@ int run_worker_session(int socket_fd, pid_t parent, const std::string& temp_dir)
   std::vector<WorkerFault> faults;
   if (!load_faults(&faults)) return wire::kWorkerExitUsage;
   sleep_ms(session_delay_ms(faults, WorkerFault::Kind::kSlowStart));
-  return serve(socket_fd, faults, temp_dir);
+  // A worker of the compile service has no parent to watch: the service owns it.
+  return serve(socket_fd, faults, temp_dir, parent == 0);
 }
 
 }  // namespace hipacm::backend
