@@ -228,14 +228,20 @@ CompileResult compile_with_store(const CompileRequest& request, const std::strin
     return plain;
   }
   CompileResult plain = compile_here(request);
-  // A kernel that does not compile proves nothing about a PCH, nor does one with name
-  // expressions: hipRTC 6.4 and 7.2 order the variables behind them differently from one
-  // compile to the next.
-  if (plain.status != HIPACM_SUCCESS || !request.name_expressions.empty() || store.refused(key))
-    return plain;
+  // A kernel that does not compile proves nothing about a PCH.
+  if (plain.status != HIPACM_SUCCESS || store.refused(key)) return plain;
   try {
-    if (Expected<RuntimeHeaderPchStore::Claim> claim = store.claim(key))
-      pending->emplace(PendingPchBuild{request, plain, std::move(claim).value()});
+    if (Expected<RuntimeHeaderPchStore::Claim> claim = store.claim(key)) {
+      PendingPchBuild build{request, plain, std::move(claim).value()};
+      if (!request.name_expressions.empty()) {
+        // hipRTC 6.4 and 7.2 order the variables behind name expressions differently from one
+        // compile to the next: the PCH is checked on the source alone, which the build compiles
+        // plainly too. (The key is the arch and options: the names are no part of it.)
+        build.request.name_expressions.clear();
+        build.plain.reset();
+      }
+      pending->emplace(std::move(build));
+    }
   } catch (...) {
     // No build this time: the compile is made, and a later one may claim the key.
   }
@@ -273,6 +279,17 @@ PchBuild::PchBuild(PendingPchBuild build) : build_(std::move(build)) {
   if (Expected<void> staged = claim.make_staging_dir(); !staged) {
     say("not built for " + build_.request.arch + ": " + staged.failure().message);
     return;  // not a verdict on the PCH: the claim goes, and a later compile tries again
+  }
+  if (!build_.plain) {
+    // In the staging directory while it is still empty: a plain compile's working directory.
+    std::optional<CompileResult> plain = compile_in(claim.staging_dir(), build_.request);
+    if (!plain || plain->status != HIPACM_SUCCESS) {
+      if (plain)
+        say("not built for " + build_.request.arch + ": " + build_.request.source_name +
+            " does not compile without its name expressions");
+      return;  // nothing to check the PCH on: the claim goes
+    }
+    build_.plain = std::move(plain);
   }
   // Does this hipRTC load a PCH from the working directory at all? With a decoy there, a kernel
   // that compiles must fail: quickly where it is loaded, so the check costs little where the
@@ -338,7 +355,7 @@ void PchBuild::conclude(int status) {
   // The kernel again, here, with the PCH: the one compile a build costs this worker's time.
   const std::optional<CompileResult> with_pch = compile_in(claim.staging_dir(), build_.request);
   if (!with_pch) return;  // not a verdict on the PCH
-  if (!same_outcome(build_.plain, *with_pch)) {
+  if (!same_outcome(*build_.plain, *with_pch)) {
     claim.refuse("a compile with the PCH differed from the plain compile");
     say("refused for " + build_.request.arch + ": its compile of " + build_.request.source_name +
         " differed from the plain compile");

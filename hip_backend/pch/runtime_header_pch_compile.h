@@ -14,8 +14,10 @@ namespace hipacm::backend {
 
 /// The build of a key's PCH, which waits until its first compile's result has been sent.
 struct PendingPchBuild {
-  CompileRequest request;
-  CompileResult plain;  ///< the plain compile's result, which the PCH's must equal
+  CompileRequest request;  ///< the compile the PCH is checked on
+  /// The plain compile's result, which the PCH's must equal; nullopt when the build makes it
+  /// (a first compile with name expressions, checked on its source without them).
+  std::optional<CompileResult> plain;
   RuntimeHeaderPchStore::Claim claim;
 };
 
@@ -27,9 +29,10 @@ struct PendingPchBuild {
 /// directory for its key, where clang's driver loads the PCH in place of that parse. Keys cover
 /// the toolchain, the arch and every option, so a PCH serves only the compiles it was built for.
 /// The rules:
-///  - the first compile of a key is plain. When it passes (and has no name expressions, which
-///    hipRTC 6.4 and 7.2 lower in a changing order), this process claims the key and *pending
-///    gets its build, to start once the result is sent (PchBuild);
+///  - the first compile of a key is plain. When it passes, this process claims the key and
+///    *pending gets its build, to start once the result is sent (PchBuild). A compile with name
+///    expressions, which hipRTC 6.4 and 7.2 lower in a changing order (two compiles of it are
+///    never compared), has its PCH checked on its source without them;
 ///  - a compile that fails with a PCH is compiled again without one; when that passes, the PCH
 ///    is removed and the plain result returned. So a PCH never turns a valid program away;
 ///  - with HIPACM_HIPRTC_PCH=check, every compile with a PCH is made plainly too, the plain
@@ -48,7 +51,8 @@ CompileResult compile_in_worker(const CompileRequest& request,
 /// goes on serving. When it is done, the worker compiles the kernel with it, between two
 /// requests, and publishes the PCH only when that result equals the plain one byte for byte
 /// (code, lowered names, log); otherwise the key is refused for good. The two compiles of the
-/// worker's own are the only time a host's next request can wait on a build.
+/// worker's own (three for a source whose names were taken out: its plain compile too) are the
+/// only time a host's next request can wait on a build.
 class PchBuild {
  public:
   /// Starts the helper; a build that cannot start lets its claim go (a later compile retries).

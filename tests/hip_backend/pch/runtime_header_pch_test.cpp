@@ -179,6 +179,29 @@ TEST_F(RuntimeHeaderPch, WorkersServeThePchAndMatchThePlainCompileByteForByte) {
   EXPECT_EQ(ready_keys().size(), 1u) << "one key, one PCH";
 }
 
+TEST_F(RuntimeHeaderPch, AKeyFirstCompiledWithNameExpressionsGetsItsPchToo) {
+  // A templated kernel whose names are all a program ever asks for under its options: its key
+  // is built and checked on the source without the names, then serves compiles with them.
+  WorkerCompiler workers(kWorkerPath, 1, 0);
+  const std::string source =
+      "template <typename T, int N> __global__ void scale(T* x) { x[threadIdx.x] *= N; }\n";
+  CompileRequest templated = make_request(source, "scale.hip");
+  templated.options = {"-O3", "-DONLY_TEMPLATES=1"};
+  templated.name_expressions = {"scale<float, 2>", "scale<int, 3>"};
+  EXPECT_EQ(expect_same_as_plain(workers, templated).lowered_names.size(), 2u);
+  std::string why;
+  if (!pch_published(&why)) GTEST_SKIP() << why;
+  EXPECT_EQ(ready_keys()[0], key_for(templated));
+  CompileRequest other = make_request(source + "// another program\n", "scale2.hip");
+  other.options = templated.options;
+  other.name_expressions = {"scale<double, 4>"};
+  EXPECT_EQ(expect_same_as_plain(workers, other).lowered_names.size(), 1u);
+  CompileRequest plain_kernel = make_request(kernel_source(3));
+  plain_kernel.options = templated.options;
+  expect_gfx90a_kernel(expect_same_as_plain(workers, plain_kernel), "k3");
+  EXPECT_EQ(ready_keys().size(), 1u);
+}
+
 TEST_F(RuntimeHeaderPch, APchThatFailsIsRemovedAndThePlainCompileAnswers) {
   WorkerCompiler workers(kWorkerPath, 1, 0);
   expect_same_as_plain(workers, make_request(kernel_source(1)));
