@@ -5,7 +5,6 @@
 import json
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,21 +21,6 @@ SMALL = ["--only", "kernels/", "--only", "MS_OP_ID=2 -DUSE_FWD=1", "--only", "US
 # failure again in every process, which would make each of the 50 runs a compile).
 REPEATED = ["--only", "templated", "--only", "MS_OP_ID=2 -DUSE_FWD=1", "--only",
             "USE_PRNG -DRUN", "--only", "MLO_POOLING_OP_ID=1"]
-
-
-# Prints the file the dynamic linker gives a process for hipRTC 5's soname (a ROCm root's own
-# libamdhip64.so.5 where the tests run in one).
-FIND_HIPRTC = """
-import ctypes, ctypes.util
-class LinkMap(ctypes.Structure):
-    _fields_ = [("addr", ctypes.c_void_p), ("name", ctypes.c_char_p)]
-lib = ctypes.CDLL("libamdhip64.so.5")
-dl = ctypes.CDLL("libdl.so.2")
-info = ctypes.POINTER(LinkMap)()
-dl.dlinfo(ctypes.c_void_p(lib._handle), 2, ctypes.byref(info))
-import os
-print(os.path.realpath(info.contents.name.decode()))
-"""
 
 
 def stats_of(stderr):
@@ -206,7 +190,8 @@ def test_a_program_that_forks_after_compiling_is_served_in_both(cli, shim, env, 
 def test_a_program_calling_another_hiprtc_file_passes_through(cli, shim, plain, env, tmp_path):
     # The program loads hipRTC from a file hipacm does not compile with (another ROCm install's,
     # here a copy): another release would give other bytes, so its compiles are its own.
-    system = Path(run([sys.executable, "-c", FIND_HIPRTC], env).stdout.strip())
+    doctor = json.loads(run([cli, "doctor", "--json"], env).stdout)
+    system = Path(next(c for c in doctor["checks"] if c["name"] == "hiprtc")["details"]["path"])
     assert system.is_file(), system
     copy = tmp_path / "rocm-other" / system.name
     copy.parent.mkdir()
