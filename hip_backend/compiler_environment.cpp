@@ -16,8 +16,8 @@ const std::vector<CompilerVariable>& compiler_variables() {
   using U = CompilerVariableUse;
   // Read by clang's driver inside hipRTC (comgr) and by NVRTC's front end: include search lists
   // (CPATH and CPLUS_INCLUDE_PATH reach a hipRTC 5.2 compile), the installation and device
-  // libraries the driver picks, the date macros, and the variables through which the driver or
-  // hipRTC append arguments of their own.
+  // libraries the driver picks, the date macros, comgr's cache switch, and the variables through
+  // which the driver or hipRTC append arguments of their own.
   static const std::vector<CompilerVariable> table = {
       {"CPATH", U::kIncludePath},
       {"CPLUS_INCLUDE_PATH", U::kIncludePath},
@@ -29,6 +29,9 @@ const std::vector<CompilerVariable>& compiler_variables() {
       {"HIP_DEVICE_LIB_PATH", U::kKeyed},
       {"HIP_CLANG_PATH", U::kKeyed},
       {"SOURCE_DATE_EPOCH", U::kKeyed},
+      // comgr 7.x's cache switch changes how it compiles (comgr_cache_policy.h): the logs, and
+      // objects built with -g. Workers take the host's setting when they start.
+      {"AMD_COMGR_CACHE", U::kKeyed},
       {"COMPILER_PATH", U::kOpaque},
       {"CCC_OVERRIDE_OPTIONS", U::kOpaque},
       {"HIPRTC_COMPILE_OPTIONS_APPEND", U::kOpaque},

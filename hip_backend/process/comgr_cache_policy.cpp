@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// comgr_cache_policy.cpp - comgr's own on-disk cache is off in hipacm-worker unless the user chose
-// it.
+// comgr_cache_policy.cpp - hipacm-worker compiles as comgr does by default, but comgr's own
+// on-disk cache holds nothing unless the user chose it.
 #include "hip_backend/process/comgr_cache_policy.h"
 
 #include "support/environment.h"
@@ -14,10 +14,12 @@ bool comgr_cache_chosen_by_user() {
 
 void apply_comgr_cache_policy(std::vector<std::string>* env, bool chosen_by_user) {
   if (chosen_by_user) return;
-  const std::string prefix = std::string(kComgrCacheVariable) + "=";
   // getenv returns the first of duplicate entries: none may stay beside ours.
-  std::erase_if(*env, [&](const std::string& entry) { return entry.starts_with(prefix); });
-  env->push_back(prefix + "0");
+  for (const char* name : {kComgrCacheVariable, kComgrCacheDirVariable}) {
+    const std::string prefix = std::string(name) + "=";
+    std::erase_if(*env, [&](const std::string& entry) { return entry.starts_with(prefix); });
+  }
+  env->push_back(std::string(kComgrCacheDirVariable) + "=" + kComgrUnwritableCacheDir);
 }
 
 }  // namespace hipacm::backend

@@ -8,9 +8,10 @@
 # Exit status: 0 passed; 1 failed; 77 skipped, because the comgr found here keeps no cache of its
 # own even when asked to (comgr before 7.0, as in ROCm 5.x), so there is nothing to check.
 #
-# comgr 7.x caches compile steps in ~/.cache/comgr unless AMD_COMGR_CACHE=0. hipacm's workers run
-# with it off unless the user set AMD_COMGR_CACHE or AMD_COMGR_CACHE_DIR. The check runs with a
-# scratch HOME and none of comgr's variables set:
+# comgr 7.x caches compile steps in ~/.cache/comgr unless AMD_COMGR_CACHE=0. hipacm's workers keep
+# it on (comgr 7.2 compiles differently with it off) but point it at a directory that cannot exist,
+# unless the user set AMD_COMGR_CACHE or AMD_COMGR_CACHE_DIR. The check runs with a scratch HOME
+# and none of comgr's variables set:
 #  1. control: one kernel with AMD_COMGR_CACHE_DIR set must leave entries in that directory (the
 #     user's choice passes through to the workers, and proves this comgr can cache at all);
 #  2. the whole warm-up, for two archs, with nothing set must leave no comgr directory and no

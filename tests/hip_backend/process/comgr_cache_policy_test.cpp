@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-// comgr_cache_policy_test.cpp - workers run with comgr's own cache off unless the user chose it.
+// comgr_cache_policy_test.cpp - workers compile as comgr does by default, with comgr's own cache
+// pointed where nothing can be kept, unless the user chose it.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
@@ -63,16 +65,25 @@ std::vector<std::string> worker_environment_with(std::optional<std::string> cach
 
 using Entries = std::vector<std::string>;
 
-TEST(ComgrCachePolicy, AWorkerRunsWithComgrsCacheOffByDefault) {
+const Entries kUnwritableDir = {std::string("AMD_COMGR_CACHE_DIR=") +
+                                backend::kComgrUnwritableCacheDir};
+
+TEST(ComgrCachePolicy, AWorkerKeepsComgrsDefaultSwitchWithADirectoryThatCannotExist) {
   const Entries env = worker_environment_with(std::nullopt, std::nullopt);
-  EXPECT_EQ(entries_for(env, "AMD_COMGR_CACHE"), Entries{"AMD_COMGR_CACHE=0"});
-  EXPECT_TRUE(entries_for(env, "AMD_COMGR_CACHE_DIR").empty());
+  // Unset, as in a program whose own hipRTC compiles: comgr 7.2 then preprocesses first, and its
+  // logs quote the expanded lines.
+  EXPECT_TRUE(entries_for(env, "AMD_COMGR_CACHE").empty());
+  EXPECT_EQ(entries_for(env, "AMD_COMGR_CACHE_DIR"), kUnwritableDir);
+  std::error_code ec;
+  EXPECT_FALSE(std::filesystem::create_directories(backend::kComgrUnwritableCacheDir, ec));
+  EXPECT_TRUE(ec) << "a cache directory that can be made could hold another user's entries";
 }
 
 TEST(ComgrCachePolicy, AnEmptySettingCountsAsUnsetAndIsReplaced) {
   // comgr reads an empty AMD_COMGR_CACHE as "on"; hipacm reads it as unset.
   const Entries env = worker_environment_with("", "");
-  EXPECT_EQ(entries_for(env, "AMD_COMGR_CACHE"), Entries{"AMD_COMGR_CACHE=0"});
+  EXPECT_TRUE(entries_for(env, "AMD_COMGR_CACHE").empty());
+  EXPECT_EQ(entries_for(env, "AMD_COMGR_CACHE_DIR"), kUnwritableDir);
 }
 
 TEST(ComgrCachePolicy, TheUsersAmdComgrCachePassesThroughUntouched) {
@@ -112,14 +123,14 @@ TEST(ComgrCachePolicy, TheUsersChoiceIsReadFromEitherVariable) {
   }
 }
 
-TEST(ComgrCachePolicy, WithoutAChoiceEveryOtherSettingGivesWayToOff) {
+TEST(ComgrCachePolicy, WithoutAChoiceEveryOtherSettingGivesWayToTheUnwritableDirectory) {
   // What a privileged host's worker would otherwise inherit: a value that
   // environment_value() ignored, listed twice.
   Entries env = {"PATH=/bin", "AMD_COMGR_CACHE=1", "AMD_COMGR_CACHE_POLICY=prune_after=1h",
                  "AMD_COMGR_CACHE=", "AMD_COMGR_CACHE_DIR=/elsewhere"};
   apply_comgr_cache_policy(&env, false);
-  EXPECT_EQ(env, (Entries{"PATH=/bin", "AMD_COMGR_CACHE_POLICY=prune_after=1h",
-                          "AMD_COMGR_CACHE_DIR=/elsewhere", "AMD_COMGR_CACHE=0"}));
+  EXPECT_EQ(
+      env, (Entries{"PATH=/bin", "AMD_COMGR_CACHE_POLICY=prune_after=1h", kUnwritableDir.front()}));
 }
 
 TEST(ComgrCachePolicy, AChoiceLeavesTheEnvironmentExactlyAsItWas) {

@@ -1,0 +1,3 @@
+#include "sub/b.h"
+__device__ int a_fn() { return undeclared_a; }
+#warning hello from a

@@ -1,0 +1,1 @@
+#warning d+x@1.h:3 in a header

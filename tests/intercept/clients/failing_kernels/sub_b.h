@@ -1,0 +1,2 @@
+#pragma once
+__device__ int b_fn() { return undeclared_b; }
