@@ -269,19 +269,39 @@ root_comgr_cache() {
   esac
 }
 
-# An unmodified program under `hipacm run`: the intercept tests' dlopen client, loading the root's
-# libhiprtc.so.N by soname, over the MIOpen-style fixtures. Two plain runs must agree (the
-# library's own determinism); a cold run under hipacm run (compiled in hipacm's workers) and a
-# fresh process served from its cache must each equal them, and the second run's --stats must say
-# every compile was a cache hit. (The suite's intercept tests run on this machine's ROCm 5.2.3.
+# Unmodified programs under `hipacm run`, over the MIOpen-style fixtures: the intercept tests'
+# dlopen client, loading the root's libhiprtc.so.N by soname, and their linked client, linked here
+# against that file as a program built for this ROCm would be (its hipRTC calls are the same C
+# API). For each, two plain runs must agree (the library's own determinism); a cold run under
+# hipacm run (compiled in hipacm's workers) and a fresh process served from its cache must each
+# equal them, and the second run's --stats must say every compile was a cache hit. Then the
+# failure logs (root_run_failures). (The suite's intercept tests run on this machine's ROCm 5.2.3.
 # Under hipRTC 6.4 and 7.2 the code object of a program with name expressions depends on what the
 # process compiled before it, so plain runs of two programs differ too: the fixtures without name
 # expressions are compared here.)
 root_run() {
-  local root=$1 release=${1#rocm-} dir=$out/$1/run kind
+  local root=$1 release=${1#rocm-} kind
   local soname=libhiprtc.so.${release%%.*}
-  local client=("$build/tests/intercept/hipacm_intercept_dlopen_client" --library "$soname"
-    --only tensor_ops --only dropout --only pooling "$repo/tests/fixtures/miopen_style/manifest.json")
+  local linked=$out/$root/hipacm_intercept_linked_client
+  if ! c++ -o "$linked" "$build/tests/intercept/libhipacm_intercept_linked_client_main.a" \
+    "$build/tests/intercept/libhipacm_intercept_client_common.a" \
+    "$ROCM_ROOTS_DIR/$root/usr/lib/x86_64-linux-gnu/$soname" -lnettle -pthread \
+    -Wl,--allow-shlib-undefined >"$out/$root/linked-client.log" 2>&1; then
+    problems+=("$root: the linked client did not link against $soname (log: $out/$root/linked-client.log)")
+    linked=/nonexistent
+  fi
+  root_run_client "$root" "$soname" dlopen \
+    "$build/tests/intercept/hipacm_intercept_dlopen_client" --library "$soname"
+  root_run_client "$root" "$soname" linked "$linked"
+}
+
+# root_run_client ROOT SONAME KIND CLIENT...: one client's runs, into $out/ROOT/run/KIND.
+root_run_client() {
+  local root=$1 soname=$2 name=$3 kind
+  shift 3
+  local dir=$out/$root/run/$name
+  local client=("$@" --only tensor_ops --only dropout --only pooling
+    "$repo/tests/fixtures/miopen_style/manifest.json")
   mkdir -p "$dir/cache"
   for kind in plain-1 plain-2; do
     in_root "$root" "${client[@]}" >"$dir/$kind.dump" 2>"$dir/$kind.log" || true
@@ -302,11 +322,11 @@ root_run() {
     result="FAILED: the second run was not all cache hits: $(grep 'hipacm run:' "$dir/cached.log")"
   else
     result="ok: $jobs jobs through $soname equal plain, cold and from the cache"
+    result="$result; $(root_run_failures "$root" "$dir/failing" "$@")"
   fi
-  if [[ $result == ok:* ]]; then result="$result; $(root_run_failures "$root" "$soname")"; fi
   echo "$result" >"$dir/result.txt"
-  echo "rocm-matrix: $root: hipacm run: $result"
-  case $result in ok:*"; ok:"*) ;; *) problems+=("$root: hipacm run: $result (logs in $dir)") ;; esac
+  echo "rocm-matrix: $root: hipacm run, $name client: $result"
+  case $result in ok:*"; ok:"*) ;; *) problems+=("$root: hipacm run, $name client: $result (logs in $dir)") ;; esac
 }
 
 # The dump of a run with comgr's per-compile directory names made one (six random hex digits, and
@@ -336,11 +356,12 @@ EOF
 # Failure logs, headers given with the program and warnings included (the intercept tests'
 # failing kernels): two plain runs, a cold run and one from the cache, all under one TMPDIR, must
 # give the same dump but for comgr's directory names. (comgr 7.2 compiles the preprocessed source
-# when its cache is on, as it is by default: its logs quote the expanded lines.) Prints one line.
+# when its cache is on, as it is by default: its logs quote the expanded lines.)
+# root_run_failures ROOT DIR CLIENT...: prints one line.
 root_run_failures() {
-  local root=$1 soname=$2 kind dir=$out/$1/run/failing
-  local client=("$build/tests/intercept/hipacm_intercept_dlopen_client" --library "$soname"
-    "$repo/tests/intercept/clients/failing_kernels/manifest.json")
+  local root=$1 dir=$2 kind
+  shift 2
+  local client=("$@" "$repo/tests/intercept/clients/failing_kernels/manifest.json")
   mkdir -p "$dir/cache" "$dir/tmp"
   for kind in plain-1 plain-2; do
     in_root "$root" TMPDIR="$dir/tmp" "${client[@]}" >"$dir/$kind.raw" 2>"$dir/$kind.log" || true
@@ -407,7 +428,9 @@ mixed_pair
     echo "comgr's own cache in $root's workers: $(cat "$out/$root/comgr-cache.txt")"
   done
   for root in "${roots[@]}"; do
-    echo "hipacm run in $root: $(cat "$out/$root/run/result.txt")"
+    for kind in dlopen linked; do
+      echo "hipacm run in $root, $kind client: $(cat "$out/$root/run/$kind/result.txt")"
+    done
   done
   for root in "${roots[@]}"; do
     echo "archs hipacm refused in $root: $(cat "$out/$root/archs-refused.txt" 2>/dev/null)"
