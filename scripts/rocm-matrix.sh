@@ -276,9 +276,10 @@ root_comgr_cache() {
 # hipacm run (compiled in hipacm's workers) and a fresh process served from its cache must each
 # equal them, and the second run's --stats must say every compile was a cache hit. Then the
 # failure logs (root_run_failures). (The suite's intercept tests run on this machine's ROCm 5.2.3.
-# Under hipRTC 6.4 and 7.2 the code object of a program with name expressions depends on what the
-# process compiled before it, so plain runs of two programs differ too: the fixtures without name
-# expressions are compared here.)
+# Under hipRTC 6.4 and 7.2 the code object of a program with two or more name expressions lists
+# their symbols in an order that changes from one compile to the next, in one process and across
+# processes (two orders in five compiles of one program), so two plain runs differ too: the
+# fixtures without name expressions are compared here.)
 root_run() {
   local root=$1 release=${1#rocm-} kind
   local soname=libhiprtc.so.${release%%.*}
