@@ -138,9 +138,9 @@ def test_failure_logs_match_plain(cli, shim, env, tmp_path):
     manifests = [str(FAILING_KERNELS / "manifest.json"), str(OWN_KERNELS)]
     plain, _ = run_client(None, env, LINKED, manifests=manifests)
     assert plain.count("compile HIPRTC_ERROR_COMPILATION(6)") == 3
-    assert f"  | In file included from {env['TMPDIR']}/comgr-XXXXXX/input/CompileSource:1:\n" \
+    assert f"  | In file included from {env['TMPDIR']}/comgr-XXXXXX/input/CompileSource:2:\n" \
         in plain
-    assert "/comgr-XXXXXX/include/sub/b.h:2:32: error:" in plain
+    assert "/comgr-XXXXXX/include/sub/b.h:3:32: error:" in plain
     cold, cold_err = run_client(cli, env, LINKED, manifests=manifests)
     assert cold == plain
     assert stats_of(cold_err)["failed"] == 3

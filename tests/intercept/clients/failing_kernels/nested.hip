@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "a.h"
 #include "sub/b.h"
 __global__ void k(float* p) { p[0] = nope + a_fn() + b_fn(); }
