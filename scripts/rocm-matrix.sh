@@ -274,7 +274,8 @@ root_comgr_cache() {
 # against that file as a program built for this ROCm would be (its hipRTC calls are the same C
 # API). For each, two plain runs must agree (the library's own determinism); a cold run under
 # hipacm run (compiled in hipacm's workers) and a fresh process served from its cache must each
-# equal them, and the second run's --stats must say every compile was a cache hit. Then the
+# equal them, and the second run's --stats must say every compile was a cache hit; so must a
+# fresh process after `hipacm warmup` of what the cold run recorded, in another cache. Then the
 # failure logs (root_run_failures). (The suite's intercept tests run on this machine's ROCm 5.2.3.
 # Under hipRTC 6.4 and 7.2 the code object of a program with two or more name expressions lists
 # their symbols in an order that changes from one compile to the next, in one process and across
@@ -309,10 +310,17 @@ root_run_client() {
   done
   # The cold run compiles on four threads: in-process, hipRTC 6.4 and 7.2 would take them one at
   # a time; served, they compile side by side in hipacm's workers, and the dump must not change.
-  in_root "$root" HIPACM_CACHE=readwrite HIPACM_CACHE_DIR="$dir/cache" "$build/hipacm" run \
+  # It also records what it compiles (HIPACM_RECORD), for a warm-up of another cache.
+  in_root "$root" HIPACM_CACHE=readwrite HIPACM_CACHE_DIR="$dir/cache" \
+    HIPACM_RECORD="$dir/record.jsonl" "$build/hipacm" run \
     --stats -- "$1" --threads 4 "${client[@]:1}" >"$dir/cold.dump" 2>"$dir/cold.log" || true
   in_root "$root" HIPACM_CACHE=readwrite HIPACM_CACHE_DIR="$dir/cache" "$build/hipacm" run \
     --stats -- "${client[@]}" >"$dir/cached.dump" 2>"$dir/cached.log" || true
+  # Record, warm up, run: the record warms a fresh cache, which then serves a fresh process.
+  in_root "$root" "$build/hipacm" warmup "$dir/record.jsonl" --cache-dir "$dir/warmed" -q \
+    >"$dir/warmup.log" 2>&1 || true
+  in_root "$root" HIPACM_CACHE=readwrite HIPACM_CACHE_DIR="$dir/warmed" "$build/hipacm" run \
+    --stats -- "${client[@]}" >"$dir/warmed.dump" 2>"$dir/warmed.log" || true
   local jobs result
   jobs=$(grep -c '^job ' "$dir/plain-1.dump" || true)
   if [ "${jobs:-0}" = 0 ] || ! cmp -s "$dir/plain-1.dump" "$dir/plain-2.dump"; then
@@ -323,8 +331,12 @@ root_run_client() {
     result="FAILED: the run served from the cache differs from plain"
   elif ! grep -q "hipacm run: $jobs compiles: $jobs cache hits" "$dir/cached.log"; then
     result="FAILED: the second run was not all cache hits: $(grep 'hipacm run:' "$dir/cached.log")"
+  elif ! cmp -s "$dir/plain-1.dump" "$dir/warmed.dump" ||
+    ! grep -q "hipacm run: $jobs compiles: $jobs cache hits" "$dir/warmed.log"; then
+    result="FAILED: the run after a warm-up of the record was not all cache hits equal to plain:"
+    result="$result $(grep 'hipacm run:' "$dir/warmed.log") (warm-up: $dir/warmup.log)"
   else
-    result="ok: $jobs jobs through $soname equal plain, cold and from the cache"
+    result="ok: $jobs jobs through $soname equal plain, cold, from the cache and recorded"
     result="$result; $(root_run_failures "$root" "$dir/failing" "$@")"
   fi
   echo "$result" >"$dir/result.txt"
