@@ -272,7 +272,7 @@ template <class Served, class Real>
 RtcResult answer(Rtc rtc, RealProgram prog, std::string_view reason, Served&& served, Real&& real) {
   Program* p = ours(prog);
   if (p == nullptr) {
-    const RealRtc* api = linked_rtc(rtc);
+    const RealRtc* api = any_real_rtc(rtc);
     return api != nullptr ? real(*api, prog) : kRtcInvalidProgram;
   }
   return locked(p, [&]() -> RtcResult {
@@ -362,7 +362,7 @@ RtcResult add_name_expression(Rtc rtc, RealProgram prog, const char* expression)
 RtcResult compile_program(Rtc rtc, RealProgram prog, int num_options, const char** options) {
   Program* p = ours(prog);
   if (p == nullptr) {
-    const RealRtc* api = linked_rtc(rtc);
+    const RealRtc* api = any_real_rtc(rtc);
     return api != nullptr ? api->compile(prog, num_options, options) : kRtcInvalidProgram;
   }
   return locked(p, [&]() -> RtcResult {
@@ -489,7 +489,7 @@ RtcResult nvrtc_set_flow_callback(RealProgram prog, int (*callback)(void*, void*
 RtcResult destroy_program(Rtc rtc, RealProgram* prog) {
   Program* p = prog != nullptr ? ours(*prog) : nullptr;
   if (p == nullptr) {
-    const RealRtc* api = linked_rtc(rtc);
+    const RealRtc* api = any_real_rtc(rtc);
     return api != nullptr ? api->destroy(prog) : kRtcInvalidInput;
   }
   RtcResult result = kRtcSuccess;

@@ -232,6 +232,12 @@ void* interposed(void* handle, const char* name, const void* caller, bool* no_sy
 
 const RealRtc* linked_rtc(Rtc rtc) noexcept { return slot_table(rtc, 0); }
 
+const RealRtc* any_real_rtc(Rtc rtc) noexcept {
+  for (std::size_t i = 0; i < kSlots; ++i)
+    if (const RealRtc* api = slot_table(rtc, i)) return api;
+  return nullptr;
+}
+
 void* real_dlsym(void* handle, const char* name) noexcept {
   const DlsymFn fn = libc_dlsym();
   return fn != nullptr ? fn(handle, name) : nullptr;

@@ -61,6 +61,11 @@ struct RealRtc {
 /// definition after it), or null when the process has none.
 const RealRtc* linked_rtc(Rtc rtc) noexcept;
 
+/// linked_rtc(rtc), else the first library of `rtc` a program has dlopened and looked calls up
+/// in, else null: where a call on a handle the shim did not make (null, or a program already
+/// destroyed) goes, so that the program gets the library's own answer to it.
+const RealRtc* any_real_rtc(Rtc rtc) noexcept;
+
 /// The shim's exported definition of a call of `rtc` that takes a program (hiprtcGetCode,
 /// nvrtcGetPTX, ...), or null for a name it does not serve (hiprtc_entry.cpp, nvrtc_entry.cpp).
 void* hiprtc_program_call(std::string_view name) noexcept;

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import LINKED, MANIFESTS, OWN_KERNELS, canonical, client_command, run
+from conftest import (HIPRTC_SONAME, LINKED, MANIFESTS, OWN_KERNELS, canonical, client_command,
+                      run)
 
 STATS = re.compile(r"^hipacm run: (\d+) compiles?: (\d+) cache hits?, (\d+) compiled, (\d+) "
                    r"failed, (\d+) passed through(?: \((.*)\))?$", re.M)
@@ -185,3 +186,21 @@ def test_a_program_calling_another_hiprtc_file_passes_through(cli, shim, plain, 
     dump, err = run_client(cli, own, "dlopen", "--library", str(system), *SMALL)
     assert dump == reference
     assert stats_of(err)["passed_through"] == 0
+
+
+# A program that destroys a null program, or passes a null pointer: calls on a handle the library
+# did not make go to the real library, dlopened here, which answers them as without hipacm.
+NULL_HANDLE_SCRIPT = """
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+program = ctypes.c_void_p()
+print("destroy of a null program", lib.hiprtcDestroyProgram(ctypes.byref(program)))
+print("destroy of a null pointer", lib.hiprtcDestroyProgram(None))
+"""
+
+
+def test_calls_on_handles_the_library_did_not_make_get_hiprtcs_own_answer(cli, shim, env):
+    argv = ["/usr/bin/python3", "-c", NULL_HANDLE_SCRIPT, HIPRTC_SONAME]
+    plain = run(argv, env).stdout
+    assert plain == "destroy of a null program 0\ndestroy of a null pointer 3\n", plain
+    assert run([cli, "run", "--", *argv], env).stdout == plain

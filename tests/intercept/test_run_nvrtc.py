@@ -317,3 +317,23 @@ def test_files_found_from_the_working_directory_pass_through(cli, shim, env, tmp
     assert stats["passed_through"] == 2
     assert sorted(stats["reasons"].split(", ")) == ["relative path x1",
                                                      "working directory include x1"]
+
+
+# Calls on a handle the library did not make go to the real NVRTC, which answers them as without
+# hipacm (the shim once answered a null program's destroy itself, with another status).
+NULL_HANDLE_SCRIPT = """
+import ctypes
+lib = ctypes.CDLL("libnvrtc.so.13")
+program = ctypes.c_void_p()
+print("destroy of a null program", lib.nvrtcDestroyProgram(ctypes.byref(program)))
+print("destroy of a null pointer", lib.nvrtcDestroyProgram(None))
+print("compile of a null program", lib.nvrtcCompileProgram(None, 0, None))
+"""
+
+
+def test_calls_on_handles_the_library_did_not_make_get_nvrtcs_own_answer(cli, shim, env):
+    argv = ["/usr/bin/python3", "-c", NULL_HANDLE_SCRIPT]
+    plain = run(argv, env).stdout
+    assert plain == ("destroy of a null program 4\ndestroy of a null pointer 4\n"
+                     "compile of a null program 4\n"), plain
+    assert run([cli, "run", "--", *argv], env).stdout == plain
