@@ -19,14 +19,15 @@ comment_for() {
 missing=0
 while IFS= read -r file; do
   [[ -f "$file" ]] || continue
-  if head -n 3 "$file" | grep -q 'SPDX-License-Identifier: MIT'; then continue; fi
+  # Here-strings, not pipes into grep -q: under pipefail a writer that grep -q left early fails.
+  if grep -q 'SPDX-License-Identifier: MIT' <<<"$(head -n 3 "$file")"; then continue; fi
   if [[ "$mode" == check ]]; then
     echo "no SPDX-License-Identifier in the first 3 lines: $file" >&2
     missing=$((missing + 1))
     continue
   fi
   line="$(comment_for "$file")"
-  if head -n 1 "$file" | grep -q '^#!'; then
+  if grep -q '^#!' <<<"$(head -n 1 "$file")"; then
     sed -i "1a $line" "$file"
   else
     sed -i "1i $line" "$file"

@@ -32,8 +32,11 @@ else
   cmake "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release >/dev/null || die "cmake re-configure failed"
 fi
 echo "== build ${TARGETS[*]}"
+# Read once and searched with here-strings: under pipefail, "cmake ... | grep -q" fails whenever
+# grep leaves before cmake has written everything.
+known_targets=$(cmake --build "$BUILD_DIR" --target help)
 for target in "${OPTIONAL_TARGETS[@]}" "${CLIENTS[@]}"; do
-  cmake --build "$BUILD_DIR" --target help | grep -q "^$target:" && TARGETS+=("$target")
+  if grep -q "^$target:" <<<"$known_targets"; then TARGETS+=("$target"); fi
 done
 cmake --build "$BUILD_DIR" -j "$JOBS" --target "${TARGETS[@]}" || die "build failed"
 
@@ -172,13 +175,13 @@ pack_rocm() {
   command -v xz >/dev/null || die "xz is needed to pack the ROCm runtime (apt-get install xz-utils)"
   local hiprtc=${HIPACM_DEVICE_HIPRTC:-}
   if [[ -z $hiprtc ]]; then
-    hiprtc=$(ldconfig -p | awk '$1 == "libamdhip64.so.5" {print $NF; exit}')
+    hiprtc=$(ldconfig -p | awk '$1 == "libamdhip64.so.5" && !found {print $NF; found = 1}')
   fi
   [[ -n $hiprtc && -f $hiprtc ]] || die "no hipRTC (libamdhip64.so.5) here; install libamdhip64-5 and libamd-comgr2, or set HIPACM_DEVICE_ROCM=0"
   # The comgr beside hipRTC, else the linker's (what hipRTC's dlopen by soname finds here).
   local comgr
   comgr=$(dirname "$hiprtc")/libamd_comgr.so.2
-  [[ -f $comgr ]] || comgr=$(ldconfig -p | awk '$1 == "libamd_comgr.so.2" {print $NF; exit}')
+  [[ -f $comgr ]] || comgr=$(ldconfig -p | awk '$1 == "libamd_comgr.so.2" && !found {print $NF; found = 1}')
   [[ -n $comgr && -f $comgr ]] || die "no comgr (libamd_comgr.so.2) here; install libamd-comgr2"
   mkdir -p "$ROCM_OUT/.raw" "$ROCM_CACHE"
   # soname, then the file it resolves to, for hipRTC, comgr and everything either loads.
@@ -245,7 +248,7 @@ glibc=$(objdump -T "$BUNDLE"/libhipacm.so.1 "$BUNDLE"/hipacm-* "$BUNDLE"/deps/* 
 glibcxx=$(objdump -T "$BUNDLE"/libhipacm.so.1 "$BUNDLE"/hipacm-* 2>/dev/null |
   grep -o 'GLIBCXX_3\.4\.[0-9]*' | sort -uV | tail -1)
 {
-  echo "built: $(date -u +%FT%TZ) on $(. /etc/os-release && echo "$PRETTY_NAME"), $(c++ --version | head -1)"
+  echo "built: $(date -u +%FT%TZ) on $(. /etc/os-release && echo "$PRETTY_NAME"), $(c++ --version | sed -n 1p)"
   echo "commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- hip_backend plugin include || echo ' (+ uncommitted changes)')"
   echo "needs: $glibc, $glibcxx"
   echo "deps: $(cd "$BUNDLE/deps" && ls | tr '\n' ' ')"

@@ -16,6 +16,8 @@ prints nothing (a real failure is never retried, nor the tracer crashes beside i
 import re
 import sys
 
+from ctest_log import failed_names, failed_records, read_text
+
 TRACER_CRASH = ("Tracer caught signal", "LeakSanitizer has encountered a fatal error")
 # Any of these means the test found something real: it is never rerun.
 REAL_FAILURE = (
@@ -26,22 +28,16 @@ REAL_FAILURE = (
     "WARNING: ThreadSanitizer",
 )
 GTEST_PASSED = "[  PASSED  ]"
-MAX_LOG_BYTES = 512 * 1024 * 1024
 
 
 def tracer_only_failures(log_text):
     names = []
-    # Each test's record starts at "N/M Testing: NAME" and ends with its verdict line.
-    for record in re.split(r"^(?=\d+/\d+ Testing: )", log_text, flags=re.M):
-        header = re.match(r"\d+/\d+ Testing: (.+)", record)
-        if not header or "\nTest Failed." not in record:
-            continue
-        output = record.split("<end of output>", 1)[0]
+    for name, output in failed_records(log_text):
         if not all(sign in output for sign in TRACER_CRASH):
             continue
         if GTEST_PASSED not in output or any(sign in output for sign in REAL_FAILURE):
             continue
-        names.append(header.group(1).strip())
+        names.append(name)
     return names
 
 
@@ -50,26 +46,11 @@ def cmake_regex_for(names):
     return "^(" + "|".join(escaped) + ")$"
 
 
-def read_text(path):
-    try:
-        with open(path, "rb") as log:
-            return log.read(MAX_LOG_BYTES).decode("utf-8", "replace")
-    except OSError as error:
-        print(f"cannot read {path}: {error.strerror}", file=sys.stderr)
-        return ""
-
-
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: lsan-tracer-crashes.py BUILD_DIR")
-    temporary = sys.argv[1] + "/Testing/Temporary/"
-    # LastTestsFailed.log holds one "NUMBER:NAME" line a failed test.
-    failed = {
-        line.split(":", 1)[1]
-        for line in read_text(temporary + "LastTestsFailed.log").splitlines()
-        if ":" in line
-    }
-    names = tracer_only_failures(read_text(temporary + "LastTest.log"))
+    failed = failed_names(sys.argv[1])
+    names = tracer_only_failures(read_text(sys.argv[1] + "/Testing/Temporary/LastTest.log"))
     if not failed or set(names) != failed:
         return
     for name in names:

@@ -23,7 +23,7 @@ apt_options=(-o "Dir::Etc::SourceList=$cache/sources.list" -o Dir::Etc::SourcePa
              -o "Dir::Cache::archives=$cache/archives" -o APT::Sandbox::User=root)
 apt-get "${apt_options[@]}" -q update >&2
 # The builtins package is named after the release: take the one libnvrtc12 depends on.
-builtins=$(apt-cache "${apt_options[@]}" depends libnvrtc12 | awk '/Depends: libnvrtc-builtins/ {print $2; exit}')
+builtins=$(apt-cache "${apt_options[@]}" depends libnvrtc12 | awk '/Depends: libnvrtc-builtins/ && !found {print $2; found = 1}')
 [[ -n $builtins ]] || { echo "nvrtc12: sid's libnvrtc12 names no builtins package" >&2; exit 1; }
 (cd "$cache/debs" && apt-get "${apt_options[@]}" -q download libnvrtc12 "$builtins" >&2)
 for deb in "$cache"/debs/*.deb; do dpkg -x "$deb" "$cache/root"; done

@@ -196,6 +196,9 @@ root_ctest() {
   counts=$(sed -n 's/.* \([0-9][0-9]*\) tests* failed out of \([0-9][0-9]*\).*/\1 \2/p' "$log" | tail -n 1)
   sed -n '/The following tests FAILED:/,$p' "$log" | sed -n 's/^[[:space:]]*[0-9][0-9]* - //p' \
     >"$out/$root/failed-tests.txt"
+  # What each failed test printed, read back from ctest's own record before the next root's run
+  # replaces it; the end of the run prints it again, where a CI log's tail shows it.
+  /usr/bin/python3 "$repo/scripts/ctest_log.py" "$build" >"$out/$root/failed-output.txt" || true
   if [ -z "$counts" ]; then
     problems+=("$root: ctest ended (status $rc) without a summary")
     counts="0 0"
@@ -432,8 +435,8 @@ mixed_pair
   for root in "${roots[@]}"; do
     read -r passed failed seconds <"$out/$root/ctest.counts"
     read -r archs_ok archs_total archs_refused <"$out/$root/archs.counts"
-    hiprtc=$(rocm_root_packages "$ROCM_ROOTS_DIR/$root" 'libhiprtc[0-9]*' | awk '{ print $2; exit }')
-    comgr=$(rocm_root_packages "$ROCM_ROOTS_DIR/$root" 'libamd-comgr[0-9]*' | awk '{ print $2; exit }')
+    hiprtc=$(rocm_root_packages "$ROCM_ROOTS_DIR/$root" 'libhiprtc[0-9]*' | awk 'NR == 1 { print $2 }')
+    comgr=$(rocm_root_packages "$ROCM_ROOTS_DIR/$root" 'libamd-comgr[0-9]*' | awk 'NR == 1 { print $2 }')
     printf '%-9s %-14s %-20s %7s %7s %8s %6s %8s\n' "$root" "${hiprtc:-none}" "${comgr:-none}" \
       "$passed" "$failed" "$seconds" "$archs_ok/$archs_total" "$archs_refused"
   done
@@ -459,6 +462,12 @@ mixed_pair
   echo "ROCm matrix: $((SECONDS - matrix_start)) s; logs in $out"
 } | tee "$out/summary.txt"
 if [ ${#problems[@]} != 0 ]; then
+  for root in "${roots[@]}"; do
+    if [ -s "$out/$root/failed-output.txt" ]; then
+      echo "rocm-matrix: $root: what its failed tests printed:" >&2
+      cat "$out/$root/failed-output.txt" >&2
+    fi
+  done
   printf 'rocm-matrix: %s\n' "${problems[@]}" >&2
   exit 1
 fi

@@ -35,7 +35,7 @@ in_build_root() { rocm_root_exec "$ROCM_ROOTS_DIR/rocm-6.4-build" "${binds[@]}" 
 echo "=== rocm-sid-build: configure and build in $build ==="
 in_build_root cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 in_build_root cmake --build "$build" -j "$(nproc)"
-in_build_root g++ --version | head -n 1
+in_build_root g++ --version | sed -n 1p
 built=$SECONDS
 echo "rocm-sid-build: root ready and built in $((built - start)) s"
 

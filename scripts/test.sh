@@ -56,7 +56,12 @@ run_config() {
   # LeakSanitizer's own tracer crashes now and then at exit after a test has passed (no leak, no
   # failed assertion): those tests alone run once more. Any other failure fails the run at once.
   rerun=$(/usr/bin/python3 scripts/lsan-tracer-crashes.py "build/$name")
-  [ -n "$rerun" ] || return "$status"
+  if [ -z "$rerun" ]; then
+    # Once more at the end of the log, where a CI report's tail shows it.
+    echo "=== hipacm: what the failed $name tests printed ==="
+    /usr/bin/python3 scripts/ctest_log.py "build/$name" || true
+    return "$status"
+  fi
   echo "=== hipacm: running once more what failed only by LeakSanitizer's tracer crash ==="
   ctest --test-dir "build/$name" --timeout 600 $CTEST_ARGS -R "$rerun"
 }

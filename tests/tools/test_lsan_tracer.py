@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # test_lsan_tracer.py - scripts/lsan-tracer-crashes.py on real ctest runs of a made-up project:
-# it names a test only when LeakSanitizer's tracer crash is all that failed it.
+# it names a test only when LeakSanitizer's tracer crash is all that failed it; and
+# scripts/ctest_log.py, whose records it reads, prints what each failed test printed.
 import shutil
 import subprocess
 import sys
@@ -10,6 +11,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "scripts" / "lsan-tracer-crashes.py"
+CTEST_LOG = REPO / "scripts" / "ctest_log.py"
 TRACER_CRASH = ("Tracer caught signal 11: addr=0xc58 pc=0x7f86454e80f0 sp=0x7f863121cd10\n"
                 "==4506==LeakSanitizer has encountered a fatal error.\n")
 PASSED = "[  PASSED  ] 1 test.\n"
@@ -84,3 +86,33 @@ def test_a_tracer_crash_beside_a_real_failure_names_nothing(tmp_path):
 
 def test_a_run_that_passed_names_nothing(tmp_path):
     assert failed_only_by_tracer(tmp_path, {"A.one": (PASSED, 0)}) == ""
+
+
+def failed_output(root, tests, *lines):
+    project(root, tests)
+    subprocess.run(["ctest", "--test-dir", str(root)], capture_output=True, timeout=120,
+                   check=False)
+    return subprocess.run([sys.executable, str(CTEST_LOG), str(root), *lines],
+                          capture_output=True, text=True, timeout=60, check=True).stdout
+
+
+def test_the_output_of_each_failed_test_and_no_other_is_printed(tmp_path):
+    printed = failed_output(tmp_path, {
+        "A.one": ("first line of A\nexported symbols: missing export: hipacm_x\n", 1),
+        "B.two": ("B passed quietly\n", 0),
+        "C.three": ("C failed\n", 2),
+    })
+    assert printed == ("--- A.one: the last 2 lines of its output ---\n"
+                       "first line of A\nexported symbols: missing export: hipacm_x\n"
+                       "--- C.three: the last 1 lines of its output ---\nC failed\n")
+
+
+def test_only_the_last_lines_of_a_long_output_are_printed(tmp_path):
+    text = "".join(f"line {i}\n" for i in range(100))
+    printed = failed_output(tmp_path, {"A.one": (text, 1)}, "3").splitlines()
+    assert printed == ["--- A.one: the last 3 lines of its output ---", "line 97", "line 98",
+                       "line 99"]
+
+
+def test_a_run_that_passed_prints_nothing(tmp_path):
+    assert failed_output(tmp_path, {"A.one": ("fine\n", 0)}) == ""

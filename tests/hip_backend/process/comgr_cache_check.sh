@@ -33,7 +33,7 @@ run_warmup() {
 }
 cache_files() { find "$scratch/home" "$scratch/tmp" -name 'llvmcache*' 2>/dev/null; }
 
-one=$(find "$kernels" -name '*.hip' | sort | head -n 1)
+one=$(find "$kernels" -name '*.hip' | sort | sed -n 1p)
 [[ -n $one ]] || { echo "comgr_cache_check: no .hip file in $kernels" >&2; exit 1; }
 if ! run_warmup AMD_COMGR_CACHE_DIR="$scratch/user-comgr" \
   "$hipacm" warmup "$one" --no-cache --arch gfx90a -q >"$scratch/control.log" 2>&1; then
@@ -58,7 +58,7 @@ fi
 left=$( { find "$scratch/home" "$scratch/tmp" -name comgr -type d; cache_files; } | sort -u)
 if [[ -n $left ]]; then
   echo "comgr_cache_check: FAIL: a --no-cache warm-up left comgr's cache behind:" >&2
-  echo "$left" | head -n 20 >&2
+  echo "$left" | sed -n 1,20p >&2
   exit 1
 fi
 echo "comgr_cache_check: PASS: a --no-cache warm-up of $kernels (gfx90a, gfx1100) left no comgr cache"

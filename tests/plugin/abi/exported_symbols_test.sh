@@ -16,6 +16,8 @@
 # adds as an absolute symbol (e.g. "A HIPACM_1"), and only when the exported functions carry that
 # version. Prints "exported symbols: ok" and exits 0, or lists every problem and exits 1.
 set -euo pipefail
+# Membership is tested with here-strings, never "printf ... | grep -q": grep -q leaves at its first
+# match, the printf still writing then dies of SIGPIPE, and pipefail turns a match into a miss.
 
 if [[ $# -lt 5 ]]; then
   echo "usage: $0 NM READELF HEADER LIBRARY EXPECTED_SONAME [PRIVATE_HEADER...]" >&2
@@ -71,7 +73,7 @@ if [[ -n $(printf '%s\n' "$expected" | uniq -d) ]]; then
     "$(printf '%s\n' "$expected" | uniq -d | tr '\n' ' ')" >&2
   exit 1
 fi
-if ! printf '%s\n' "$expected" | grep -qx 'hipacm_get_provider'; then
+if ! grep -qx 'hipacm_get_provider' <<<"$expected"; then
   echo "exported symbols: hipacm_get_provider not found in $header" >&2
   exit 1
 fi
@@ -113,13 +115,13 @@ done <<<"$nm_output"
 actual=$(printf '%s\n' "${functions[@]+"${functions[@]}"}" | grep . | LC_ALL=C sort || true)
 while read -r name; do
   [[ -z $name ]] && continue
-  if ! printf '%s\n' "$actual" | grep -qxF "$name"; then
+  if ! grep -qxF "$name" <<<"$actual"; then
     problem "missing export: $name (declared in the header)"
   fi
 done <<<"$expected"
 while read -r name; do
   [[ -z $name ]] && continue
-  if ! printf '%s\n' "$expected" | grep -qxF "$name"; then
+  if ! grep -qxF "$name" <<<"$expected"; then
     problem "unexpected export: $name (a function the header does not declare)"
   fi
 done <<<"$actual"
@@ -131,7 +133,7 @@ for entry in "${others[@]+"${others[@]}"}"; do
   problem "unexpected export: $entry (only functions may be exported)"
 done
 for name in "${absolutes[@]+"${absolutes[@]}"}"; do
-  if ! printf '%s\n' "${versions[@]+"${versions[@]}"}" | grep -qxF "$name"; then
+  if ! grep -qxF "$name" <<<"$(printf '%s\n' "${versions[@]+"${versions[@]}"}")"; then
     problem "unexpected export: A $name (an absolute symbol that is no version of the functions)"
   fi
 done
