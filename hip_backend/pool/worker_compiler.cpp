@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <utility>
 
 #include "hip_backend/code_loading_options.h"
@@ -67,13 +68,11 @@ CompileResult WorkerCompiler::compile(const CompileRequest& request) {
     }
     // The run is the host's to count: the worker's own counters die with it.
     count_compile_started();
-    std::uint32_t limit_ms = compile_timeout_ms_;
-    if (limit_ms > 0) {
-      // What the wait for a slot left of the timeout (at least a millisecond: 0 means none).
-      const auto waited = static_cast<std::uint64_t>(worker.machine_slot().waited().count());
-      limit_ms = waited < limit_ms ? static_cast<std::uint32_t>(limit_ms - waited) : 1;
-    }
-    result = worker->compile(request, limit_ms);
+    // The wait for a slot is part of the compile's limit.
+    const auto waited = static_cast<std::uint64_t>(worker.machine_slot().waited().count());
+    result = worker->compile(request, compile_timeout_ms_,
+                             static_cast<std::uint32_t>(std::min<std::uint64_t>(
+                                 waited, std::numeric_limits<std::uint32_t>::max())));
     if (!recheck_worker_success(request, &result)) worker->mark_unusable();
     // -Xclang, -mllvm or a plugin may have left code or settings in the worker: it serves no
     // other compile (the worker also refuses to go back to the compile service).

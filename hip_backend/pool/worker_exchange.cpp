@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <string>
 #include <vector>
@@ -120,7 +121,8 @@ WorkerProcess::Received WorkerProcess::recv_frame(wire::FrameHeader* header,
   return {source.io(), {}};
 }
 
-CompileResult WorkerProcess::compile(const CompileRequest& request, std::uint32_t timeout_ms) {
+CompileResult WorkerProcess::compile(const CompileRequest& request, std::uint32_t timeout_ms,
+                                     std::uint32_t waited_ms) {
   if (!usable_) return fail(HIPACM_ERROR_COMPILER_CRASHED, "hipacm-worker is no longer usable");
   const std::uint32_t id = ++next_request_id_;
   Expected<std::vector<std::uint8_t>> encoded = wire::encode_request_frame(id, request);
@@ -133,7 +135,10 @@ CompileResult WorkerProcess::compile(const CompileRequest& request, std::uint32_
   }
   std::vector<std::uint8_t> frame = std::move(encoded).value();
   std::string why;
-  const Deadline deadline(timeout_ms);
+  // What the wait for a slot left of the limit, at least a millisecond (0 means none).
+  const Deadline deadline(timeout_ms == 0          ? 0
+                          : timeout_ms > waited_ms ? timeout_ms - waited_ms
+                                                   : 1);
   // Unusable until a valid response arrives: if an exception (bad_alloc)
   // escapes mid-request, the stream is out of step and the worker must go.
   usable_ = false;
@@ -166,8 +171,11 @@ CompileResult WorkerProcess::compile(const CompileRequest& request, std::uint32_
       signal_kill();
       status = HIPACM_ERROR_TIMEOUT;
       summary = "compile of " + request.source_name + " timed out after " +
-                std::to_string(timeout_ms) + " ms; hipacm-worker (pid " + std::to_string(pid_) +
-                ") was killed";
+                std::to_string(timeout_ms) + " ms" +
+                (waited_ms > 0 ? " (" + std::to_string(std::min(waited_ms, timeout_ms)) +
+                                     " ms of it waiting for a machine-wide compile slot)"
+                               : std::string()) +
+                "; hipacm-worker (pid " + std::to_string(pid_) + ") was killed";
       break;
     case Io::kClosed:
       reap(kGracefulExitMs);  // it closed the socket: it is exiting or dead

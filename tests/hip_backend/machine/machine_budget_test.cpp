@@ -463,5 +463,34 @@ TEST(Trust2_06_BusyHolder, CompilesWithATimeoutEndTimeoutInWorkersAndInTheHost) 
   }
 }
 
+// A wait for a slot that ends in time is still part of the compile's limit: the worker gets what
+// is left, and its timeout names the whole limit and the wait (it used to name only the rest,
+// "timed out after 106 ms" for a 300 ms limit).
+TEST(Trust2_06_BusyHolder, AWorkerTimeoutAfterAWaitNamesTheWholeLimitAndTheWait) {
+  TempDir dir("hipacm-budget-");
+  const OwnOneSlotBudget own(dir.path());
+  if (!own.in_effect()) GTEST_SKIP() << kRunAlone;
+  FaultScope hang("hang:when=@HANG@");
+  SlotHolder holder(dir.path(), /*stop=*/false);
+  ASSERT_TRUE(holder.ready());
+  backend::WorkerCompiler workers(kWorkerPath, 1, 4000);
+  auto compile =
+      std::async(std::launch::async, [&] { return workers.compile(make_request("@HANG@")); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  holder.end();  // its slot frees: the compile takes it with about 3 s of its limit left
+  ASSERT_TRUE(finishes(compile));
+  const backend::CompileResult result = compile.get();
+  EXPECT_EQ(result.status, HIPACM_ERROR_TIMEOUT) << result.error_message;
+  const std::string head = "timed out after 4000 ms (";
+  const std::size_t at = result.error_message.find(head);
+  ASSERT_NE(at, std::string::npos) << result.error_message;
+  EXPECT_NE(result.error_message.find(" ms of it waiting for a machine-wide compile slot)", at),
+            std::string::npos)
+      << result.error_message;
+  // The slot could not be taken before the holder ended, a second after the compile began.
+  EXPECT_GE(std::stoul(result.error_message.substr(at + head.size())), 1000u)
+      << result.error_message;
+}
+
 }  // namespace
 }  // namespace hipacm::test
