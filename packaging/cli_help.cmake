@@ -43,16 +43,17 @@ function(hipacm_cli_subcommands out text)
   set(${out} "${names}" PARENT_SCOPE)
 endfunction()
 
-# Every option spelling ("-a", "--arch", ...): entries that start a line at CLI11's two-space
+# The option spellings ("-a", "--arch", ...) of the entries whose line matches `pattern`, whose
+# first group is the entry's comma-separated spellings; entries start a line at CLI11's two-space
 # indent in any section but the examples.
-function(hipacm_cli_options out text)
+function(hipacm_cli_option_entries out text pattern)
   hipacm_cli_help_lines(lines "${text}")
   set(section "")
   set(options "")
   foreach(line IN LISTS lines)
     if(line MATCHES "^([A-Za-z][A-Za-z ]*):$")
       set(section "${CMAKE_MATCH_1}")
-    elseif(NOT section MATCHES "^Examples?$" AND line MATCHES "^  (-[-A-Za-z0-9_,]+)")
+    elseif(NOT section MATCHES "^Examples?$" AND line MATCHES "${pattern}")
       string(REPLACE "," ";" spellings "${CMAKE_MATCH_1}")
       foreach(spelling IN LISTS spellings)
         if(spelling MATCHES "^--?[A-Za-z0-9]")
@@ -61,5 +62,18 @@ function(hipacm_cli_options out text)
       endforeach()
     endif()
   endforeach()
+  set(${out} "${options}" PARENT_SCOPE)
+endfunction()
+
+# Every option spelling.
+function(hipacm_cli_options out text)
+  hipacm_cli_option_entries(options "${text}" "^  (-[-A-Za-z0-9_,]+)")
+  set(${out} "${options}" PARENT_SCOPE)
+endfunction()
+
+# The spellings of the options that take a value: CLI11 prints a type word after them
+# ("--arch TEXT ...", "-j,--jobs UINT:INT", "--timeout TEXT=600"); flags have none.
+function(hipacm_cli_value_options out text)
+  hipacm_cli_option_entries(options "${text}" "^  (-[-A-Za-z0-9_,]+) [A-Z][A-Z]+([: =]|$)")
   set(${out} "${options}" PARENT_SCOPE)
 endfunction()

@@ -1,32 +1,82 @@
 # SPDX-License-Identifier: MIT
-# Writes the bash completion for hipacm from the tool's --help: subcommands and their options.
-# cmake -DHIPACM_EXE=<tool> -DOUTPUT=<file> -P generate_completion.cmake
+# Writes hipacm's bash, zsh and fish completions from the tool's --help: its subcommands, their
+# options, which options take a value, and (at completion time) the archs for --arch.
+# cmake -DHIPACM_EXE=<tool> -DOUTPUT_DIR=<dir> -P generate_completion.cmake
+#   writes DIR/hipacm (bash), DIR/_hipacm (zsh) and DIR/hipacm.fish (fish)
 cmake_policy(VERSION 3.20)
 include(${CMAKE_CURRENT_LIST_DIR}/cli_help.cmake)
-foreach(var HIPACM_EXE OUTPUT)
+foreach(var HIPACM_EXE OUTPUT_DIR)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "generate_completion.cmake needs -D${var}=...")
   endif()
 endforeach()
 
-# One table row per command, keyed by the words that name it ("hipacm cache stats"); ARGN holds
-# the words after "hipacm".
+function(hipacm_append property text)
+  set_property(GLOBAL APPEND_STRING PROPERTY ${property} "${text}")
+endfunction()
+
+# fish reads single-quoted words literally but for \' and \\.
+function(hipacm_fish_quote out text)
+  string(REPLACE "\\" "\\\\" text "${text}")
+  string(REPLACE "'" "\\'" text "${text}")
+  set(${out} "'${text}'" PARENT_SCOPE)
+endfunction()
+
+# Rows of every shell's tables for one command, keyed by the words that name it ("hipacm cache
+# stats"); ARGN holds the words after "hipacm". Then the same for its subcommands.
 function(hipacm_completion_rows key)
   hipacm_cli_help(text ${HIPACM_EXE} ${ARGN})
   hipacm_cli_subcommands(subcommands "${text}")
   hipacm_cli_options(options "${text}")
+  hipacm_cli_value_options(value_options "${text}")
   list(JOIN subcommands " " subcommand_words)
   list(JOIN options " " option_words)
-  set_property(GLOBAL APPEND_STRING PROPERTY hipacm_subcommand_rows
-               "    [\"${key}\"]=\"${subcommand_words}\"\n")
-  set_property(GLOBAL APPEND_STRING PROPERTY hipacm_option_rows
-               "    [\"${key}\"]=\"${option_words}\"\n")
+  list(JOIN value_options " " value_words)
+  foreach(table subcommand option value)
+    hipacm_append(bash_${table}_rows "    [\"${key}\"]=\"${${table}_words}\"\n")
+    hipacm_append(zsh_${table}_rows "    '${key}' '${${table}_words}'\n")
+  endforeach()
+
+  # fish: one `complete` line per subcommand (with its summary) and per option spelling.
+  hipacm_fish_quote(condition "__hipacm_is \"${key}\"")
+  foreach(sub IN LISTS subcommands)
+    hipacm_cli_help(sub_text ${HIPACM_EXE} ${ARGN} ${sub})
+    hipacm_cli_summary(summary "${sub_text}")
+    hipacm_fish_quote(summary "${summary}")
+    hipacm_append(fish_rows "complete -c hipacm -n ${condition} -f -a ${sub} -d ${summary}\n")
+    hipacm_append(fish_subcommand_cases " '${key} ${sub}'")
+  endforeach()
+  foreach(option IN LISTS options)
+    if(option MATCHES "^--(.+)")
+      set(spelling "-l ${CMAKE_MATCH_1}")
+    elseif(option MATCHES "^-(.)$")
+      set(spelling "-s ${CMAKE_MATCH_1}")
+    else()
+      string(SUBSTRING "${option}" 1 -1 old_style)
+      set(spelling "-o ${old_style}")
+    endif()
+    set(takes "")
+    if(option IN_LIST value_options)
+      if(option STREQUAL "--arch" OR option STREQUAL "-a")
+        set(takes " -x -a '(__hipacm_archs)'")
+      else()
+        set(takes " -r")
+      endif()
+    endif()
+    hipacm_append(fish_rows "complete -c hipacm -n ${condition} ${spelling}${takes}\n")
+  endforeach()
+
   foreach(sub IN LISTS subcommands)
     hipacm_completion_rows("${key} ${sub}" ${ARGN} ${sub})
   endforeach()
 endfunction()
 
 hipacm_completion_rows("hipacm")
-get_property(subcommand_rows GLOBAL PROPERTY hipacm_subcommand_rows)
-get_property(option_rows GLOBAL PROPERTY hipacm_option_rows)
-configure_file(${CMAKE_CURRENT_LIST_DIR}/hipacm-completion.bash.in ${OUTPUT} @ONLY)
+foreach(name bash_subcommand_rows bash_option_rows bash_value_rows zsh_subcommand_rows
+             zsh_option_rows zsh_value_rows fish_rows fish_subcommand_cases)
+  get_property(${name} GLOBAL PROPERTY ${name})
+endforeach()
+configure_file(${CMAKE_CURRENT_LIST_DIR}/hipacm-completion.bash.in ${OUTPUT_DIR}/hipacm @ONLY)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/hipacm-completion.zsh.in ${OUTPUT_DIR}/_hipacm @ONLY)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/hipacm-completion.fish.in ${OUTPUT_DIR}/hipacm.fish
+               @ONLY)

@@ -2,7 +2,8 @@
 # Writes hipacm(1) and hipacm-<subcommand>(1) with help2man from the tool's --help, one page per
 # subcommand the tool lists; a page's subcommands (cache's) get their own --help in it too.
 # hipacm(1) gets an ENVIRONMENT section made from the users' table of docs/SETTINGS.md, which a test
-# keeps equal to the list of settings (support/setting_list.cpp).
+# keeps equal to the list of settings (support/setting_list.cpp); every page gets an EXIT STATUS
+# section made from its help's "Exit status:" line.
 # cmake -DHIPACM_EXE=<tool> -DHELP2MAN=<help2man> -DVERSION=<x.y.z> -DOUTPUT_DIR=<dir>
 #       -DSETTINGS_DOC=<docs/SETTINGS.md> -P generate_manpages.cmake
 cmake_policy(VERSION 3.20)
@@ -70,6 +71,39 @@ function(hipacm_environment_section out_var)
 endfunction()
 hipacm_environment_section(environment_section)
 
+# The [EXIT STATUS] section of an h2m include, from the "Exit status: 0 ok, 1 failures, ..." line
+# that ends every command's help (tools/common/commands.h): one tagged paragraph per status; words
+# before the first number ("COMMAND's own;") make a paragraph of their own. Empty when the help
+# has no such line.
+function(hipacm_exit_status_section out_var text)
+  set(${out_var} "" PARENT_SCOPE)
+  string(FIND "${text}" "Exit status: " at)
+  if(at EQUAL -1)
+    return()
+  endif()
+  math(EXPR at "${at} + 13")
+  string(SUBSTRING "${text}" ${at} -1 statuses)
+  string(REGEX REPLACE "[ \n]+" " " statuses "${statuses}")
+  string(STRIP "${statuses}" statuses)
+  string(REGEX REPLACE "\\.$" "" statuses "${statuses}")
+  string(REPLACE ";" "@SEMI@" statuses "${statuses}")
+  string(REPLACE "\\" "\\e" statuses "${statuses}")
+  # Each status starts at a number (or "128+N") after the start or after ", " or "; ".
+  string(REGEX REPLACE "(^|, |@SEMI@ )([0-9]+(\\+N)? )" "\n\\2" statuses "${statuses}")
+  string(REPLACE "\n" ";" items "${statuses}")
+  set(section "[EXIT STATUS]\n")
+  foreach(item IN LISTS items)
+    string(REGEX REPLACE "@SEMI@$" "" item "${item}")
+    string(REPLACE "@SEMI@" ";" item "${item}")
+    if(item MATCHES "^([0-9]+(\\+N)?) (.*)$")
+      string(APPEND section ".TP\n.B ${CMAKE_MATCH_1}\n${CMAKE_MATCH_3}.\n")
+    elseif(NOT item STREQUAL "")
+      string(APPEND section ".PP\n${item}.\n")
+    endif()
+  endforeach()
+  set(${out_var} "${section}" PARENT_SCOPE)
+endfunction()
+
 # help2man runs a program by the page's name with --help: a small script that prints the
 # subcommand's help (and its own subcommands' helps, so that their options are documented too).
 function(hipacm_write_page page)
@@ -90,6 +124,11 @@ function(hipacm_write_page page)
   if(page STREQUAL "hipacm")
     string(APPEND include_text "${environment_section}")
   endif()
+  hipacm_exit_status_section(exit_status "${text}")
+  if(exit_status STREQUAL "")
+    message(FATAL_ERROR "'hipacm ${ARGN} --help' has no \"Exit status:\" line for ${page}(1)")
+  endif()
+  string(APPEND include_text "${exit_status}")
   file(WRITE ${work_dir}/${page}.h2m "${include_text}")
   execute_process(COMMAND ${CMAKE_COMMAND} -E env LC_ALL=C
                           ${HELP2MAN} --no-info --no-discard-stderr --version-string=${VERSION}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Installs the build into a temporary prefix and checks one part of what a package ships:
-#   packaging_test.sh BUILD_DIR pkg_config|library|docs|man_pages|completion
+#   packaging_test.sh BUILD_DIR pkg_config|library|docs|man_pages|completion|completion_zsh|completion_fish
 set -euo pipefail
 build_dir=$1 check=$2
 source_dir=$(cd "$(dirname "$0")" && pwd)
@@ -58,42 +58,116 @@ case $check in
     ;;
   man_pages)
     man1="$prefix/share/man/man1"
-    for page in hipacm hipacm-warmup hipacm-inspect hipacm-cache hipacm-doctor; do
+    render() {
+      if command -v man >/dev/null; then
+        MANWIDTH=100 man -l "$1" 2>&1
+      else
+        groff -man -Tutf8 -P -cbou "$1" 2>&1
+      fi
+    }
+    for page in hipacm hipacm-warmup hipacm-inspect hipacm-cache hipacm-doctor hipacm-run; do
       file="$man1/$page.1"
       [[ -s $file ]] || fail "$page.1 not installed"
       title=${page^^}
       grep -q "^\\.TH \"\\?$title\"\\? \"\\?1\"\\?" "$file" || fail "$page.1 has no .TH $title 1 line"
-      if command -v man >/dev/null; then
-        text=$(MANWIDTH=100 man -l "$file" 2>&1) || fail "man -l cannot render $page.1: $text"
-      else
-        text=$(groff -man -Tutf8 "$file" 2>&1) || fail "groff cannot render $page.1: $text"
-      fi
+      text=$(render "$file") || fail "cannot render $page.1: $text"
       grep -q -- '--help' <<<"$text" || fail "$page.1 does not document --help"
+      # EXIT STATUS, from the help's "Exit status:" line: every command has a usage error (2).
+      statuses=$(sed -n '/^EXIT STATUS/,/^[A-Z]/p' <<<"$text")
+      grep -Eq '^ +2 +usage' <<<"$statuses" || fail "$page.1 has no EXIT STATUS section with 2"
     done
+    grep -q '^ *128+N *COMMAND was killed' <<<"$(render "$man1/hipacm-run.1")" ||
+      fail "hipacm-run.1's EXIT STATUS lacks 128+N"
     # Each subcommand's page carries that subcommand's own options.
     grep -q -- 'arch' "$man1/hipacm-warmup.1" || fail "hipacm-warmup.1 lacks --arch"
     grep -q 'verify' "$man1/hipacm-cache.1" || fail "hipacm-cache.1 lacks its subcommands"
     ;;
-  completion)
-    file="$prefix/share/bash-completion/completions/hipacm"
-    [[ -s $file ]] || fail "share/bash-completion/completions/hipacm not installed"
-    bash -n "$file" || fail "the completion file does not parse"
-    # Complete like bash would, and compare with what the tool accepts.
-    complete_words() {
-      bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _hipacm
-               printf "%s\n" "${COMPREPLY[@]}"' _ "$file" "$@"
-    }
-    [[ $(complete_words hipacm war) == warmup ]] || fail "'hipacm war' does not complete to warmup"
-    [[ $(complete_words hipacm cache ver) == verify ]] || fail "'hipacm cache ver' is not verify"
-    grep -qx -- --arch <<<"$(complete_words hipacm warmup kernels --ar)" ||
+  completion | completion_zsh | completion_fish)
+    tool="$prefix/bin/hipacm"
+    # What each shell offers for the words typed so far (the last one being completed).
+    case $check in
+      completion)
+        file="$prefix/share/bash-completion/completions/hipacm"
+        [[ -s $file ]] || fail "share/bash-completion/completions/hipacm not installed"
+        bash -n "$file" || fail "the completion file does not parse"
+        complete_words() {
+          bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _hipacm
+                   printf "%s\n" "${COMPREPLY[@]}"' _ "$file" "$@"
+        }
+        ;;
+      completion_zsh)
+        file="$prefix/share/zsh/site-functions/_hipacm"
+        [[ -s $file ]] || fail "share/zsh/site-functions/_hipacm not installed"
+        [[ $(head -n 1 "$file") == '#compdef hipacm' ]] || fail "_hipacm does not start with #compdef"
+        zsh -n "$file" || fail "_hipacm does not parse"
+        # zsh's completion system needs a terminal; its builtins are stood in for by functions that
+        # print what would be offered (compadd's -P prefix included) and how files would be.
+        complete_words() {
+          zsh -f -c '
+            compadd() {
+              local prefix=""
+              while [[ $1 == -* && $1 != -- ]]; do
+                [[ $1 == -P ]] && { prefix=$2; shift; }
+                shift
+              done
+              [[ $1 == -- ]] && shift
+              local word
+              for word in "$@"; do [[ $prefix$word == ${PREFIX}* ]] && print -r -- "$prefix$word"; done
+            }
+            compset() { :; }
+            _files() { print -r -- "(files)"; }
+            _normal() { print -r -- "(command: ${words[*]}, word $CURRENT)"; }
+            source "$1" >/dev/null
+            shift
+            words=("$@") CURRENT=$# PREFIX=${@[-1]}
+            _hipacm' _ "$file" "$@"
+        }
+        # After `run --`, the rest is a command of its own.
+        [[ $(complete_words "$tool" run --stats -- ls -l) == "(command: ls -l, word 2)" ]] ||
+          fail "'hipacm run --stats -- ls -l' is not completed as the command 'ls -l'"
+        [[ $(complete_words "$tool" warmup "") == "(files)" ]] || fail "'hipacm warmup' offers no files"
+        ;;
+      completion_fish)
+        file="$prefix/share/fish/vendor_completions.d/hipacm.fish"
+        [[ -s $file ]] || fail "share/fish/vendor_completions.d/hipacm.fish not installed"
+        fish --no-execute "$file" || fail "hipacm.fish does not parse"
+        # The words joined by spaces: an empty last word leaves the trailing space that makes fish
+        # complete a new word.
+        complete_words() {
+          fish -N -c 'source $argv[1]; complete -C $argv[2]' "$file" "$*" | cut -f 1
+        }
+        PATH="$prefix/bin:$PATH"
+        grep -qx -- 'warmup' <<<"$(complete_words hipacm "")" || fail "'hipacm ' does not offer warmup"
+        ;;
+    esac
+    name=hipacm
+    [[ $check == completion_fish ]] || name=$tool
+    [[ $(complete_words "$name" war) == warmup ]] || fail "'hipacm war' does not complete to warmup"
+    [[ $(complete_words "$name" cache ver) == verify ]] || fail "'hipacm cache ver' is not verify"
+    grep -qx -- --arch <<<"$(complete_words "$name" warmup kernels --ar)" ||
       fail "'hipacm warmup --ar' does not offer --arch"
-    grep -qx -- --json <<<"$(complete_words hipacm doctor --)" ||
+    grep -qx -- --json <<<"$(complete_words "$name" doctor --)" ||
       fail "'hipacm doctor --' does not offer --json"
+    grep -qx -- --archs <<<"$(complete_words "$name" doctor --)" ||
+      fail "'hipacm doctor --' does not offer --archs"
     # Every option the completion offers for warmup, the tool accepts.
-    for option in $(complete_words hipacm warmup --); do
-      "$prefix/bin/hipacm" warmup --help | grep -q -- "$option" || fail "warmup has no $option"
+    warmup_help=$("$tool" warmup --help)
+    for option in $(complete_words "$name" warmup --); do
+      grep -q -- "$option" <<<"$warmup_help" || fail "warmup has no $option"
     done
+    # --arch values: the archs the installed tool says its compilers accept, after a comma too.
+    archs=$("$tool" doctor --archs) || fail "'hipacm doctor --archs' failed"
+    first=$(head -n 1 <<<"$archs")
+    [[ -n $first ]] || fail "'hipacm doctor --archs' listed nothing"
+    stem=${first:0:4}
+    expected=$(grep "^$stem" <<<"$archs")
+    [[ $(complete_words "$name" warmup --arch "$stem") == "$expected" ]] ||
+      fail "'hipacm warmup --arch $stem' does not offer the archs starting with $stem"
+    [[ $(complete_words "$name" warmup -a "$first,$stem") == "$(sed "s/^/$first,/" <<<"$expected")" ]] ||
+      fail "'hipacm warmup -a $first,$stem' does not offer the next arch of the list"
+    [[ -z $(complete_words "$name" warmup --arch "no-such-arch") ]] ||
+      fail "'hipacm warmup --arch no-such-arch' offers something"
     ;;
-  *) fail "unknown check (pkg_config, library, docs, man_pages, completion)" ;;
+  *) fail "unknown check (pkg_config, library, docs, man_pages, completion, completion_zsh, completion_fish)" ;;
 esac
 echo "packaging_test $check: ok"

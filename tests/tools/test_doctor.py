@@ -101,6 +101,43 @@ def test_doctor_fails_without_hiprtc_and_says_what_to_install(run, tmp_path):
     assert r.rc == 0 and "hipRTC not found" in r.out
 
 
+def test_doctor_archs_lists_comgrs_processors_then_nvrtcs_and_nothing_else(run, backend_usable):
+    processors = checks_by_name(run("doctor", "--json").json())["comgr"]["details"]["processors"]
+    r = run("doctor", "--archs")
+    assert r.rc == 0, r.err
+    lines = r.out.splitlines()
+    assert lines[:len(processors)] == processors and "gfx90a" in lines
+    nvidia = lines[len(processors):]
+    numbers = [line[len("sm_"):] for line in nvidia if line.startswith("sm_")]
+    # Where NVRTC loads: sm_NN for each arch it supports, then compute_NN for the same.
+    assert nvidia == [f"sm_{n}" for n in numbers] + [f"compute_{n}" for n in numbers]
+    assert all(n.isdigit() for n in numbers)
+
+
+def test_doctor_archs_without_nvrtc_lists_only_comgrs(run, backend_usable, tmp_path):
+    env = {"HIPACM_NVRTC_LIBRARY": str(tmp_path / "libnvrtc-missing.so")}
+    r = run("doctor", "--archs", env=env)
+    assert r.rc == 0, r.err
+    assert r.out.splitlines() == \
+        checks_by_name(run("doctor", "--json").json())["comgr"]["details"]["processors"]
+
+
+def test_doctor_archs_without_any_compiler_fails_and_says_so(run, tmp_path):
+    env = {"HIPACM_HIPRTC_LIBRARY": str(tmp_path / "libhiprtc-missing.so"),
+           "HIPACM_COMGR_LIBRARY": str(tmp_path / "libcomgr-missing.so"),
+           "HIPACM_NVRTC_LIBRARY": str(tmp_path / "libnvrtc-missing.so")}
+    r = run("doctor", "--archs", env=env)
+    assert r.rc == 1
+    assert r.out == ""
+    assert "neither comgr nor NVRTC was found here" in r.err
+
+
+def test_doctor_archs_and_json_exclude_each_other(run):
+    r = run("doctor", "--archs", "--json")
+    assert r.rc == 2
+    assert "excludes" in r.err
+
+
 def test_doctor_warns_when_the_worker_is_missing(run, tmp_path):
     env = {"HIPACM_WORKER": str(tmp_path / "no-worker")}
     worker = checks_by_name(run("doctor", "--json", env=env).json())["worker"]

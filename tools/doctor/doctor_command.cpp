@@ -11,6 +11,7 @@
 #include "tools/common/exit_codes.h"
 #include "tools/common/json_output.h"
 #include "tools/common/terminal_text.h"
+#include "tools/doctor/accepted_archs.h"
 #include "tools/doctor/doctor_checks.h"
 
 namespace hipacm::cli {
@@ -18,6 +19,7 @@ namespace {
 
 struct DoctorOptions {
   bool json = false;
+  bool archs = false;
 };
 
 void print_checks(const std::vector<Check>& checks) {
@@ -50,7 +52,19 @@ nlohmann::ordered_json settings_report() {
   return list;
 }
 
+// One arch a line and nothing else: the shell completions' list of --arch values.
+int print_accepted_archs() {
+  const std::vector<std::string> archs = accepted_archs();
+  for (const std::string& arch : archs) fmt::print("{}\n", printable(arch));
+  if (!archs.empty()) return kExitOk;
+  fmt::print(stderr,
+             "hipacm: error: neither comgr nor NVRTC was found here: no arch is accepted "
+             "(run 'hipacm doctor' for the details)\n");
+  return kExitFailures;
+}
+
 int run(const DoctorOptions& options) {
+  if (options.archs) return print_accepted_archs();
   const std::vector<Check> checks = run_doctor_checks();
   if (options.json) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
@@ -79,11 +93,20 @@ void add_doctor_command(CLI::App& app, AppContext& context) {
   auto options = std::make_shared<DoctorOptions>();
   CLI::App* doctor = app.add_subcommand(
       "doctor", "Check the compiler backend, worker, cache, default arch and GPU devices");
-  doctor->add_flag("--json", options->json, "Print a JSON document instead of text");
+  CLI::Option* json =
+      doctor->add_flag("--json", options->json, "Print a JSON document instead of text");
+  doctor
+      ->add_flag("--archs", options->archs,
+                 "Print only the archs the compilers here accept, one a line (comgr's gfx "
+                 "processors, then NVRTC's as sm_NN and compute_NN); the shell completions "
+                 "offer them for --arch")
+      ->excludes(json);
   finish_command(
       doctor, context, [options] { return run(*options); },
-      {"hipacm doctor", "hipacm doctor --json | jq '.checks[] | select(.level != \"ok\")'"},
-      "0 usable (warnings allowed), 1 hipacm cannot compile here.");
+      {"hipacm doctor", "hipacm doctor --json | jq '.checks[] | select(.level != \"ok\")'",
+       "hipacm doctor --archs | grep gfx11"},
+      "0 usable (warnings allowed), 1 hipacm cannot compile here (with --archs: no arch is "
+      "accepted), 2 usage error.");
 }
 
 }  // namespace hipacm::cli

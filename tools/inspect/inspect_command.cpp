@@ -131,7 +131,7 @@ void add_inspect_command(CLI::App& app, AppContext& context) {
       {"hipacm inspect saxpy.gfx90a.co",
        "hipacm inspect saxpy.gfx90a.co --json | jq -r '.kernels[]'",
        "hipacm inspect 0421f6cf072c9f36      # a cache entry, by key prefix"},
-      "0 read, 2 missing file or not a code object.");
+      "0 read, 2 usage error, missing file or not a code object.");
 }
 
 }  // namespace hipacm::cli
