@@ -101,25 +101,27 @@ case $check in
         [[ $(head -n 1 "$file") == '#compdef hipacm' ]] || fail "_hipacm does not start with #compdef"
         zsh -n "$file" || fail "_hipacm does not parse"
         # zsh's completion system needs a terminal; its builtins are stood in for by functions that
-        # print what would be offered (compadd's -P prefix included) and how files would be.
+        # keep its rules (compset -P moves the matched head of PREFIX to IPREFIX; compadd offers
+        # the words that start with PREFIX, IPREFIX before each) and print what would be offered.
         complete_words() {
           zsh -f -c '
-            compadd() {
-              local prefix=""
-              while [[ $1 == -* && $1 != -- ]]; do
-                [[ $1 == -P ]] && { prefix=$2; shift; }
-                shift
-              done
-              [[ $1 == -- ]] && shift
-              local word
-              for word in "$@"; do [[ $prefix$word == ${PREFIX}* ]] && print -r -- "$prefix$word"; done
+            compset() {
+              [[ $1 == -P ]] || return 1
+              local head=${(M)PREFIX##$~2}
+              [[ -n $head ]] || return 1
+              IPREFIX+=$head PREFIX=${PREFIX#$head}
             }
-            compset() { :; }
+            compadd() {
+              local -a offered
+              if [[ $1 == -a ]]; then offered=(${(P)2}); else [[ $1 == -- ]] && shift; offered=("$@"); fi
+              local word
+              for word in $offered; do [[ $word == ${PREFIX}* ]] && print -r -- "$IPREFIX$word"; done
+            }
             _files() { print -r -- "(files)"; }
             _normal() { print -r -- "(command: ${words[*]}, word $CURRENT)"; }
             source "$1" >/dev/null
             shift
-            words=("$@") CURRENT=$# PREFIX=${@[-1]}
+            words=("$@") CURRENT=$# PREFIX=${@[-1]} IPREFIX=""
             _hipacm' _ "$file" "$@"
         }
         # After `run --`, the rest is a command of its own.
@@ -165,6 +167,15 @@ case $check in
       fail "'hipacm warmup --arch $stem' does not offer the archs starting with $stem"
     [[ $(complete_words "$name" warmup -a "$first,$stem") == "$(sed "s/^/$first,/" <<<"$expected")" ]] ||
       fail "'hipacm warmup -a $first,$stem' does not offer the next arch of the list"
+    # "--arch=A,B": bash splits it at '=' into three words and offers the list's items; zsh and
+    # fish keep one word and offer it whole.
+    if [[ $check == completion ]]; then
+      words=(--arch = "$first,$stem") offered="$first,"
+    else
+      words=("--arch=$first,$stem") offered="--arch=$first,"
+    fi
+    [[ $(complete_words "$name" warmup "${words[@]}") == "$(sed "s/^/$offered/" <<<"$expected")" ]] ||
+      fail "'hipacm warmup --arch=$first,$stem' does not offer the next arch of the list"
     [[ -z $(complete_words "$name" warmup --arch "no-such-arch") ]] ||
       fail "'hipacm warmup --arch no-such-arch' offers something"
     ;;
