@@ -68,14 +68,13 @@ class WorkerProcess {
   /// child that inherited this object it only forgets the (already closed) descriptors.
   ~WorkerProcess();
 
-  /// Sends one request and waits for its result, at most `timeout_ms`
-  /// (0 = no limit) less `waited_ms`, the part of the compile's limit already spent waiting for
-  /// a machine-wide slot (a timeout's message gives the whole limit and that part), draining the
-  /// worker's stderr meanwhile. Worker failures
-  /// are results, not exceptions: TIMEOUT (the worker was killed) and
-  /// COMPILER_CRASHED (it died, or sent something that is not a valid
-  /// response) name the signal or exit code and quote the stderr tail; after
-  /// either, usable() is false. May throw std::bad_alloc.
+  /// Sends one request and waits for its result, at most `timeout_ms` (0 = no limit) less
+  /// `waited_ms`, the part of the compile's limit already spent waiting for a machine-wide slot
+  /// (a timeout's message gives the whole limit and that part), draining the worker's stderr
+  /// meanwhile. Worker failures are results, not exceptions: TIMEOUT (the worker was killed) and
+  /// COMPILER_CRASHED (it died, or sent something that is not a valid response) name the signal
+  /// or exit code and quote the stderr tail; after either, usable() is false. May throw
+  /// std::bad_alloc.
   CompileResult compile(const CompileRequest& request, std::uint32_t timeout_ms,
                         std::uint32_t waited_ms = 0);
 
