@@ -37,15 +37,19 @@ function(hipacm_completion_rows key)
     hipacm_append(zsh_${table}_rows "    '${key}' '${${table}_words}'\n")
   endforeach()
 
-  # fish: one `complete` line per subcommand (with its summary) and per option spelling.
-  hipacm_fish_quote(condition "__hipacm_is \"${key}\"")
-  foreach(sub IN LISTS subcommands)
-    hipacm_cli_help(sub_text ${HIPACM_EXE} ${ARGN} ${sub})
-    hipacm_cli_summary(summary "${sub_text}")
+  # fish: a subcommand's own line, offered where its parent command is typed, with the summary
+  # its help begins with; then one line per option spelling.
+  if(NOT key STREQUAL "hipacm")
+    string(REGEX REPLACE " [^ ]+$" "" parent "${key}")
+    string(REGEX REPLACE "^.* " "" word "${key}")
+    hipacm_fish_quote(parent_condition "__hipacm_is \"${parent}\"")
+    hipacm_cli_summary(summary "${text}")
     hipacm_fish_quote(summary "${summary}")
-    hipacm_append(fish_rows "complete -c hipacm -n ${condition} -f -a ${sub} -d ${summary}\n")
-    hipacm_append(fish_subcommand_cases " '${key} ${sub}'")
-  endforeach()
+    hipacm_append(fish_rows
+                  "complete -c hipacm -n ${parent_condition} -f -a ${word} -d ${summary}\n")
+    hipacm_append(fish_subcommand_cases " '${key}'")
+  endif()
+  hipacm_fish_quote(condition "__hipacm_is \"${key}\"")
   foreach(option IN LISTS options)
     if(option MATCHES "^--(.+)")
       set(spelling "-l ${CMAKE_MATCH_1}")

@@ -11,6 +11,10 @@ REPO = Path(__file__).resolve().parents[2]
 CHECKER = REPO / "scripts" / "check-shell-pipes.py"
 
 
+def script(root, body, preamble="set -euo pipefail\n"):
+    (root / "job.sh").write_text(f"#!/bin/bash\n{preamble}{body}\n")
+
+
 def check(root):
     completed = subprocess.run([sys.executable, str(CHECKER), str(root)], capture_output=True,
                                text=True, timeout=120, check=False)
@@ -24,7 +28,7 @@ def check(root):
     "hiprtc=$(ldconfig -p | awk '$1 == \"libx\" {print $NF; exit}')",
 ])
 def test_an_early_reader_under_pipefail_is_found(tmp_path, line):
-    (tmp_path / "job.sh").write_text(f"#!/bin/bash\nset -euo pipefail\n{line}\n")
+    script(tmp_path, line)
     rc, out = check(tmp_path)
     assert rc == 1
     assert "job.sh:3:" in out and "1 finding(s)" in out
@@ -37,12 +41,12 @@ def test_an_early_reader_under_pipefail_is_found(tmp_path, line):
     '# a comment may say: printf x | grep -q y',
 ])
 def test_safe_forms_are_not_found(tmp_path, line):
-    (tmp_path / "job.sh").write_text(f"#!/bin/bash\nset -euo pipefail\n{line}\n")
+    script(tmp_path, line)
     assert check(tmp_path) == (0, "shell pipes: 0 finding(s)\n")
 
 
 def test_a_script_without_pipefail_is_not_checked(tmp_path):
-    (tmp_path / "job.sh").write_text('#!/bin/bash\nset -eu\nls | grep -q x\n')
+    script(tmp_path, "ls | grep -q x", preamble="set -eu\n")
     assert check(tmp_path)[0] == 0
 
 
