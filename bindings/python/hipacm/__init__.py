@@ -40,6 +40,8 @@ from ._core import (
     status_string,
 )
 from ._future import FutureKernel
+from ._launch import (DeviceBuffer, DriverError, DriverUnavailableError, Function, Module,
+                      Pointer, platform_of)
 from ._mode import AsyncCompileMode, active_mode
 from ._ffi import ABI_VERSION_MAJOR, ABI_VERSION_MINOR
 from ._logging import set_log_level
@@ -54,6 +56,10 @@ __all__ = [
     "BackendInfo",
     "BackendUnavailableError",
     "CompilationError",
+    "DeviceBuffer",
+    "DriverError",
+    "DriverUnavailableError",
+    "Function",
     "FutureKernel",
     "HipacmError",
     "InternalError",
@@ -61,13 +67,16 @@ __all__ = [
     "Kernel",
     "ModeAlreadyActiveError",
     "ModeClosedError",
+    "Module",
     "OutOfMemoryError",
+    "Pointer",
     "Stats",
     "Status",
     "active_mode",
     "backend_info",
     "compile",
     "library_path",
+    "platform_of",
     "plugin_version",
     "set_log_level",
     "stats",
