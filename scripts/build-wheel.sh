@@ -4,26 +4,63 @@
 # hipacm CLI and the non-system libraries they link, all found through $ORIGIN RUNPATHs.
 #
 #   scripts/build-wheel.sh OUTDIR [BUILD_DIR]
+#   scripts/build-wheel.sh --stage-only STAGE [BUILD_DIR]   (collect only, into STAGE/src)
+#   scripts/build-wheel.sh --pack-only STAGE OUTDIR         (pack a wheel from such a STAGE)
 #
 # BUILD_DIR (default build/release) is built first when it lacks a binary. hipRTC, comgr and the
 # rest of ROCm are not bundled: the plugin loads the user's at run time. glibc, libstdc++ and
-# libgcc_s come from the system, so the wheel runs where this build's glibc and GCC runtime (or
-# newer) are installed. Needs patchelf, readelf (binutils), and pip, setuptools and wheel.
+# libgcc_s come from the system; the wheel is tagged manylinux_X_Y, X.Y being the highest GLIBC_
+# version the bundled files need (setup.py reads them). Each bundled library's Debian copyright
+# file goes into the wheel's .dist-info/licenses/third-party/, listed in BUNDLED there. The two
+# halves exist for scripts/build-wheel-oldest.sh, which collects inside an old Debian root and
+# packs here. Collecting needs patchelf, readelf (binutils), ldd and dpkg; packing needs pip,
+# setuptools and wheel.
 set -euo pipefail
 
-if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-  echo "usage: $0 OUTDIR [BUILD_DIR]" >&2
+mode=all
+case ${1-} in
+  --stage-only | --pack-only)
+    mode=${1#--}
+    mode=${mode%-only}
+    shift
+    ;;
+esac
+if [ $# -lt 1 ] || [ $# -gt 2 ] || { [ "$mode" = pack ] && [ $# != 2 ]; }; then
+  echo "usage: $0 OUTDIR [BUILD_DIR] | --stage-only STAGE [BUILD_DIR] | --pack-only STAGE OUTDIR" >&2
   exit 2
 fi
 repo=$(cd "$(dirname "$0")/.." && pwd)
-mkdir -p "$1"
-outdir=$(cd "$1" && pwd)
-build=${2:-$repo/build/release}
 python=${PYTHON:-/usr/bin/python3}
 
-for tool in patchelf readelf ldd; do
+# Packs STAGE/src (setup.py tags the wheel when libhipacm.so.1 is in the package) into OUTDIR.
+pack() {
+  "$python" -m pip wheel --quiet --no-build-isolation --no-index --no-deps \
+    --disable-pip-version-check --wheel-dir "$2" "$1/src"
+  ls "$2"/hipacm-*.whl
+}
+
+if [ "$mode" = pack ]; then
+  mkdir -p "$2"
+  pack "$(cd "$1" && pwd)" "$(cd "$2" && pwd)"
+  exit 0
+fi
+mkdir -p "$1"
+if [ "$mode" = stage ]; then
+  stage=$(cd "$1" && pwd)
+  if [ -e "$stage/src" ]; then
+    echo "error: $stage/src exists already" >&2
+    exit 1
+  fi
+else
+  outdir=$(cd "$1" && pwd)
+  stage=$(mktemp -d)
+  trap 'rm -rf "$stage"' EXIT
+fi
+build=${2:-$repo/build/release}
+
+for tool in patchelf readelf ldd dpkg-query; do
   if ! command -v "$tool" >/dev/null 2>&1; then
-    echo "error: $tool is needed (Debian: patchelf, binutils, libc-bin)" >&2
+    echo "error: $tool is needed (Debian: patchelf, binutils, libc-bin, dpkg)" >&2
     exit 1
   fi
 done
@@ -35,12 +72,11 @@ if [ ! -f "$build/libhipacm.so.1" ] || [ ! -x "$build/hipacm-worker" ] || [ ! -x
   cmake --build "$build" -j "$(nproc)" --target hipacm hipacm-worker hipacm-cli
 fi
 
-stage=$(mktemp -d)
-trap 'rm -rf "$stage"' EXIT
 # A copy of the package source, without tests or build leftovers.
 mkdir -p "$stage/src"
 cp "$repo/bindings/python/pyproject.toml" "$repo/bindings/python/setup.py" \
-  "$repo/bindings/python/README.md" "$stage/src/"
+  "$repo/bindings/python/README.md" "$repo/bindings/python/wheel_support.py" "$repo/LICENSE" \
+  "$stage/src/"
 mkdir -p "$stage/src/hipacm"
 cp "$repo"/bindings/python/hipacm/*.py "$repo/bindings/python/hipacm/py.typed" "$stage/src/hipacm/"
 pkg=$stage/src/hipacm
@@ -67,6 +103,7 @@ is_system_library() {
 # Every library that ldd resolves for the binaries, transitively, except the system's and
 # libhipacm itself (bundled above). ldd already lists indirect dependencies.
 bundled=()
+declare -A origin_of
 while read -r name path; do
   if is_system_library "$name" || [ "$name" = libhipacm.so.1 ]; then continue; fi
   case "$path" in
@@ -80,6 +117,7 @@ while read -r name path; do
   chmod 0644 "$libs/$name"
   strip --strip-debug "$libs/$name"
   bundled+=("$name")
+  origin_of[$name]=$path
 done < <(ldd "$build/libhipacm.so.1" "$build/hipacm-worker" "$build/hipacm" |
   awk '$2 == "=>" { print $1, $3 }' | sort -u)
 
@@ -105,8 +143,27 @@ for elf in "$pkg/libhipacm.so.1" "$pkg/hipacm-worker" "$pkg/hipacm" "$libs"/*; d
   done < <(readelf -d "$elf" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
 done
 
-# setup.py tags the wheel for this platform when libhipacm.so.1 is in the package.
-"$python" -m pip wheel --quiet --no-build-isolation --no-index --no-deps \
-  --disable-pip-version-check --wheel-dir "$outdir" "$stage/src"
+# The licence of each bundled library: its Debian package's copyright file, the authoritative
+# account of what that package's binaries are made of, one per source package (Boost's thread
+# and chrono share one). BUNDLED maps each library to its file.
+third=$stage/src/third-party
+mkdir -p "$third"
+printf '# soname\tDebian package\tversion\tlicence file (Debian copyright)\n' >"$third/BUNDLED"
+for name in "${bundled[@]}"; do
+  # dpkg knows the file by the path its package ships, /usr/lib/... or /lib/... (merged /usr).
+  real=$(readlink -f "${origin_of[$name]}")
+  owner=$(dpkg-query -S "$real" "${real#/usr}" 2>/dev/null | sed -n '1s/:.*//p' || true)
+  if [ -z "$owner" ] || [ ! -f "/usr/share/doc/$owner/copyright" ]; then
+    echo "error: no Debian package with a copyright file owns the bundled $name" >&2
+    exit 1
+  fi
+  version=$(dpkg-query -W -f '${Version}' "$owner")
+  source=$(dpkg-query -W -f '${source:Package}' "$owner")
+  cp -L "/usr/share/doc/$owner/copyright" "$third/$source.copyright"
+  printf '%s\t%s\t%s\t%s\n' "$name" "$owner" "$version" "$source.copyright" >>"$third/BUNDLED"
+done
 echo "bundled: libhipacm.so.1 hipacm-worker hipacm ${bundled[*]}"
-ls "$outdir"/hipacm-*.whl
+
+if [ "$mode" = all ]; then
+  pack "$stage" "$outdir"
+fi
