@@ -65,18 +65,35 @@ struct WarmupOptions {
 
 constexpr const char* kMpiHelper = "hipacm-mpi";
 
-// The plain tool never links MPI (a machine without Open MPI must still run it), so `--mpi`
-// becomes the MPI helper installed beside it, given the same command line. exec keeps the
-// process, and with it what the launcher set up for this rank.
-[[noreturn]] void hand_to_mpi_helper(const std::vector<std::string>& arguments) {
+// Where an install puts the helper, relative to the tool's directory (BINDIR to
+// LIBEXECDIR/hipacm/hipacm-mpi); CMake derives it from GNUInstallDirs.
+#ifndef HIPACM_MPI_INSTALL_RELPATH
+#define HIPACM_MPI_INSTALL_RELPATH "../libexec/hipacm/hipacm-mpi"
+#endif
+
+// The helper beside the tool (the build tree) or where an install puts it; empty when neither.
+std::filesystem::path find_mpi_helper() {
   std::error_code ec;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  const std::filesystem::path helper = self.parent_path() / kMpiHelper;
-  if (ec || ::access(helper.c_str(), X_OK) != 0)
+  if (ec) return {};
+  for (const std::filesystem::path& helper :
+       {self.parent_path() / kMpiHelper,
+        (self.parent_path() / HIPACM_MPI_INSTALL_RELPATH).lexically_normal()})
+    if (::access(helper.c_str(), X_OK) == 0) return helper;
+  return {};
+}
+
+// The plain tool never links MPI (a machine without Open MPI must still run it), so `--mpi`
+// becomes the MPI helper of the same build or install, given the same command line. exec keeps
+// the process, and with it what the launcher set up for this rank.
+[[noreturn]] void hand_to_mpi_helper(const std::vector<std::string>& arguments) {
+  const std::filesystem::path helper = find_mpi_helper();
+  if (helper.empty())
     throw InputError(fmt::format(
-        "--mpi needs {}, which this build of hipacm does not have (it is built when Open MPI is "
-        "found, with -DHIPACM_WITH_MPI=ON; install openmpi-bin and libopenmpi-dev)",
-        kMpiHelper));
+        "--mpi needs {}, which this build of hipacm does not have (looked beside hipacm and at "
+        "{} from it; it is built when Open MPI is found, or with -DHIPACM_WITH_MPI=ON; install "
+        "openmpi-bin and libopenmpi-dev)",
+        kMpiHelper, HIPACM_MPI_INSTALL_RELPATH));
   std::vector<std::string> args = arguments;
   args.at(0) = helper.string();
   std::vector<char*> argv;
