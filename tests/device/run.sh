@@ -7,8 +7,8 @@
 # under timeout(1), logs into $OUT, and a failing stage does not stop the next one.
 #
 # Environment: OUT (./device-out); HIPACM_DEVICE_BUDGET_S, the whole run (540 s);
-# HIPACM_DEVICE_STAGES, the stages to run, comma-separated, of checks, nvidia, amd, python, node,
-# mpi, run and demo (default: all; the environment report always runs); HIPACM_DEVICE_NVIDIA_ROUNDS (3),
+# HIPACM_DEVICE_STAGES, the stages to run, comma-separated, of checks, nvidia, amd, python, launch,
+# node, mpi, run and demo (default: all; the environment report always runs); HIPACM_DEVICE_NVIDIA_ROUNDS (3),
 # HIPACM_DEVICE_PYTHON_ROUNDS (3), HIPACM_DEVICE_AMD_ROUNDS (2) and
 # HIPACM_DEVICE_AMD_ARGS and HIPACM_DEVICE_NVIDIA_ARGS (more hipacm-nvidia-bench options for the
 # gfx90a and sm_90 benches, e.g. "--skip a-warm,d16");
@@ -20,7 +20,7 @@ ROOT=$(pwd)
 OUT=${OUT:-$ROOT/device-out}
 BUNDLE=$ROOT/.device-bundle
 TOTAL_BUDGET_S=${HIPACM_DEVICE_BUDGET_S:-540}  # the whole run; each stage gets at most what is left
-STAGES=,${HIPACM_DEVICE_STAGES:-checks,nvidia,amd,python,node,mpi,run,demo},
+STAGES=,${HIPACM_DEVICE_STAGES:-checks,nvidia,amd,python,launch,node,mpi,run,demo},
 RUN_ROUNDS=${HIPACM_DEVICE_RUN_ROUNDS:-3}
 AMD_ROUNDS=${HIPACM_DEVICE_AMD_ROUNDS:-2}
 NVIDIA_ROUNDS=${HIPACM_DEVICE_NVIDIA_ROUNDS:-3}
@@ -38,8 +38,8 @@ note() { echo "$*" | tee -a "$SUMMARY"; }
 wanted() { [[ $STAGES == *,$1,* ]]; }
 for name in ${STAGES//,/ }; do
   case $name in
-    checks|nvidia|amd|python|node|mpi|run|demo) ;;
-    *) echo "run.sh: unknown stage '$name' in HIPACM_DEVICE_STAGES (checks, nvidia, amd, python, node, mpi, run, demo)" >&2
+    checks|nvidia|amd|python|launch|node|mpi|run|demo) ;;
+    *) echo "run.sh: unknown stage '$name' in HIPACM_DEVICE_STAGES (checks, nvidia, amd, python, launch, node, mpi, run, demo)" >&2
        exit 2 ;;
   esac
 done
@@ -262,6 +262,14 @@ if wanted python; then
     python3 bench/nvidia/python_bench.py --set "$SET" --arch sm_90 --threads 16 --rounds "$PYTHON_ROUNDS" \
     --cupy-rounds 2 --timeout 60 --baseline "$OUT/bench.json" --json "$OUT/python-bench.json"
 fi
+if wanted launch; then
+  # hipacm.Module/Function (bindings/python/hipacm/_launch.py) launching sm_90 kernels that hipacm
+  # compiled, on DeviceBuffers and CuPy arrays, against CPU references.
+  stage "Python launch helper (sm_90)" 90 launch.log \
+    env PYTHONPATH="$PWD/bindings/python" HIPACM_LIBRARY="$BUNDLE/libhipacm.so.1" \
+    LD_LIBRARY_PATH="$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    python3 tests/device/python_launch_check.py --arch sm_90
+fi
 if wanted node; then
   stage "node: $NODE_RUNS warmups of 64 kernels, sm_90" 90 node-bench.log bash -c "node_bench sm_90"
   stage "node: $NODE_RUNS warmups of 64 kernels, gfx90a" 150 node-bench.log bash -c "node_bench gfx90a"
@@ -301,6 +309,8 @@ fi
     "$OUT/amd-bench.log" 2>/dev/null
   sed -n '/^variant /,/^(median_s/p' "$OUT/amd-bench.log" 2>/dev/null | head -30
   grep -E "^(first error of|note: stopped early)" "$OUT/amd-bench.log" 2>/dev/null | head -5
+  echo "--- Python launch helper (tests/device/python_launch_check.py)"
+  grep -E "^(PASS|FAIL|SKIP|[0-9]+ passed)" "$OUT/launch.log" 2>/dev/null
   echo "--- node scale (bench/shared_cache_bench.sh)"
   grep -E "^(round|median)" "$OUT/node-bench.log" 2>/dev/null
   echo "--- cluster warm-up on one machine (bench/mpi_warmup_bench.sh)"

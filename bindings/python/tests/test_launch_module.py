@@ -371,3 +371,17 @@ def test_nothing_is_unloaded_at_interpreter_exit(tmp_path):
     assert out.stdout.split("\n")[:3] == ["unload 0x1234", "closed", "exiting"]
     assert out.stdout.count("unload") == 1, out.stdout
     assert "close_device" not in out.stdout
+
+
+def test_real_cubin_is_cuda():
+    """A cubin compiled by hipacm through NVRTC (where NVRTC is installed) is a CUDA ELF."""
+    try:
+        kernel = hipacm.compile(good_source("vadd"), arch="sm_90")
+    except hipacm.BackendUnavailableError as error:
+        pytest.skip(f"no NVRTC here: {error}")
+    assert kernel.code[:4] == b"\x7fELF"
+    assert struct.unpack_from("<H", kernel.code, 18)[0] == 190
+    assert hipacm.platform_of(kernel) == "cuda"
+    assert hipacm.platform_of(kernel.code) == "cuda"
+    with pytest.raises(ValueError, match="arch 'gfx90a' is for hip, but the code object is a cuda"):
+        hipacm.platform_of(kernel.code, arch="gfx90a")
