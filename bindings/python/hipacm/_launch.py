@@ -307,13 +307,14 @@ def _stream_handle(stream: Any) -> int:
     handle) pair) or with an int ``ptr`` (CuPy's Stream)."""
     if stream is None:
         return 0
+    ptr = getattr(stream, "ptr", None)
     if isinstance(stream, int) and not isinstance(stream, bool):
         handle = stream
     elif hasattr(stream, "__cuda_stream__"):
         pair = stream.__cuda_stream__()
         handle = _index(pair[1], "__cuda_stream__()[1]")
-    elif isinstance(getattr(stream, "ptr", None), int):
-        handle = stream.ptr
+    elif isinstance(ptr, int):
+        handle = ptr
     else:
         raise TypeError(f"hipacm: stream must be None, an int handle or a stream object "
                         f"(__cuda_stream__ or .ptr), not {type(stream).__name__}")
