@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import enum
-from typing import Any, Dict, Optional, Tuple, Type
+import sys
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Type
 
 
 class Status(enum.IntEnum):
@@ -25,13 +26,23 @@ class Status(enum.IntEnum):
     OUT_OF_MEMORY = 12
     INTERNAL = 13
 
+    @classmethod
+    def _missing_(cls, value: object) -> Optional["Status"]:
+        # A number a newer plugin may return: a pseudo-member UNKNOWN_<n> that
+        # keeps the number, so ``.status`` is always a Status with a ``.name``.
+        if isinstance(value, bool) or not isinstance(value, int) or not -2**31 <= value < 2**31:
+            return None
+        member = int.__new__(cls, value)
+        member._name_ = f"UNKNOWN_{value}" if value >= 0 else f"UNKNOWN_MINUS_{-value}"
+        member._value_ = value
+        # setdefault: two threads meeting the same number get the same member.
+        return cls._value2member_map_.setdefault(value, member)  # type: ignore[return-value]
 
-def to_status(value: int) -> "Status | int":
-    """The :class:`Status` for ``value``, or the bare int for a number we do not know."""
-    try:
-        return Status(value)
-    except ValueError:
-        return value
+
+def to_status(value: int) -> Status:
+    """The :class:`Status` for ``value``; a number this package does not know
+    becomes a pseudo-member named ``UNKNOWN_<n>`` whose int value is ``n``."""
+    return Status(int(value))
 
 
 def _short_key(key: str) -> str:
@@ -41,8 +52,8 @@ def _short_key(key: str) -> str:
     return key
 
 
-def _status_name(status: "Status | int") -> str:
-    return status.name if isinstance(status, Status) else str(int(status))
+def _status_name(status: Status) -> str:
+    return status.name
 
 
 class HipacmError(RuntimeError):
@@ -54,10 +65,12 @@ class HipacmError(RuntimeError):
             failing call, the future's error message for a failed compile).
     """
 
-    def __init__(self, message: str, status: "Status | int" = Status.INTERNAL) -> None:
+    status: Status
+
+    def __init__(self, message: str, status: int = Status.INTERNAL) -> None:
         super().__init__(message)
         self.message = message
-        self.status = to_status(int(status))
+        self.status = to_status(status)
 
     def __reduce__(self) -> Tuple[Any, ...]:  # keep the status when pickled (e.g. across processes)
         return (type(self), (self.message, int(self.status)))
@@ -117,14 +130,16 @@ class CompilationError(HipacmError):
         message: The plugin's error message for this compile.
     """
 
-    def __init__(self, message: str, status: "Status | int", key: str, log: str) -> None:
+    key: str
+    log: str
+
+    def __init__(self, message: str, status: int, key: str, log: str) -> None:
         super().__init__(message, status)
         self.key = key
         self.log = log
 
     def __str__(self) -> str:
-        status = self.status.name if isinstance(self.status, Status) else str(self.status)
-        text = f"hipacm: compile of {self.key!r} failed ({status}): {self.message}"
+        text = f"hipacm: compile of {self.key!r} failed ({self.status.name}): {self.message}"
         if self.log.strip():
             text += "\n" + self.log.rstrip()
         return text
@@ -153,5 +168,109 @@ def error_for(status: int, message: Optional[str]) -> HipacmError:
     """The exception for a failing call (not a failed compile)."""
     st = to_status(status)
     cls = _BY_STATUS.get(int(status), HipacmError)
-    name = st.name if isinstance(st, Status) else f"status {status}"
-    return cls(message or f"hipacm call failed with {name}", st)
+    return cls(message or f"hipacm call failed with {st.name}", st)
+
+
+def _group_summary(errors: Sequence[CompilationError], total: int) -> str:
+    counts: Dict[str, int] = {}
+    for error in errors:
+        counts[error.status.name] = counts.get(error.status.name, 0) + 1
+    by_status = ", ".join(f"{n} {name}" for name, n in counts.items())
+    noun = "kernel" if total == 1 else "kernels"
+    return f"hipacm: {len(errors)} of {total} {noun} failed ({by_status})"
+
+
+class _CompilationErrorGroupBase(CompilationError):
+    """What both forms of :class:`CompilationErrorGroup` share."""
+
+    errors: List[CompilationError]
+    total: int
+
+    def _fill(self, errors: Sequence[CompilationError], total: int) -> None:
+        if not errors:
+            raise ValueError("hipacm: a CompilationErrorGroup needs at least one error")
+        first = errors[0]
+        self.errors = list(errors)
+        self.total = max(int(total), len(self.errors))
+        self.status = first.status
+        self.key = first.key
+        self.log = first.log
+
+    def __str__(self) -> str:
+        return f"{_group_summary(self.errors, self.total)}; the first: {self.errors[0]}"
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        plain = isinstance(self, _PlainCompilationErrorGroup)
+        return (_rebuild_group, (plain, self.errors, self.total))
+
+    def __repr__(self) -> str:
+        return (f"CompilationErrorGroup(failed={len(self.errors)}, total={self.total}, "
+                f"errors={self.errors!r})")
+
+
+_GROUP_DOC = """Every compile that failed when :class:`AsyncCompileMode` exited.
+
+    A :class:`CompilationError`, so ``except CompilationError`` catches it, with
+    the first failure's (in completion order) ``status``, ``key``, ``log`` and
+    ``message``. On Python 3.11+ it is also an ``ExceptionGroup`` of the
+    per-kernel errors, so ``except* CompilationError`` works. On every Python
+    ``errors`` is the list of per-kernel :class:`CompilationError` s (the
+    first failure first, then the others in submission order), ``exceptions``
+    the same as a tuple, and ``total`` the number of kernels the mode
+    compiled (dedup hits count once).
+    """
+
+
+class _PlainCompilationErrorGroup(_CompilationErrorGroupBase):
+    __doc__ = _GROUP_DOC
+
+    def __init__(self, errors: Sequence[CompilationError], total: int) -> None:
+        if not errors:
+            raise ValueError("hipacm: a CompilationErrorGroup needs at least one error")
+        first = errors[0]
+        CompilationError.__init__(self, first.message, first.status, first.key, first.log)
+        self._fill(errors, total)
+
+    @property
+    def exceptions(self) -> Tuple[CompilationError, ...]:
+        """The per-kernel errors, as ``ExceptionGroup.exceptions`` names them."""
+        return tuple(self.errors)
+
+
+_PlainCompilationErrorGroup.__name__ = "CompilationErrorGroup"
+_PlainCompilationErrorGroup.__qualname__ = "CompilationErrorGroup"
+
+if sys.version_info >= (3, 11) and not TYPE_CHECKING:
+    class CompilationErrorGroup(_CompilationErrorGroupBase, ExceptionGroup):  # noqa: F821
+        __doc__ = _GROUP_DOC
+
+        def __new__(cls, errors: Sequence[CompilationError], total: int) -> Any:
+            if not errors:
+                raise ValueError("hipacm: a CompilationErrorGroup needs at least one error")
+            # ExceptionGroup's message is read-only: the first failure's message.
+            return ExceptionGroup.__new__(cls, errors[0].message, list(errors))  # noqa: F821
+
+        def __init__(self, errors: Sequence[CompilationError], total: int) -> None:
+            self._fill(errors, total)
+
+        def derive(self, excs: Sequence[Any]) -> Any:
+            # except* splits: keep the type (and so .errors) when every part is ours.
+            if excs and all(isinstance(e, CompilationError) for e in excs):
+                return CompilationErrorGroup(excs, self.total)
+            return ExceptionGroup(self.message, list(excs))  # noqa: F821
+else:
+    CompilationErrorGroup = _PlainCompilationErrorGroup
+
+# Only tests set this: True makes make_group() build the pre-3.11 form on any Python.
+_force_plain_group = False
+
+
+def make_group(errors: Sequence[CompilationError], total: int) -> CompilationErrorGroup:
+    """The group __exit__ raises: the ExceptionGroup form where Python has one."""
+    cls = _PlainCompilationErrorGroup if _force_plain_group else CompilationErrorGroup
+    return cls(errors, total)
+
+
+def _rebuild_group(plain: bool, errors: List[CompilationError], total: int) -> CompilationError:
+    cls = _PlainCompilationErrorGroup if plain else CompilationErrorGroup
+    return cls(errors, total)

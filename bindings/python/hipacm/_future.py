@@ -1,12 +1,17 @@
 # SPDX-License-Identifier: MIT
-"""FutureKernel: one submitted compile, holding one reference to its ``hipacm_future``."""
+"""FutureKernel: one submitted compile, holding one reference to its ``hipacm_future``;
+a ``concurrent.futures.Future`` whose completion a watcher thread signals."""
 
 from __future__ import annotations
 
+import concurrent.futures
+import logging
 import math
+import threading
 import weakref
+from concurrent.futures._base import FINISHED, RUNNING  # the states wait()/as_completed() read
 from ctypes import POINTER, byref
-from typing import Any, Literal, Optional, overload
+from typing import TYPE_CHECKING, Any, Callable, List, Literal, Optional, Union, overload
 
 from . import _ffi
 from ._callbacks import _claim, _FutureState, _make_pending, _pop_frame, _push_frame
@@ -16,8 +21,26 @@ from ._errors import Status, _short_key, error_for, to_status
 # Each FutureKernel owns exactly one reference to its hipacm_future, released
 # once by a weakref.finalize, so a future outlives its mode for as long as
 # Python holds it and never leaks when Python drops it.
+#
+# concurrent.futures.wait() and as_completed() read a future's _state and
+# append a waiter to its _waiters under its _condition; they learn of a
+# completion only when the future moves to FINISHED and tells its waiters.
+# The ABI has no completion callback, so the news comes from a watcher: a
+# daemon thread parked in hipacm_future_wait (the GIL released, no polling)
+# that exits once the compile is done. A watcher is started only when someone
+# needs to be told: the first add_done_callback() or waiter on a pending
+# future, or a mode with a progress callback. While it waits it holds the
+# FutureKernel (so its handle and callbacks stay alive); the state change is
+# made under _condition, exactly once, by whichever thread sees the completion
+# first (the watcher, result(), wait(), done() or the mode's exit).
 
 _INT64_MAX = 2**63 - 1
+_CF_LOGGER = logging.getLogger("concurrent.futures")  # where the stdlib logs a done callback's error
+
+if TYPE_CHECKING:
+    _FutureBase = concurrent.futures.Future[Kernel]
+else:  # concurrent.futures.Future is subscriptable only from Python 3.9
+    _FutureBase = concurrent.futures.Future
 
 
 def _wait_milliseconds(timeout: float) -> int:
@@ -36,37 +59,187 @@ def _wait_milliseconds(timeout: float) -> int:
     return min(_INT64_MAX, int(math.ceil(timeout * 1000.0)))
 
 
-class FutureKernel:
-    """The outcome of one submitted compile, like Triton's ``FutureKernel``.
+class _WaiterList(list):  # type: ignore[type-arg]
+    """A future's ``_waiters``: the first waiter that wait()/as_completed()
+    appends starts the future's watcher, so they are told of its completion."""
+
+    __slots__ = ("_owner",)
+
+    def __init__(self, owner: "FutureKernel") -> None:
+        super().__init__()
+        self._owner = weakref.ref(owner)
+
+    def append(self, waiter: Any) -> None:
+        super().append(waiter)
+        owner = self._owner()
+        if owner is not None:
+            owner._watch()  # the caller holds the owner's _condition (an RLock)
+
+
+def _watch_until_done(future: "FutureKernel") -> None:
+    """A watcher thread's body: park in the plugin until the compile is done."""
+    handle = future._fstate.handle
+    while _api.future_wait(handle, -1) == Status.NOT_READY:  # -1 waits forever
+        pass  # not expected; a spurious NOT_READY just waits again
+    future._set_finished()
+    future._run_done_hooks()
+
+
+class FutureKernel(_FutureBase):
+    """The outcome of one submitted compile, like Triton's ``FutureKernel``,
+    and a :class:`concurrent.futures.Future` of a :class:`Kernel`.
 
     Attribute access that is not defined here is forwarded to :meth:`result`,
     so ``future.code`` blocks until the kernel is ready, as in Triton. Two
     submits of the same key in one mode return the same ``FutureKernel``.
+
+    ``concurrent.futures.wait()``, ``as_completed()`` and
+    :meth:`add_done_callback` work: a compile counts as *running* from its
+    submit until it is done, and it cannot be cancelled (:meth:`cancel`
+    returns False; ``fail_fast`` cancellations are failures whose
+    :meth:`exception` has ``Status.CANCELLED``).
 
     The future holds one reference to the plugin's ``hipacm_future``; it is
     released when the object is garbage collected. A future stays usable after
     its mode has exited.
     """
 
-    _state: _FutureState
+    # The stdlib's own fields, which its typeshed stub does not declare.
+    _condition: threading.Condition
+    _state: str
+    _waiters: List[Any]
+    _done_callbacks: List[Callable[["concurrent.futures.Future[Kernel]"], object]]
+    _fstate: _FutureState
     _kernel: Optional[Kernel]
     _release: weakref.finalize
+    _watching: bool
+    _progress_hook: Optional[Callable[[], None]]
 
     def __init__(self) -> None:  # pragma: no cover - constructed by submit()
         raise TypeError("FutureKernel objects are created by AsyncCompileMode.submit()")
 
     @classmethod
-    def _create(cls, state: _FutureState) -> "FutureKernel":
+    def _create(cls, state: _FutureState,
+                progress_hook: Optional[Callable[[], None]] = None) -> "FutureKernel":
         self = object.__new__(cls)
-        self._state = state
+        concurrent.futures.Future.__init__(self)
+        self._state = RUNNING  # the plugin owns it from the submit: it cannot be withdrawn
+        self._waiters = _WaiterList(self)
+        self._fstate = state
         self._kernel = None
+        self._watching = False
+        self._progress_hook = progress_hook
         self._release = weakref.finalize(self, _api.future_release, state.handle)
         return self
+
+    # -- completion signalling (concurrent.futures)
+
+    def _watch(self) -> None:
+        """Starts this future's watcher unless it has one or is already FINISHED."""
+        with self._condition:
+            if self._watching:
+                return
+            if self._state == FINISHED and not self._done_callbacks \
+                    and self._progress_hook is None:
+                return  # nobody left to tell
+            self._watching = True
+        try:
+            threading.Thread(target=_watch_until_done, args=(self,),
+                             name=f"hipacm-watch-{_short_key(self._fstate.key)}",
+                             daemon=True).start()
+        except BaseException:  # no thread (resource limits): the next trigger retries
+            with self._condition:
+                self._watching = False
+            raise
+
+    def _set_finished(self) -> None:
+        """Marks the future FINISHED and tells the stdlib's waiters, once.
+        Call only once the plugin's future is done; runs no user code."""
+        with self._condition:
+            if self._state == FINISHED:
+                return
+            self._state = FINISHED
+            ok = _api.future_status(self._fstate.handle) == Status.SUCCESS
+            for waiter in self._waiters:
+                if ok:
+                    waiter.add_result(self)
+                else:
+                    waiter.add_exception(self)
+            self._condition.notify_all()
+
+    def _run_done_hooks(self) -> None:
+        """The done callbacks and the mode's progress, each once: on the
+        watcher, or on the mode's exiting thread for the progress it finds
+        not yet reported."""
+        with self._condition:
+            callbacks, self._done_callbacks = self._done_callbacks, []
+            progress, self._progress_hook = self._progress_hook, None
+        for fn in callbacks:
+            try:
+                fn(self)
+            except Exception:  # as the stdlib does: logged, never stops the others
+                _CF_LOGGER.exception("exception calling callback for %r", self)
+        if progress is not None:
+            progress()
+
+    def _observed_done(self) -> bool:
+        """The plugin's non-blocking status; moves the future to FINISHED when done."""
+        if _api.future_status(self._fstate.handle) == Status.NOT_READY:
+            return False
+        self._set_finished()
+        return True
+
+    def add_done_callback(self, fn: Callable[["concurrent.futures.Future[Kernel]"], object]) -> None:
+        """Calls ``fn(future)`` once the compile is done.
+
+        As with the stdlib, ``fn`` runs at once on this thread when the future
+        is already FINISHED; otherwise on the future's watcher thread (a
+        daemon thread named ``hipacm-watch-...``) when the compile finishes.
+        It runs before the compile's ``finalize``/``cleanup`` if nobody has
+        collected the future yet; ``fn`` may call :meth:`result`, which then
+        collects it on the watcher thread. An exception ``fn`` raises is
+        logged to the ``concurrent.futures`` logger, as the stdlib does.
+        """
+        with self._condition:
+            if self._state != FINISHED:
+                self._done_callbacks.append(fn)
+                self._watch()
+                return
+        try:
+            fn(self)
+        except Exception:
+            _CF_LOGGER.exception("exception calling callback for %r", self)
+
+    def cancel(self) -> bool:
+        """Returns False: a submitted compile cannot be withdrawn from the
+        plugin, so it counts as running until it is done (as a running
+        ``concurrent.futures.Future`` does). ``fail_fast`` is the way to stop
+        queued compiles of a mode."""
+        return False
+
+    def cancelled(self) -> bool:
+        """False: see :meth:`cancel`."""
+        return False
+
+    def running(self) -> bool:
+        """True from the submit until the compile is done."""
+        return not self.done()
+
+    def set_running_or_notify_cancel(self) -> bool:
+        raise RuntimeError("hipacm: a FutureKernel's state is set by the plugin")
+
+    def set_result(self, result: Kernel) -> None:
+        raise RuntimeError("hipacm: a FutureKernel's state is set by the plugin")
+
+    def set_exception(self, exception: Optional[BaseException]) -> None:
+        raise RuntimeError("hipacm: a FutureKernel's state is set by the plugin")
+
+    # -- the hipacm API
 
     @property
     def key(self) -> str:
         """The dedup key: the caller's, or the plugin's ``"sha256:..."`` digest."""
-        return self._state.key
+        return self._fstate.key
 
     @property
     def status(self) -> Status:
@@ -74,11 +247,11 @@ class FutureKernel:
 
         After a failed finalize this is ``Status.FINALIZE_FAILED``.
         """
-        return to_status(_api.future_status(self._state.handle))  # type: ignore[return-value]
+        return to_status(_api.future_status(self._fstate.handle))
 
     def done(self) -> bool:
         """True once the compile has finished (its callbacks may not have run yet)."""
-        return bool(_api.future_status(self._state.handle) != Status.NOT_READY)
+        return self._observed_done()
 
     def wait(self, timeout: Optional[float] = None) -> bool:
         """Blocks until the compile has finished, without running callbacks.
@@ -94,24 +267,34 @@ class FutureKernel:
             ValueError: ``timeout`` is NaN.
         """
         ms = -1 if timeout is None else _wait_milliseconds(timeout)
-        status = _api.future_wait(self._state.handle, ms)
+        status = _api.future_wait(self._fstate.handle, ms)
         if status == Status.SUCCESS:
+            self._set_finished()
             return True
         if status == Status.NOT_READY:
             return False
         raise error_for(status, _last_error())
 
     @overload
-    def result(self, ignore_errors: Literal[False] = ...) -> Kernel: ...
+    def result(self, timeout: Optional[float] = None) -> Kernel: ...
 
     @overload
-    def result(self, ignore_errors: bool) -> Optional[Kernel]: ...
+    def result(self, timeout: Optional[float] = None, *,
+               ignore_errors: Literal[False]) -> Kernel: ...
 
-    def result(self, ignore_errors: bool = False) -> Optional[Kernel]:
+    @overload
+    def result(self, timeout: Optional[float] = None, *,
+               ignore_errors: bool) -> Optional[Kernel]: ...
+
+    def result(self, timeout: Union[float, bool, None] = None, *,
+               ignore_errors: bool = False) -> Optional[Kernel]:
         """Waits for the compile, runs its ``finalize`` or ``cleanup`` once (here,
         if no other thread collected it first) and returns the kernel.
 
         Args:
+            timeout: Seconds to wait at most, as in ``concurrent.futures``
+                (None waits forever). A bool here is taken as ``ignore_errors``,
+                so Triton-style ``result(True)`` keeps its meaning.
             ignore_errors: Return None instead of raising when the compile failed.
                 An exception raised by this future's own ``finalize``/``cleanup``
                 is still re-raised (it is a bug in the caller's code, not a
@@ -123,13 +306,19 @@ class FutureKernel:
             ``Optional[Kernel]``).
 
         Raises:
+            TimeoutError: ``timeout`` passed first (``concurrent.futures.TimeoutError``).
             CompilationError: The compile failed (``.status``, ``.key``, ``.log``).
             BaseException: Whatever ``finalize`` or ``cleanup`` raised, re-raised
                 once, to the caller that collected the future.
         """
+        if isinstance(timeout, bool):
+            ignore_errors, timeout = timeout, None
         if self._kernel is not None:
             return self._kernel
-        state = self._state
+        if timeout is not None and not self.wait(timeout):
+            raise concurrent.futures.TimeoutError(
+                f"hipacm: the compile of {self.key!r} did not finish within {timeout} s")
+        state = self._fstate
         frame = _push_frame()
         try:
             kp = POINTER(_ffi.Kernel)()
@@ -142,6 +331,7 @@ class FutureKernel:
             _pop_frame(frame)
             own = _claim(state, any(s is state for s in frame))
             _make_pending([s for s in frame if s is not state])  # never expected
+        self._set_finished()
         if own is not None:
             raise own
         if kernel is not None:
@@ -161,6 +351,26 @@ class FutureKernel:
             raise error from state.exc
         raise error
 
+    def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:
+        """The exception :meth:`result` raises, or None after a success.
+
+        Collects the future like :meth:`result` (its ``finalize``/``cleanup``
+        runs here if nobody collected it first); an exception that callback
+        raised is returned, not raised. A ``BaseException`` that is not an
+        ``Exception`` (``KeyboardInterrupt``) propagates.
+
+        Raises:
+            TimeoutError: ``timeout`` seconds passed first.
+        """
+        if timeout is not None and not self.wait(timeout):
+            raise concurrent.futures.TimeoutError(
+                f"hipacm: the compile of {self.key!r} did not finish within {timeout} s")
+        try:
+            self.result()
+        except Exception as exc:  # noqa: B902 - returned, as concurrent.futures does
+            return exc
+        return None
+
     def __getattr__(self, name: str) -> Any:
         # Only called for attributes not found normally; forwards like Triton's.
         if name.startswith("_"):
@@ -168,10 +378,9 @@ class FutureKernel:
         return getattr(self.result(), name)
 
     def __repr__(self) -> str:
-        state = self._state
+        state = self._fstate
         try:
-            status = self.status
-            name = status.name if isinstance(status, Status) else str(status)
+            name = self.status.name
         except Exception:  # pragma: no cover - a repr never raises
             name = "?"
         if name == "NOT_READY":
@@ -181,3 +390,4 @@ class FutureKernel:
         collected = " collected" if kernel is not None or state.exc_state else ""
         return (f"<hipacm.FutureKernel key={_short_key(state.key)!r} "
                 f"arch={arch or 'default'} status={name}{collected}>")
+

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ctypes
+import logging
 import math
 import os
 import threading
@@ -16,7 +17,8 @@ from ._callbacks import (_CLEANUP_TRAMPOLINE, _FINALIZE_TRAMPOLINE, _add_note, _
                          _FutureState, _held_in, _make_pending, _pending_note, _pop_frame,
                          _push_frame, _register, _unregister)
 from ._core import Kernel, _api, _error_from_handle, _last_error, _require_abi_1_4
-from ._errors import CompilationError, ModeAlreadyActiveError, ModeClosedError, Status, error_for
+from ._errors import (_CompilationErrorGroupBase, ModeAlreadyActiveError, ModeClosedError,
+                      CompilationError, Status, _group_summary, error_for, make_group)
 from ._future import FutureKernel
 from ._request import _build_request, _check_callable, _encode, _str_list
 
@@ -26,6 +28,7 @@ _ISOLATION = {
     "process": _ffi.ISOLATION_PROCESS,
 }
 _MAX_TIMEOUT_MS = 0xFFFFFFFF
+_LOGGER = logging.getLogger("hipacm")
 
 
 _CACHE_POLICIES = {"off": _ffi.CACHE_OFF, "read": _ffi.CACHE_READ,
@@ -117,6 +120,17 @@ class AsyncCompileMode:
             with the stored log and message instead of compiling again.
             Crashes, timeouts and cancellations are never stored. Needs a
             plugin of ABI 1.4 (``AbiMismatchError`` otherwise).
+        progress: ``progress(done, total)``, called once per compile as it
+            finishes (whatever its outcome): ``done`` compiles of the
+            ``total`` submitted so far (dedup hits count once) have finished.
+            It runs on the finished future's watcher thread (a daemon thread
+            named ``hipacm-watch-...``, one per compile in flight), never on
+            the submitting thread; calls are serialised (one at a time,
+            ``done`` rising by one each), so it needs no lock of its own.
+            ``__exit__`` returns only after the last call returned. An
+            exception it raises is logged to the ``"hipacm"`` logger and
+            dropped; compiles and later calls go on. It must not wait for
+            the mode's exit or for another progress call.
 
     Raises:
         ValueError: A bad ``isolation``, ``timeout``, ``max_workers``, ``cache``
@@ -129,9 +143,11 @@ class AsyncCompileMode:
                  fail_fast: bool = False, arch: Optional[str] = None, isolation: str = "auto",
                  timeout: Optional[float] = None,
                  cache: Optional[Union[str, "os.PathLike[str]"]] = None,
-                 load_device: Optional[int] = None, cache_failures: bool = False) -> None:
+                 load_device: Optional[int] = None, cache_failures: bool = False,
+                 progress: Optional[Callable[[int, int], Any]] = None) -> None:
         if cache_failures:
             _require_abi_1_4("cache_failures=True")
+        _check_callable(progress, "progress")
         cache_policy, cache_dir = _cache_setting(cache)
         raw_load_device = _load_device_setting(load_device)
         if isolation not in _ISOLATION:
@@ -164,6 +180,11 @@ class AsyncCompileMode:
         self.load_device = load_device
         self._load_device = raw_load_device
         self.cache_failures = bool(cache_failures)
+        self.progress = progress
+        self._progress_lock = threading.Condition()
+        self._total = 0     # distinct futures submitted since __enter__
+        self._reported = 0  # progress calls begun
+        self._returned = 0  # progress calls returned
         self._lock = threading.Lock()
         self._handle: Optional[int] = None
         self._futures: Dict[int, FutureKernel] = {}
@@ -197,6 +218,8 @@ class AsyncCompileMode:
             self._handle = out.value
             self._futures = {}
             self._dedup_entries = []
+            with self._progress_lock:
+                self._total = self._reported = self._returned = 0
         with _current_lock:
             _current_mode = self
         return self
@@ -300,16 +323,57 @@ class AsyncCompileMode:
                     state.handle = h
                     state.key = _ffi.optional_str(_api.future_key(h))
                     state.arch = self.arch or ""
-                    future = FutureKernel._create(state)
+                    hook = None
+                    if self.progress is not None:
+                        with self._progress_lock:
+                            self._total += 1
+                        hook = self._report_progress
+                    future = FutureKernel._create(state, hook)
                 except BaseException:
                     _api.future_release(h)
                     raise
                 self._futures[h] = future
+                if hook is not None:
+                    try:
+                        future._watch()
+                    except RuntimeError:  # no thread: __exit__ reports its progress
+                        pass
                 return future
         finally:
             if not attached:
                 _unregister(entry_id)
             del keep
+
+    # -- progress
+
+    def _report_progress(self) -> None:
+        """One compile finished: calls ``progress(done, total)``, one call at a time."""
+        progress = self.progress
+        with self._progress_lock:
+            try:
+                self._reported += 1
+                if progress is not None:
+                    try:
+                        progress(self._reported, self._total)
+                    except Exception:  # documented: logged, never stops the compiles
+                        _LOGGER.exception("hipacm: the progress callback raised")
+            finally:
+                self._returned += 1
+                self._progress_lock.notify_all()
+
+    def _finish_futures(self, futures: List[FutureKernel]) -> None:
+        """At exit, every compile is done: marks each future FINISHED (for
+        concurrent.futures), reports the progress no watcher has reported
+        yet, and waits for the progress calls in flight."""
+        for future in futures:
+            future._set_finished()
+            with future._condition:
+                hook, future._progress_hook = future._progress_hook, None
+            if hook is not None:
+                hook()
+        with self._progress_lock:
+            while self._returned < self._total:
+                self._progress_lock.wait()
 
     # -- exiting
 
@@ -317,11 +381,15 @@ class AsyncCompileMode:
                  tb: Any) -> Literal[False]:
         """Leaves the mode: frees the slot, then collects every compile.
 
-        If the with-body raised, that exception propagates unchanged (compile
-        failures do not replace it). Otherwise the first failure in completion
-        order is raised as :class:`CompilationError` (unless ``ignore_errors``),
-        or, if the callback exception of a future this exit collected came
-        first, that exception itself.
+        If the with-body raised, that exception propagates (compile failures
+        do not replace it; on Python 3.11+ a note on it counts them).
+        Otherwise, unless ``ignore_errors``, every failed compile is raised
+        at once as a :class:`CompilationErrorGroup` (a
+        :class:`CompilationError` with ``.errors``; an ``ExceptionGroup``
+        too on Python 3.11+), whose message counts them ("3 of 4 kernels
+        failed"); or, if the callback exception of a future this exit
+        collected came first, that exception itself, with a note counting
+        the failures. Kernels that compiled are kept either way.
         """
         global _current_mode
         with self._lock:
@@ -348,31 +416,37 @@ class AsyncCompileMode:
         failure: Optional[BaseException] = None
         first_state: Optional[_FutureState] = None
         first_handle = first.value
+        order = list(futures.values())
         if first_handle:
             try:
                 fk = futures.get(first_handle)
-                first_state = fk._state if fk is not None else None
+                first_state = fk._fstate if fk is not None else None
                 key = first_state.key if first_state else _ffi.optional_str(_api.future_key(first_handle))
-                fstatus = _api.future_status(first_handle)
-                msg = None
-                if first_state is not None and first_state.finalize_exc is not None \
-                        and fstatus == Status.FINALIZE_FAILED:
-                    fe = first_state.finalize_exc
-                    msg = f"the finalize callback raised {type(fe).__name__}: {fe}"
-                failure = _error_from_handle(first_handle, fstatus, key, msg)
-                if first_state is not None and first_state.exc is not None:
-                    failure.__cause__ = first_state.exc
+                first_error = _compile_error(first_handle, first_state, key)
+                # Every failure, not just the first: the first in completion
+                # order, then the others in submission order.
+                errors = [first_error] + [
+                    _compile_error(h, f._fstate, f._fstate.key) for h, f in futures.items()
+                    if h != first_handle and _api.future_status(h) != Status.SUCCESS]
+                failure = make_group(errors, max(len(futures), 1))
+                failure.__cause__ = first_error.__cause__
             finally:
                 _api.future_release(first_handle)
         elif status != Status.SUCCESS:
             failure = error_for(status, message)
         del futures
+        self._finish_futures(order)
+        del order
 
         held = _held_in(frame)
         if exc is not None:
             # The body's exception wins; callback exceptions stay available to
-            # result() and are named on it so they are not lost.
+            # result() and are named on it so they are not lost, and so are
+            # the compile failures.
             _make_pending(held)
+            if isinstance(failure, _CompilationErrorGroupBase):
+                _add_note(exc, _group_summary(failure.errors, failure.total)
+                          + " as the mode exited; each FutureKernel.result() raises its error")
             for s in held:
                 _add_note(exc, _pending_note(s))
             return False
@@ -385,10 +459,29 @@ class AsyncCompileMode:
             held = held[1:]
         _make_pending(held)
         if to_raise is not None:
+            if to_raise is not failure and isinstance(failure, _CompilationErrorGroupBase):
+                # A callback's own exception goes first (as in Triton); the
+                # compile failures are named on it.
+                _add_note(to_raise, _group_summary(failure.errors, failure.total)
+                          + "; each FutureKernel.result() raises its error")
             for s in held:
                 _add_note(to_raise, _pending_note(s))
             raise to_raise
         return False
+
+
+def _compile_error(handle: int, state: Optional[_FutureState], key: str) -> CompilationError:
+    """The CompilationError of one failed future (its finalize's exception as the cause)."""
+    fstatus = _api.future_status(handle)
+    msg = None
+    if state is not None and state.finalize_exc is not None \
+            and fstatus == Status.FINALIZE_FAILED:
+        fe = state.finalize_exc
+        msg = f"the finalize callback raised {type(fe).__name__}: {fe}"
+    error = _error_from_handle(handle, fstatus, key, msg)
+    if state is not None and state.exc is not None:
+        error.__cause__ = state.exc
+    return error
 
 
 def active_mode() -> Optional[AsyncCompileMode]:

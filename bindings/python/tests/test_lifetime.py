@@ -18,7 +18,7 @@ def test_future_reference_released_once_including_dedup_hits():
         first = mode.submit("lifetime", good_source())
         hits = [mode.submit("lifetime", good_source()) for _ in range(5)]
         assert all(h is first for h in hits)
-        handle = first._state.handle
+        handle = first._fstate.handle
         del hits
     # The mode's own reference is gone; the FutureKernel's one keeps it alive
     # (an extra release for a dedup hit would have freed it by now).
