@@ -29,9 +29,12 @@ constexpr std::uint8_t kSttFunc = 2;
 struct Section {
   std::uint32_t name = 0;
   std::uint32_t type = 0;
+  std::uint64_t flags = 0;
   std::uint64_t offset = 0;
   std::uint64_t size = 0;
   std::uint32_t link = 0;
+  std::uint32_t info = 0;
+  std::uint64_t addralign = 0;
   std::uint64_t entsize = 0;
 };
 
@@ -39,9 +42,12 @@ Section read_section(const ByteView& bytes, std::uint64_t at) {
   Section s;
   s.name = bytes.le<std::uint32_t>(at + 0);
   s.type = bytes.le<std::uint32_t>(at + 4);
+  s.flags = bytes.le<std::uint64_t>(at + 8);
   s.offset = bytes.le<std::uint64_t>(at + 24);
   s.size = bytes.le<std::uint64_t>(at + 32);
   s.link = bytes.le<std::uint32_t>(at + 40);
+  s.info = bytes.le<std::uint32_t>(at + 44);
+  s.addralign = bytes.le<std::uint64_t>(at + 48);
   s.entsize = bytes.le<std::uint64_t>(at + 56);
   return s;
 }
@@ -60,7 +66,10 @@ class Parser {
  public:
   Parser(const ByteView& bytes, CodeObjectInfo* out) : bytes_(bytes), out_(out) {}
 
-  bool run() { return header() && section_table() && section_names() && symbols() && kernels(); }
+  bool run() {
+    return header() && section_table() && section_names() && symbols() && kernels() &&
+           section_list();
+  }
 
   /// Why run() returned false.
   std::string& error() { return error_; }
@@ -230,6 +239,27 @@ class Parser {
     }
     // objects_ is ordered, so the list is already sorted.
     out_->cuda_kernels.assign(cuda_entries_.begin(), cuda_entries_.end());
+    return true;
+  }
+
+  // The headers as stored; a name the table cannot give stays empty (readers find sections by
+  // name, so an unnamed one is simply never found).
+  bool section_list() {
+    out_->sections.reserve(sections_.size());
+    for (const Section& s : sections_) {
+      ElfSection section;
+      std::string_view name;
+      if (!section_names_.empty() && name_in(section_names_, s.name, &name))
+        section.name = std::string(name);
+      section.type = s.type;
+      section.flags = s.flags;
+      section.offset = s.offset;
+      section.size = s.size;
+      section.link = s.link;
+      section.info = s.info;
+      section.addralign = s.addralign;
+      out_->sections.push_back(std::move(section));
+    }
     return true;
   }
 

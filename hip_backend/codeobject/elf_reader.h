@@ -23,6 +23,19 @@ struct ElfSymbol {
   std::uint64_t size = 0;
 };
 
+/// One section header, with its name when the section-name table gives one ("" otherwise).
+/// offset and size are as stored: check them against the image before reading.
+struct ElfSection {
+  std::string name;
+  std::uint32_t type = 0;  ///< SHT_* (7 = NOTE, 8 = NOBITS)
+  std::uint64_t flags = 0;
+  std::uint64_t offset = 0;
+  std::uint64_t size = 0;
+  std::uint32_t link = 0;
+  std::uint32_t info = 0;  ///< CUBIN .text.<kernel>: the register count in bits 24-31
+  std::uint64_t addralign = 0;
+};
+
 /// What a code object holds, as far as hipacm cares.
 struct CodeObjectInfo {
   std::uint16_t machine = 0;       ///< e_machine
@@ -36,6 +49,8 @@ struct CodeObjectInfo {
   std::vector<std::string> amdgpu_kernels;
   /// FUNC symbols marked STO_CUDA_ENTRY (kernels in a CUBIN), sorted.
   std::vector<std::string> cuda_kernels;
+  /// Every section header, in table order (empty when the image has none).
+  std::vector<ElfSection> sections;
 };
 
 /// Parses an ELF64 little-endian image. Never reads out of bounds: any
