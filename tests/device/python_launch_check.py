@@ -239,7 +239,24 @@ def main() -> int:
         assert got == expect, "block_reverse differs"
         return f"{n} ints through {BLOCK * 4} bytes of dynamic shared memory a block"
 
+    def ptx():
+        if not args.arch.startswith("sm_"):
+            raise Skip(f"{args.arch} is not an sm_ arch")
+        arch = "compute_" + args.arch[len("sm_"):]
+        kernel = hipacm.compile(VADD, arch=arch, name="vadd.cu")
+        assert hipacm.platform_of(kernel.code) == "cuda" and b".target" in kernel.code[:4096]
+        n = 4_099
+        with hipacm.Module(kernel, device=args.device) as module:
+            fn = module.get_function("vadd")
+            with upload(module, a[:n]) as da, upload(module, b[:n]) as db, \
+                    module.alloc(4 * n) as dc:
+                fn(grid_for(n), BLOCK, (da, db, dc, ctypes.c_int(n)))
+                got = download(dc, "f", n)
+        assert got == expect_add[:n]
+        return f"PTX for {arch} ({len(kernel.code)} bytes) loaded by the driver's JIT"
+
     checks.run("templated axpb<float>, axpb<double> by name expression", templated)
+    checks.run("vadd from PTX", ptx)
     checks.run("block_reverse with dynamic shared memory", dynamic_shared)
     print(f"{checks.passed} passed, {checks.failed} failed, {checks.skipped} skipped")
     return 1 if checks.failed else 0
