@@ -9,9 +9,9 @@
 //! * for a mode submit, when the mode has exited (`hipacm_mode_exit`
 //!   collects every future of the mode and returns only after every callback
 //!   has finished, on whatever thread it ran);
-//! * for [`compile`](crate::compile), when the last [`Future`](crate::Future)
-//!   clone is dropped (after it released its handle, so no one can collect
-//!   the future any more).
+//! * for [`compile`](crate::compile), when the last
+//!   [`CompileFuture`](crate::CompileFuture) clone is dropped (after it
+//!   released its handle, so no one can collect the future any more).
 //!
 //! The *closures* inside are taken out (and so dropped) exactly once: by the
 //! trampoline that runs them, or, if the plugin never attached them (a dedup
@@ -53,11 +53,12 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// The messages of finalize closures that failed, by future handle address.
 ///
-/// One map per mode (or per `compile` call); every [`Future`](crate::Future)
-/// from that mode holds it. An address identifies one future here: the mode
-/// holds a reference to each of its futures until it exits, after which no
-/// callback of the mode runs, and a Future that looks itself up holds its own
-/// reference, so its address cannot have been reused.
+/// One map per mode (or per `compile` call); every
+/// [`CompileFuture`](crate::CompileFuture) from that mode holds it. An
+/// address identifies one future here: the mode holds a reference to each of
+/// its futures until it exits, after which no callback of the mode runs, and
+/// a future that looks itself up holds its own reference, so its address
+/// cannot have been reused.
 #[derive(Default)]
 pub(crate) struct FinalizeErrors {
     map: Mutex<HashMap<usize, String>>,
@@ -120,9 +121,10 @@ impl Slot {
     }
 }
 
-/// The message of a cleanup trampoline that could not report any other way.
+/// The message of a trampoline that could not report any other way: to the
+/// log callback, or stderr (see [`report`](crate::log::report)).
 fn warn(message: &str) {
-    eprintln!("hipacm: {}", message);
+    crate::log::report(crate::log::LogLevel::Error, message);
 }
 
 unsafe extern "C" fn finalize_trampoline(

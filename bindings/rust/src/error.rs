@@ -4,21 +4,30 @@
 use std::fmt;
 
 use crate::ffi;
-use crate::future::Future;
+use crate::future::CompileFuture;
 use crate::util::{cstr_lossy, last_error_message};
 
 /// `statuses! { Variant = number => "C_NAME", ... }`: the one list that
 /// [`Status`], [`Status::ALL`] and [`Status::name`] are made from.
 macro_rules! statuses {
-    ($($variant:ident = $raw:literal => $name:literal,)+) => {
+    ($($(#[doc = $doc:literal])+ $variant:ident = $raw:literal => $name:literal,)+) => {
         /// `hipacm_status`: the numbers are part of the ABI and never change.
         ///
         /// Newer plugins may add statuses: match with a `_` arm.
+        ///
+        /// ```
+        /// use hipacm::Status;
+        ///
+        /// assert_eq!(Status::from_raw(5), Some(Status::Compilation));
+        /// assert_eq!(Status::Compilation.raw(), 5);
+        /// assert_eq!(Status::Compilation.to_string(), "HIPACM_ERROR_COMPILATION");
+        /// assert_eq!(Status::from_raw(99), None); // a newer plugin's
+        /// ```
         #[repr(i32)]
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         #[non_exhaustive]
         pub enum Status {
-            $($variant = $raw,)+
+            $($(#[doc = $doc])+ $variant = $raw,)+
         }
 
         impl Status {
@@ -36,19 +45,42 @@ macro_rules! statuses {
 }
 
 statuses! {
+    /// The call or compile succeeded.
     Success = 0 => "HIPACM_SUCCESS",
+    /// A bad argument: a NULL or unknown handle, an unknown arch, a string
+    /// with a NUL byte, an out-of-range setting. Nothing was changed.
     InvalidArgument = 1 => "HIPACM_ERROR_INVALID_ARGUMENT",
+    /// The plugin and the caller disagree on the ABI: a struct smaller than
+    /// its version 1, or a feature newer than the loaded plugin.
     AbiMismatch = 2 => "HIPACM_ERROR_ABI_MISMATCH",
+    /// [`Mode::enter`](crate::Mode::enter) while another mode holds the
+    /// process-wide slot.
     ModeAlreadyActive = 3 => "HIPACM_ERROR_MODE_ALREADY_ACTIVE",
+    /// A submit to a mode that is exiting or has exited.
     ModeClosed = 4 => "HIPACM_ERROR_MODE_CLOSED",
+    /// The compiler rejected the source; the compiler log says why.
     Compilation = 5 => "HIPACM_ERROR_COMPILATION",
+    /// The compiler (a worker process) died during the compile.
     CompilerCrashed = 6 => "HIPACM_ERROR_COMPILER_CRASHED",
+    /// The compile ran past [`Config::compile_timeout`](crate::Config::compile_timeout).
     Timeout = 7 => "HIPACM_ERROR_TIMEOUT",
+    /// The compile was dropped before it finished: an earlier failure
+    /// cancelled it ([`Config::fail_fast`](crate::Config::fail_fast)), or it
+    /// was still running when the process forked (seen in the child).
     Cancelled = 8 => "HIPACM_ERROR_CANCELLED",
+    /// No compiler (hipRTC or NVRTC), no worker binary, no device to load
+    /// on, or no libhipacm at all.
     BackendUnavailable = 9 => "HIPACM_ERROR_BACKEND_UNAVAILABLE",
+    /// The compile succeeded but the request's finalize closure failed or
+    /// panicked.
     FinalizeFailed = 10 => "HIPACM_ERROR_FINALIZE_FAILED",
+    /// The compile has not finished yet
+    /// ([`CompileFuture::status`](crate::CompileFuture::status)).
     NotReady = 11 => "HIPACM_ERROR_NOT_READY",
+    /// Memory ran out, in the plugin or (loading a module) in the driver.
     OutOfMemory = 12 => "HIPACM_ERROR_OUT_OF_MEMORY",
+    /// Anything else that went wrong inside the plugin (also a status number
+    /// newer than this crate).
     Internal = 13 => "HIPACM_ERROR_INTERNAL",
 }
 
@@ -155,21 +187,39 @@ impl std::error::Error for Error {}
 /// What [`Mode::exit`](crate::Mode::exit) returns when a compile in the mode
 /// failed: the first failure in completion order, with its future.
 ///
-/// The mode slot is already free when you get this.
+/// The mode slot is already free when you get this. It owns one reference to
+/// the failed future (released with it), and converts into a plain
+/// [`Error`] with `?` or [`CompileError::into_error`].
+///
+/// ```
+/// use hipacm::{Config, Mode, Request, Status};
+///
+/// let mode = Mode::enter(Config::new().arch("gfx90a"))?;
+/// mode.submit(&Request::new(r#"extern "C" __global__ void ok(int* p) { *p = 1; }"#))?;
+/// mode.submit(&Request::new("this is not C++").key("broken"))?;
+/// let failure = mode.exit().unwrap_err();
+/// assert_eq!(failure.status(), Status::Compilation);
+/// assert_eq!(failure.key(), Some("broken"));
+/// assert!(!failure.log().unwrap_or("").is_empty());
+/// assert_eq!(failure.first_failure().map(|f| f.key()), Some("broken"));
+/// assert!(!hipacm::active_mode_is_set());
+/// # Ok::<(), hipacm::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct CompileError {
     error: Error,
-    first_failure: Option<Future>,
+    first_failure: Option<CompileFuture>,
 }
 
 impl CompileError {
-    pub(crate) fn new(error: Error, first_failure: Option<Future>) -> CompileError {
+    pub(crate) fn new(error: Error, first_failure: Option<CompileFuture>) -> CompileError {
         CompileError {
             error,
             first_failure,
         }
     }
 
+    /// The status of the first failure (e.g. [`Status::Compilation`]).
     pub fn status(&self) -> Status {
         self.error.status()
     }
@@ -184,20 +234,23 @@ impl CompileError {
         self.error.log()
     }
 
+    /// The plugin's message for the first failure.
     pub fn message(&self) -> &str {
         self.error.message()
     }
 
+    /// The first failure as a plain [`Error`], borrowed.
     pub fn error(&self) -> &Error {
         &self.error
     }
 
     /// The future of the first failed compile (`None` only when the exit
     /// call itself failed, e.g. with `Internal`).
-    pub fn first_failure(&self) -> Option<&Future> {
+    pub fn first_failure(&self) -> Option<&CompileFuture> {
         self.first_failure.as_ref()
     }
 
+    /// The first failure as a plain [`Error`]; the future is released.
     pub fn into_error(self) -> Error {
         self.error
     }

@@ -9,6 +9,10 @@
 //!
 //! The functions are not linked: they call the plugin that the crate loads
 //! at run time (see [`library_path`](crate::library_path)).
+//!
+//! Each item means what its namesake in the header means; the header's
+//! comments and docs/ABI.md are its documentation, so this module alone is
+//! exempt from the crate's `missing_docs` lint rather than repeating them.
 #![allow(non_camel_case_types)]
 
 use std::os::raw::{c_char, c_int, c_void};

@@ -17,6 +17,11 @@ use crate::util::{cstr_lossy, cstr_str};
 
 /// One compile's outcome: a counted reference to a `hipacm_future`.
 ///
+/// Not a `std::future::Future`: it is never polled, but waited on
+/// ([`wait`](CompileFuture::wait)) or collected
+/// ([`result`](CompileFuture::result)) from any thread. (It was called
+/// `Future`; that name remains as a deprecated alias.)
+///
 /// `Clone` adds a reference (`hipacm_future_retain`) and `Drop` releases it.
 /// A future stays valid after its mode has exited. It is `Send + Sync`: any
 /// thread may wait on it or collect it.
@@ -37,7 +42,7 @@ use crate::util::{cstr_lossy, cstr_str};
 /// assert_eq!(future.result()?.key(), "fill");
 /// # Ok::<(), hipacm::Error>(())
 /// ```
-pub struct Future {
+pub struct CompileFuture {
     raw: NonNull<ffi::hipacm_future>,
     /// Messages of failed finalize closures of this future's mode.
     errors: Option<Arc<FinalizeErrors>>,
@@ -48,17 +53,17 @@ pub struct Future {
 
 // SAFETY: the handle is reference counted by the plugin, and every hipacm
 // function is thread-safe; the Arcs are Send + Sync.
-unsafe impl Send for Future {}
-unsafe impl Sync for Future {}
+unsafe impl Send for CompileFuture {}
+unsafe impl Sync for CompileFuture {}
 
-impl Future {
+impl CompileFuture {
     /// Takes ownership of one reference.
     pub(crate) fn from_raw(
         raw: *mut ffi::hipacm_future,
         errors: Option<Arc<FinalizeErrors>>,
         slot: Option<Arc<Slot>>,
-    ) -> Option<Future> {
-        NonNull::new(raw).map(|raw| Future {
+    ) -> Option<CompileFuture> {
+        NonNull::new(raw).map(|raw| CompileFuture {
             raw,
             errors,
             _slot: slot,
@@ -150,8 +155,8 @@ impl Future {
     }
 }
 
-impl Clone for Future {
-    fn clone(&self) -> Future {
+impl Clone for CompileFuture {
+    fn clone(&self) -> CompileFuture {
         // SAFETY: a live handle; retaining cannot fail while we hold a reference.
         let status = unsafe { ffi::hipacm_future_retain(self.as_ptr()) };
         assert_eq!(
@@ -159,7 +164,7 @@ impl Clone for Future {
             ffi::HIPACM_SUCCESS,
             "hipacm_future_retain failed on a live future"
         );
-        Future {
+        CompileFuture {
             raw: self.raw,
             errors: self.errors.clone(),
             _slot: self._slot.clone(),
@@ -167,7 +172,7 @@ impl Clone for Future {
     }
 }
 
-impl Drop for Future {
+impl Drop for CompileFuture {
     fn drop(&mut self) {
         // SAFETY: we own one reference.
         unsafe {
@@ -176,18 +181,18 @@ impl Drop for Future {
     }
 }
 
-impl PartialEq for Future {
+impl PartialEq for CompileFuture {
     /// The same compile: dedup hits compare equal.
-    fn eq(&self, other: &Future) -> bool {
+    fn eq(&self, other: &CompileFuture) -> bool {
         self.raw == other.raw
     }
 }
 
-impl Eq for Future {}
+impl Eq for CompileFuture {}
 
-impl fmt::Debug for Future {
+impl fmt::Debug for CompileFuture {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Future")
+        f.debug_struct("CompileFuture")
             .field("handle", &self.raw)
             .field("key", &self.key())
             .field("status", &self.status())
@@ -195,7 +200,7 @@ impl fmt::Debug for Future {
     }
 }
 
-/// A compiled kernel, borrowed from its [`Future`] (or, inside a finalize
+/// A compiled kernel, borrowed from its [`CompileFuture`] (or, inside a finalize
 /// closure, from the future being finalized).
 ///
 /// ```

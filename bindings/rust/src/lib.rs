@@ -3,9 +3,12 @@
 //! plugin (`include/hipacm/hipacm.h`).
 //!
 //! Enter the process-wide async compile [`Mode`], [`submit`](Mode::submit)
-//! [`Request`]s while your program warms up, and collect [`Future`]s. The
-//! mode is a guard: dropping it (also while a panic unwinds) exits the mode,
-//! so the slot can never stay set.
+//! [`Request`]s while your program warms up, and collect
+//! [`CompileFuture`]s. The mode is a guard: dropping it (also while a panic
+//! unwinds) exits the mode, so the slot can never stay set. A compile failure
+//! that only the drop sees goes to the log callback (see
+//! [`set_log_callback`]), or where none is set, to stderr as the plugin's own
+//! log lines do.
 //!
 //! ```
 //! use hipacm::{Config, Mode, Request};
@@ -42,8 +45,13 @@
 //! plugin fail with [`Status::BackendUnavailable`] and a message naming
 //! every place tried; [`library_path`] says which file was loaded.
 
+#![deny(missing_docs)]
+
 mod callbacks;
 mod error;
+// The raw mirror of hipacm.h: each item is documented once, in the header
+// (include/hipacm/hipacm.h) and docs/ABI.md, not again here.
+#[allow(missing_docs)]
 pub mod ffi;
 mod future;
 mod library;
@@ -57,12 +65,31 @@ use std::mem::size_of;
 use std::ptr;
 
 pub use crate::error::{CompileError, Error, Status};
-pub use crate::future::{Future, Kernel};
+pub use crate::future::{CompileFuture, Kernel};
 pub use crate::library::library_path;
 pub use crate::log::{reset_log_callback, set_log_callback, LogLevel};
 pub use crate::mode::{CachePolicy, Config, Isolation, Mode};
 pub use crate::request::Request;
 pub use crate::stats::{stats, Stats};
+
+/// The old name of [`CompileFuture`], kept so that code written against it
+/// still builds. It is deprecated because `hipacm::Future` next to
+/// `std::future::Future` reads as an `async` future, which it is not: a
+/// `CompileFuture` is waited on with [`CompileFuture::wait`] or
+/// [`CompileFuture::result`], never polled.
+///
+/// ```
+/// # #![allow(deprecated)]
+/// use hipacm::Request;
+///
+/// let src = r#"extern "C" __global__ void old(int* p) { *p = 1; }"#;
+/// let f: hipacm::Future = hipacm::compile(&Request::new(src), Some("gfx90a"))?;
+/// let same: hipacm::CompileFuture = f; // one type, two names
+/// assert!(same.result().is_ok());
+/// # Ok::<(), hipacm::Error>(())
+/// ```
+#[deprecated(note = "renamed `CompileFuture`: `Future` shadowed `std::future::Future`")]
+pub type Future = CompileFuture;
 
 use crate::callbacks::{FinalizeErrors, Slot};
 use crate::util::{c_string, cstr_lossy};
@@ -71,10 +98,10 @@ use crate::util::{c_string, cstr_lossy};
 ///
 /// `arch`: `None` means `$HIPACM_ARCH`, otherwise the device's. Returns a
 /// finished future whenever the plugin accepted the request, **also when the
-/// compile failed**: [`Future::result`] then returns the failure, and that is
-/// also when the request's finalize or cleanup closure runs. `Err` means the
-/// request itself was rejected (bad arguments, unknown arch, no backend, no
-/// libhipacm).
+/// compile failed**: [`CompileFuture::result`] then returns the failure, and
+/// that is also when the request's finalize or cleanup closure runs. `Err`
+/// means the request itself was rejected (bad arguments, unknown arch, no
+/// backend, no libhipacm).
 ///
 /// ```
 /// use hipacm::{Request, Status};
@@ -91,7 +118,7 @@ use crate::util::{c_string, cstr_lossy};
 /// assert!(error.log().unwrap_or("").contains("nope"));
 /// # Ok::<(), hipacm::Error>(())
 /// ```
-pub fn compile(request: &Request, arch: Option<&str>) -> Result<Future, Error> {
+pub fn compile(request: &Request, arch: Option<&str>) -> Result<CompileFuture, Error> {
     crate::library::load()?;
     let c_request = request.to_c()?;
     let arch = match arch {
@@ -130,7 +157,7 @@ pub fn compile(request: &Request, arch: Option<&str>) -> Result<Future, Error> {
     }
     // The future's callbacks run at its first result(); the slot lives until
     // the last clone of the future has released its handle.
-    Ok(Future::from_raw(out, Some(errors), slot).expect("non-NULL future"))
+    Ok(CompileFuture::from_raw(out, Some(errors), slot).expect("non-NULL future"))
 }
 
 /// True while some mode is active in this process (`hipacm_active_mode() != NULL`);
@@ -230,7 +257,7 @@ mod tests {
     fn api_types_are_send_and_sync() {
         fn check<T: Send + Sync>() {}
         check::<super::Mode>();
-        check::<super::Future>();
+        check::<super::CompileFuture>();
         check::<super::Kernel<'static>>();
         check::<super::Request>();
         check::<super::Error>();

@@ -12,7 +12,8 @@ use std::time::Duration;
 use crate::callbacks::{lock, FinalizeErrors, Slot};
 use crate::error::{CompileError, Error};
 use crate::ffi;
-use crate::future::Future;
+use crate::future::CompileFuture;
+use crate::log::{report, LogLevel};
 use crate::request::Request;
 use crate::util::{c_bytes, c_string};
 
@@ -85,6 +86,23 @@ pub struct Config {
 }
 
 impl Config {
+    /// The plugin's defaults: every worker the machine has, `$HIPACM_ARCH`
+    /// (else the device's arch), [`Isolation::Auto`],
+    /// [`CachePolicy::Default`], no timeout, no device load, errors reported
+    /// at exit. Same as `Config::default()`; each setter consumes the config
+    /// and returns it changed.
+    ///
+    /// ```
+    /// use hipacm::{Config, Isolation};
+    /// use std::time::Duration;
+    ///
+    /// let config = Config::new()
+    ///     .arch("gfx90a")
+    ///     .isolation(Isolation::Process)
+    ///     .compile_timeout(Duration::from_secs(60));
+    /// assert_ne!(config, Config::default());
+    /// assert_eq!(Config::new(), Config::default());
+    /// ```
     pub fn new() -> Config {
         Config::default()
     }
@@ -114,6 +132,7 @@ impl Config {
         self
     }
 
+    /// Where compiles run; see [`Isolation`]. Default: [`Isolation::Auto`].
     pub fn isolation(mut self, isolation: Isolation) -> Config {
         self.isolation = isolation;
         self
@@ -216,11 +235,33 @@ impl Config {
 ///
 /// [`Mode::enter`] claims the single mode slot; dropping the guard exits the
 /// mode (collecting every compile, running finalize/cleanup exactly once),
-/// and logs a compile failure to stderr instead of panicking, so the slot is
-/// freed even while a panic unwinds. Call [`Mode::exit`] to get the first
+/// and logs a compile failure instead of panicking, so the slot is freed
+/// even while a panic unwinds. The failure goes to the log callback when one
+/// is installed ([`set_log_callback`](crate::set_log_callback)), otherwise
+/// to stderr as the plugin's own log lines do (`hipacm: error: mode exit:
+/// ...`, silenced by `HIPACM_LOG=off`). Call [`Mode::exit`] to get the first
 /// failure as a [`CompileError`] instead.
 ///
 /// `Mode` is `Send + Sync`: share `&Mode` with threads that submit.
+///
+/// ```
+/// use hipacm::{CachePolicy, Config, LogLevel, Mode, Request};
+/// use std::sync::{Arc, Mutex};
+///
+/// let events = Arc::new(Mutex::new(Vec::new()));
+/// let sink = events.clone();
+/// hipacm::set_log_callback(LogLevel::Error, move |_, line| {
+///     sink.lock().unwrap().push(line.to_string());
+/// })?;
+/// let mode = Mode::enter(Config::new().arch("gfx90a").cache_policy(CachePolicy::Off))?;
+/// let src = r#"extern "C" __global__ void oops(int* p) { p[0] = missing; }"#;
+/// mode.submit(&Request::new(src).key("oops"))?;
+/// drop(mode); // no exit(): the failure becomes log events, not a panic
+/// let events = events.lock().unwrap();
+/// assert!(events.iter().any(|line| line.starts_with("mode exit: ") && line.contains("oops")));
+/// assert!(events.iter().any(|line| line.contains("'missing'")));
+/// # Ok::<(), hipacm::Error>(())
+/// ```
 pub struct Mode {
     raw: *mut ffi::hipacm_mode,
     /// Every callback slot handed to the plugin by this mode; freed at exit.
@@ -313,7 +354,7 @@ impl Mode {
     /// already in the mode returns the same future (a dedup hit): its
     /// callbacks are the first submit's, and this request's closures are
     /// dropped unrun when the mode exits.
-    pub fn submit(&self, request: &Request) -> Result<Future, Error> {
+    pub fn submit(&self, request: &Request) -> Result<CompileFuture, Error> {
         let c_request = request.to_c()?;
         let mut req = c_request.raw();
         let slot = request
@@ -337,7 +378,7 @@ impl Mode {
         if let Some(slot) = &slot {
             lock(&self.slots).push(slot.clone());
         }
-        Ok(Future::from_raw(out, Some(self.errors.clone()), None).expect("non-NULL future"))
+        Ok(CompileFuture::from_raw(out, Some(self.errors.clone()), None).expect("non-NULL future"))
     }
 
     /// The raw mode handle, valid until the mode exits.
@@ -369,7 +410,7 @@ impl Mode {
             // SAFETY: first is a reference we now own.
             Some(unsafe { Error::last(status).with_future(first) })
         };
-        let first = Future::from_raw(first, Some(self.errors.clone()), None);
+        let first = CompileFuture::from_raw(first, Some(self.errors.clone()), None);
 
         let slots = std::mem::take(&mut *lock(&self.slots));
         if status == ffi::HIPACM_SUCCESS || first.is_some() {
@@ -378,9 +419,9 @@ impl Mode {
             // (dedup hits) or never run; drop them now, exactly once.
             for slot in slots {
                 if let Some(message) = slot.discard() {
-                    eprintln!(
-                        "hipacm: a request closure's destructor panicked: {}",
-                        message
+                    report(
+                        LogLevel::Error,
+                        &format!("a request closure's destructor panicked: {}", message),
                     );
                 }
             }
@@ -388,9 +429,12 @@ impl Mode {
             // The exit call itself failed (not a compile failure): we cannot
             // prove that the plugin will never call these callbacks, so the
             // slots are leaked rather than freed under it.
-            eprintln!(
-                "hipacm: hipacm_mode_exit failed; leaking {} callback slot(s)",
-                slots.len()
+            report(
+                LogLevel::Error,
+                &format!(
+                    "hipacm_mode_exit failed; leaking {} callback slot(s)",
+                    slots.len()
+                ),
             );
             std::mem::forget(slots);
         }
@@ -402,15 +446,20 @@ impl Mode {
 }
 
 impl Drop for Mode {
+    /// Exits the mode if [`Mode::exit`] did not. A failure is reported as
+    /// [`LogLevel::Error`] events, the failure first, then each line of its
+    /// compiler log: to the log callback when one is installed
+    /// ([`set_log_callback`](crate::set_log_callback)), else on stderr unless
+    /// `$HIPACM_LOG` is `off`. Never panics.
     fn drop(&mut self) {
         if let Err(e) = self.exit_impl() {
-            eprintln!("hipacm: mode exit: {}", e);
+            report(LogLevel::Error, &format!("mode exit: {}", e));
             if let Some(log) = e.log() {
-                if !log.is_empty() {
-                    eprintln!(
-                        "hipacm: compiler log of '{}':\n{}",
-                        e.key().unwrap_or(""),
-                        log
+                let key = e.key().unwrap_or("");
+                for line in log.lines() {
+                    report(
+                        LogLevel::Error,
+                        &format!("compiler log of '{}': {}", key, line),
                     );
                 }
             }

@@ -74,7 +74,10 @@ macro_rules! list_setters {
 }
 
 impl Request {
-    /// A request for `source` (required, non-empty).
+    /// A request for `source`, which the request owns (a copy goes to the
+    /// plugin at submit). An empty source, or any string of the request
+    /// with a NUL byte, fails the submit or [`compile`](crate::compile)
+    /// with `InvalidArgument`; nothing is checked here.
     pub fn new(source: impl Into<String>) -> Request {
         Request {
             source: source.into(),
@@ -131,8 +134,9 @@ impl Request {
     }
 
     /// Runs once, on the collecting thread, after a failed, cancelled or
-    /// finalize-failed compile, with the failure. A panic in it is caught
-    /// and logged to stderr.
+    /// finalize-failed compile, with the failure (borrowed for the call). A
+    /// panic in it is caught and reported as a [`LogLevel::Error`](crate::LogLevel::Error)
+    /// event: to the log callback when one is installed, else on stderr.
     pub fn cleanup<F>(self, cleanup: F) -> Request
     where
         F: FnOnce(&Error) + Send + 'static,

@@ -97,3 +97,16 @@ fn backend_is_available() {
     assert!(!info.library_path.is_empty());
     assert!(info.error.is_none());
 }
+
+/// `hipacm::Future`, the old name, still names `CompileFuture`; it is
+/// deprecated, and allowed here so that `-D warnings` lints pass.
+#[test]
+#[allow(deprecated)]
+fn future_is_the_deprecated_name_of_compile_future() {
+    let _serial = serial();
+    let old: hipacm::Future =
+        compile(&Request::new(vadd_source("renamed")), Some(ARCH)).expect("accepted");
+    let renamed: hipacm::CompileFuture = old.clone();
+    assert_eq!(old, renamed);
+    assert_amdgpu_elf(renamed.result().expect("compiled").code());
+}

@@ -74,7 +74,7 @@ fn dedup_across_threads_gives_one_future_and_one_finalize() {
     let _serial = serial();
     let mode = Mode::enter(config()).expect("enter");
     let tally = Tally::new();
-    let futures: Vec<hipacm::Future> = std::thread::scope(|s| {
+    let futures: Vec<hipacm::CompileFuture> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..8)
             .map(|_| {
                 let (mode, tally) = (&mode, tally.clone());
