@@ -11,12 +11,16 @@
 
 #include "support/nearest_name.h"
 #include "support/settings.h"
+#include "tools/common/argument_errors.h"
 #include "tools/common/commands.h"
 #include "tools/common/exit_codes.h"
 #include "tools/common/terminal_text.h"
 #include "tools/doctor/backend_probe.h"
 
 namespace {
+
+using hipacm::cli::find_option;
+using hipacm::cli::subcommands_of;
 
 std::string version_text() {
   using namespace hipacm::cli;
@@ -30,19 +34,6 @@ std::string version_text() {
   };
   return fmt::format("hipacm {} (ABI {}, {})\n{}\n{}", plugin.version, plugin.abi_version,
                      plugin.path, library_line("hipRTC", hiprtc), library_line("comgr", comgr));
-}
-
-std::vector<CLI::App*> subcommands_of(CLI::App& app) {
-  return app.get_subcommands([](CLI::App*) { return true; });
-}
-
-// `name` ("-q", "--db") as an option of `app` or of a command above it, where CLI11's
-// fallthrough would find it.
-const CLI::Option* find_option(CLI::App* app, const std::string& name) {
-  for (; app != nullptr; app = app->get_parent()) {
-    if (const CLI::Option* option = app->get_option_no_throw(name)) return option;
-  }
-  return nullptr;
 }
 
 // A word where a command name belongs that names none, and the command it was given to.
@@ -109,6 +100,19 @@ int words_to_parse(CLI::App& app, int argc, char** argv, std::vector<std::string
     current = next;
   }
   return argc;
+}
+
+// `hipacm [-q|-v] help [CMD...]`: the words after "help", or nullopt when the command is not
+// help. Not a CLI11 command, so that `hipacm --help` (which man pages and completions are made
+// from) stays as it was.
+std::optional<std::vector<std::string>> help_words(int argc, char** argv) {
+  int i = 1;
+  for (; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word != "-q" && word != "--quiet" && word != "-v" && word != "--verbose") break;
+  }
+  if (i >= argc || std::string(argv[i]) != "help") return std::nullopt;
+  return std::vector<std::string>(argv + i + 1, argv + argc);
 }
 
 std::string join_names(const std::vector<std::string>& names) {
@@ -202,15 +206,20 @@ int run_tool(int argc, char** argv, const ClusterRunner* cluster) {
   let_options_fall_through(app);
   app.parse_complete_callback([&] { share_output_flags(app, context); });
 
+  if (const std::optional<std::vector<std::string>> words = help_words(argc, argv))
+    return run_help(app, *words);
   if (const std::optional<UnknownCommand> unknown = find_unknown_command(app, argc, argv))
     return report_unknown_command(*unknown);
 
   const int parsed = words_to_parse(app, argc, argv, context.prefix_words);
+  if (const int misread = check_single_dash_words(app, parsed, argv); misread >= 0) return misread;
   try {
     app.parse(parsed, argv);
+  } catch (const CLI::Success& e) {
+    app.exit(e);  // prints the help or the version
+    return kExitOk;
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);  // prints help, the version, or the parse error
-    return code == 0 ? kExitOk : kExitUsage;
+    return report_argument_error(app, e, parsed, argv);
   } catch (const InputError& e) {
     fmt::print(stderr, "hipacm: error: {}\n", printable(e.what()));
     return kExitUsage;

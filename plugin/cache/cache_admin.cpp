@@ -215,8 +215,9 @@ CacheStats CacheAdmin::stats() {
   CacheStats s = consistent_read([&] {
     CacheStats read;
     read.by_arch = store_->totals_by_arch();
-    read.recorded_hits = store_->recorded_hits();
-    read.recorded_misses = store_->recorded_misses();
+    read.recorded = store_->recorded_counts();
+    read.recorded_hits = at(read.recorded.counts, Counter::kHits);
+    read.recorded_misses = at(read.recorded.counts, Counter::kMisses);
     read.stored_failures = static_cast<std::int64_t>(store_->count_failures());
     return read;
   });
@@ -255,6 +256,8 @@ VerifyReport CacheAdmin::verify(bool remove_bad) {
 std::size_t CacheAdmin::prune(std::int64_t max_bytes) { return store_->evict_to(max_bytes); }
 
 std::size_t CacheAdmin::clear() { return store_->clear(); }
+
+CounterReset CacheAdmin::reset_stats() { return store_->reset_counters(); }
 
 std::size_t ExportReport::left_out() const {
   std::size_t total = 0;

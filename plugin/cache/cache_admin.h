@@ -31,6 +31,8 @@ struct CacheStats {
   std::int64_t recorded_hits = 0;
   std::int64_t recorded_misses = 0;
   std::int64_t stored_failures = 0;  ///< compile failures kept by the negative cache
+  /// Every recorded counter (counters.h; hits and misses as above), and when they were zeroed.
+  RecordedCounts recorded;
 };
 
 /// An entry that failed a check, and why.
@@ -108,6 +110,9 @@ class CacheAdmin {
   std::size_t prune(std::int64_t max_bytes);
   /// Removes every entry; returns how many there were.
   std::size_t clear();
+  /// Zeroes the recorded counters and the entries' hit counts at once (CacheStore::
+  /// reset_counters); returns what they were. Needs a cache opened read-write.
+  CounterReset reset_stats();
   /// Writes every entry (or one arch's) to a new SQLite file of the same
   /// schema at `file` (refused if it exists). Returns the entry count.
   std::size_t export_to(const std::string& file, const std::string& arch = "");

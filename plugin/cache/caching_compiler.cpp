@@ -3,6 +3,7 @@
 #include "plugin/cache/caching_compiler.h"
 
 #include <chrono>
+#include <optional>
 
 #include "hip_backend/dispatch/compiler_identity.h"
 #include "hip_backend/raw_nvrtc.h"
@@ -42,6 +43,24 @@ backend::CompileResult timed_out_waiting(const backend::CompileRequest& request,
   backend::count(backend::stats().timeouts);
   backend::log(LogLevel::kWarning, result.error_message);
   return result;
+}
+
+// The recorded error a compile after a miss ends in, or nullopt: success, and a cancellation,
+// which is the host's choice rather than a failure.
+std::optional<Counter> error_counter(hipacm_status status) {
+  switch (status) {
+    case HIPACM_SUCCESS:
+    case HIPACM_ERROR_CANCELLED:
+      return std::nullopt;
+    case HIPACM_ERROR_COMPILATION:
+      return Counter::kCompileErrors;
+    case HIPACM_ERROR_COMPILER_CRASHED:
+      return Counter::kCrashErrors;
+    case HIPACM_ERROR_TIMEOUT:
+      return Counter::kTimeoutErrors;
+    default:
+      return Counter::kOtherErrors;
+  }
 }
 
 void warn_once(const std::string& topic, const std::string& message) noexcept {
@@ -104,7 +123,10 @@ CachingCompiler::~CachingCompiler() {
 }
 
 std::optional<CachingCompiler::Keyed> CachingCompiler::key_for(
-    const backend::CompileRequest& request) noexcept {
+    const backend::CompileRequest& request, Counter* why_not) noexcept {
+  Counter unused = Counter::kUncacheable;
+  Counter& why = why_not != nullptr ? *why_not : unused;
+  why = Counter::kUncacheable;
   try {
     // Files the compile reads from disk (-I, absolute includes) are part of
     // what it means; a request whose reads cannot be accounted for is never
@@ -123,7 +145,10 @@ std::optional<CachingCompiler::Keyed> CachingCompiler::key_for(
     keyed.compiler = raw_nvrtc.empty() ? backend::compiler_identity(request.arch, fact_memo_.get())
                                        : backend::raw_nvrtc_identity(raw_nvrtc);
     // Without an exact compiler version a key could outlive the compiler.
-    if (keyed.compiler.version.empty()) return std::nullopt;
+    if (keyed.compiler.version.empty()) {
+      why = Counter::kUnknownCompiler;
+      return std::nullopt;
+    }
     keyed.key = cache_key(request, keyed.compiler);
     if (!inputs.digest.empty()) {
       Sha256 sha;
@@ -142,14 +167,15 @@ std::optional<CachingCompiler::Keyed> CachingCompiler::key_for(
 // request is not cached), and that the store was looked in for it.
 struct CachingCompiler::KeyedRequest final : backend::CompilePlan {
   std::optional<Keyed> keyed;
+  Counter why_not = Counter::kUncacheable;  ///< without a key: the passthrough it counts as
 };
 
 bool CachingCompiler::serve_ready(const backend::CompileRequest& request,
-                                  backend::CompileResult* out,
-                                  std::optional<Keyed>* keyed) noexcept {
+                                  backend::CompileResult* out, std::optional<Keyed>* keyed,
+                                  Counter* why_not) noexcept {
   try {
     const auto start = std::chrono::steady_clock::now();
-    *keyed = key_for(request);
+    *keyed = key_for(request, why_not);
     if (!*keyed || !serve_stored(**keyed, request, out)) return false;
     out->compile_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -162,17 +188,20 @@ bool CachingCompiler::serve_ready(const backend::CompileRequest& request,
 bool CachingCompiler::try_ready(const backend::CompileRequest& request,
                                 backend::CompileResult* out) noexcept {
   std::optional<Keyed> keyed;
-  return serve_ready(request, out, &keyed);
+  Counter why_not = Counter::kUncacheable;
+  return serve_ready(request, out, &keyed, &why_not);
 }
 
 bool CachingCompiler::look_up(const backend::CompileRequest& request, backend::CompileResult* out,
                               std::shared_ptr<const backend::CompilePlan>* plan) noexcept {
   plan->reset();
   std::optional<Keyed> keyed;
-  if (serve_ready(request, out, &keyed)) return true;
+  Counter why_not = Counter::kUncacheable;
+  if (serve_ready(request, out, &keyed, &why_not)) return true;
   try {
     auto known = std::make_shared<KeyedRequest>();
     known->keyed = std::move(keyed);
+    known->why_not = why_not;
     *plan = std::move(known);
   } catch (...) {
     // Without a plan the compile keys the request itself.
@@ -186,9 +215,14 @@ backend::CompileResult CachingCompiler::compile_with_plan(const backend::Compile
   // The key look_up made for this request, when it did: a request is keyed (and scanned) once.
   const auto* known = dynamic_cast<const KeyedRequest*>(plan);
   std::optional<Keyed> computed;
-  if (known == nullptr) computed = key_for(request);
+  Counter why_not = Counter::kUncacheable;
+  if (known == nullptr) computed = key_for(request, &why_not);
   const std::optional<Keyed>& keyed = known != nullptr ? known->keyed : computed;
-  if (!keyed) return inner_->compile(request);
+  if (!keyed) {
+    // Compiled as if there were no cache: what `hipacm cache stats` counts as a passthrough.
+    record(known != nullptr ? known->why_not : why_not);
+    return inner_->compile(request);
+  }
 
   backend::CompileResult result;
   const auto served = [&] {
@@ -213,8 +247,10 @@ backend::CompileResult CachingCompiler::compile_with_plan(const backend::Compile
                                          " ms for another compile of " + request.source_name +
                                          " (key " + keyed->key + ")");
     if (served()) return result;
-    if (limited && !claim.held() && claim.waited() >= limit)
+    if (limited && !claim.held() && claim.waited() >= limit) {
+      record(Counter::kTimeoutErrors);
       return timed_out_waiting(request, keyed->key, limit);
+    }
   } else if (known == nullptr && served()) {
     // No claim to take: the one lookup is look_up's, or this one.
     return result;
@@ -223,6 +259,7 @@ backend::CompileResult CachingCompiler::compile_with_plan(const backend::Compile
   // nothing, which may still hit if another process stored it meanwhile.
   record_miss(*keyed, request);
   result = inner_->compile(request);
+  if (const std::optional<Counter> error = error_counter(result.status)) record(*error);
   const bool storable_failure =
       result.status == HIPACM_ERROR_COMPILATION && settings_.cache_failures;
   if (settings_.policy != Policy::kReadWrite ||
@@ -251,6 +288,16 @@ bool CachingCompiler::serve_stored(const Keyed& keyed, const backend::CompileReq
                                    backend::CompileResult* out) {
   backend::count_pass(backend::pass_counts().store_lookups);
   return serve_hit(keyed, request, out) || serve_failure(keyed, request, out);
+}
+
+void CachingCompiler::record(Counter counter) noexcept {
+  try {
+    if (settings_.policy != Policy::kReadWrite || settings_.user_db.empty()) return;
+    if (auto layer = shared_store(settings_.user_db, CacheStore::Access::kReadWrite))
+      layer->record(counter);
+  } catch (...) {
+    // The recorded statistics are advisory; the compile goes on.
+  }
 }
 
 void CachingCompiler::record_miss(const Keyed& keyed,

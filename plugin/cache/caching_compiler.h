@@ -10,6 +10,7 @@
 #include "hip_backend/dispatch/compiler_identity.h"
 #include "hip_backend/library_facts.h"
 #include "plugin/cache/key/external_inputs.h"
+#include "plugin/cache/store/counters.h"
 #include "plugin/cache/store/location.h"
 
 namespace hipacm::cache {
@@ -58,11 +59,13 @@ class CachingCompiler final : public backend::Compiler {
   };
   /// look_up's plan: the key of one request, made once for its whole miss.
   struct KeyedRequest;
-  /// nullopt when `request` must not be cached.
-  std::optional<Keyed> key_for(const backend::CompileRequest& request) noexcept;
-  /// Keys `request` into *keyed, then serves what the store holds for it: true with *out filled.
+  /// nullopt when `request` must not be cached, with the counter that says why in *why_not.
+  std::optional<Keyed> key_for(const backend::CompileRequest& request,
+                               Counter* why_not = nullptr) noexcept;
+  /// Keys `request` into *keyed (why not into *why_not), then serves what the store holds for
+  /// it: true with *out filled.
   bool serve_ready(const backend::CompileRequest& request, backend::CompileResult* out,
-                   std::optional<Keyed>* keyed) noexcept;
+                   std::optional<Keyed>* keyed, Counter* why_not) noexcept;
   /// A valid hit, else (with cache_failures) a valid stored failure: true with *out filled.
   bool serve_stored(const Keyed& keyed, const backend::CompileRequest& request,
                     backend::CompileResult* out);
@@ -72,6 +75,8 @@ class CachingCompiler final : public backend::Compiler {
                      backend::CompileResult* out);
   /// Counts, logs and (READWRITE) records a lookup that found nothing usable.
   void record_miss(const Keyed& keyed, const backend::CompileRequest& request) noexcept;
+  /// Records `counter` in the user layer's statistics (READWRITE only; advisory).
+  void record(Counter counter) noexcept;
   void store(const Keyed& keyed, const backend::CompileRequest& request,
              const backend::CompileResult& result);
   void store_failure(const Keyed& keyed, const backend::CompileRequest& request,

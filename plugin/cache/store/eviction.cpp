@@ -62,11 +62,24 @@ std::size_t CacheStore::clear() {
     const auto n = static_cast<std::size_t>(sqlite3_changes64(db_->handle()));
     db_->exec("DELETE FROM library_facts");
     db_->exec("DELETE FROM failures");
-    db_->exec("DELETE FROM meta WHERE name IN ('hits', 'misses')");
+    // Every recorded counter (counters.h) goes with the entries.
+    Statement erase = db_->prepare("DELETE FROM meta WHERE name=?");
+    for (const char* row : kCounterRows) {
+      store_internal::ResetOnExit done{erase};
+      erase.bind(1, row);
+      erase.step();
+    }
+    db_->prepare(
+           "INSERT INTO meta(name, value) VALUES(?1, CAST(?2 AS TEXT)) ON CONFLICT(name) DO "
+           "UPDATE SET value=CAST(?2 AS TEXT)")
+        .bind(1, kStatsZeroedRow)
+        .bind(2, now_us())
+        .step();
     tx.commit();
     pending_hits_.clear();
     pending_failure_uses_.clear();
-    pending_hit_count_ = pending_misses_ = pending_total_ = 0;
+    pending_counts_ = Counts{};
+    pending_total_ = 0;
     return n;
   });
 }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "plugin/cache/store/counters.h"
 #include "plugin/cache/store/entry.h"
 #include "plugin/cache/store/sqlite_db.h"
 #include "plugin/cache/store/stored_failure.h"
@@ -73,6 +74,16 @@ class CacheStore {
   /// so hits / (hits + misses) is the hit rate over one period.
   std::int64_t recorded_hits();
   std::int64_t recorded_misses();
+  /// Records one event of `counter` (counters.h), buffered like touch() and written in the same
+  /// batches; a no-op on a read-only store. touch() and touch_failure() count their own.
+  void record(Counter counter);
+  /// Every counter as recorded_hits() reads hits, and since when they count.
+  RecordedCounts recorded_counts();
+  /// Zeroes the recorded counters and the entries' hit counts in one write transaction, which
+  /// other processes' batches wait for and then add to; returns what they were. Entries,
+  /// payloads, stored failures, library facts and last-use times are left as they are. Throws
+  /// on a read-only store.
+  CounterReset reset_counters();
   /// Inserts or replaces the entry, in one transaction; a stored failure
   /// under the same key goes (the success disproves it).
   void put(const CacheEntry& entry);
@@ -80,8 +91,8 @@ class CacheStore {
   /// Removes least-recently-used entries, never `keep_key`, until the
   /// payload total is at most max_bytes. Returns how many were removed.
   std::size_t evict_to(std::int64_t max_bytes, const std::string& keep_key = "");
-  /// Removes every entry, stored failure and library fact, and the recorded
-  /// hits and misses; returns the entries removed.
+  /// Removes every entry, stored failure and library fact, and zeroes the
+  /// recorded counters (counters.h); returns the entries removed.
   std::size_t clear();
 
   /// The negative cache. The stored failure for `key`, or nullopt: also when
@@ -153,8 +164,7 @@ class CacheStore {
   };
   std::map<std::string, PendingHit> pending_hits_;
   std::map<std::string, std::int64_t> pending_failure_uses_;  // key -> last use
-  std::int64_t pending_hit_count_ = 0;
-  std::int64_t pending_misses_ = 0;
+  Counts pending_counts_{};
   std::int64_t pending_total_ = 0;
   // VM steps (in units of the handler's period) of the current operation;
   // reset at its start, under mutex_.
