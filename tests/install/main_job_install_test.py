@@ -106,7 +106,7 @@ with tempfile.TemporaryDirectory() as destdir:
         lib / "cmake/hipacm/hipacmConfigVersion.cmake", lib / "cmake/hipacm/hipacmTargets.cmake",
         data / "bash-completion/completions/hipacm", data / "fish/vendor_completions.d/hipacm.fish",
     ]
-    if cache_value("HIPACM_HELP2MAN").endswith("help2man"):
+    if cache_value("HIPACM_HELP2MAN").endswith("help2man") and cache_value("HIPACM_BUILD_MANPAGES") != "OFF":
         expected += [data / "man/man1/hipacm.1", data / "man/man1/hipacm-warmup.1"]
     if (build / "hipacm-mpi").exists():
         expected.append(libexec / "hipacm/hipacm-mpi")

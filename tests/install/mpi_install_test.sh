@@ -25,8 +25,9 @@ kernels=$destdir/kernels
 mkdir "$kernels"
 cp "$source_dir/examples/kernels/activations.hip" "$source_dir/examples/kernels/conv2d_3x3.hip" "$kernels/"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-# The installed tree's own worker and library: nothing of the build tree's.
-unset HIPACM_WORKER LD_LIBRARY_PATH
+# The installed tree's own worker and library: nothing of the build tree's. The ranks share
+# kernels through their caches, so the test runner's HIPACM_CACHE=off is dropped.
+unset HIPACM_WORKER LD_LIBRARY_PATH HIPACM_CACHE
 report=$destdir/report.json
 mpirun --allow-run-as-root --oversubscribe -np 2 "$root/bin/hipacm" warmup --mpi "$kernels" \
   --arch gfx90a --jobs 1 --cache-dir "$destdir/cache-%r" --json "$report" -q ||
