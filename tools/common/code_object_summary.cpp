@@ -10,6 +10,7 @@
 
 #include "hip_backend/codeobject/amdgpu_target.h"
 #include "hip_backend/codeobject/elf_reader.h"
+#include "hip_backend/codeobject/kernel_resources.h"
 #include "hip_backend/codeobject/offload_bundle.h"
 #include "hip_backend/codeobject/spirv_code_object.h"
 
@@ -71,12 +72,38 @@ Expected<CodeObjectSummary> summarize_spirv(const std::vector<std::uint8_t>& byt
   out->kernels = spirv.module.kernels;
   out->symbol_count = spirv.module.kernels.size() + spirv.module.exported.size();
   out->note = "SPIR-V (finalized by the HIP runtime at load)";
+  out->resources_note =
+      "none recorded: registers and LDS are decided when the runtime finalizes it";
   return summary;
+}
+
+// Resources never make the summary fail: the header facts stand without them.
+void amdgpu_resources(const backend::CodeObjectInfo& info, const std::vector<std::uint8_t>& bytes,
+                      CodeObjectSummary* out) {
+  auto metadata = backend::read_amdgpu_metadata(bytes, info);
+  if (!metadata) {
+    out->resources_note = "the metadata note cannot be read: " + metadata.failure().message;
+    return;
+  }
+  if (!metadata->has_value()) {
+    out->resources_note = "no AMDGPU metadata note (code object v3 or later carries one)";
+    return;
+  }
+  for (backend::AmdgpuKernelResources& kernel : metadata.value()->kernels) {
+    AmdgpuKernelRow row;
+    const std::uint64_t wave = kernel.wavefront_size.value_or(0);
+    const auto file = backend::amdgpu_register_file(out->arch, wave);
+    if (file && (wave == 32 || wave == 64) && kernel.vgpr_count && kernel.sgpr_count)
+      row.limits = backend::amdgpu_wave_limits(*file, *kernel.vgpr_count, *kernel.sgpr_count);
+    row.resources = std::move(kernel);
+    out->amdgpu_resources.push_back(std::move(row));
+  }
 }
 
 void summarize_amdgpu(const backend::CodeObjectInfo& info, const std::vector<std::uint8_t>& bytes,
                       CodeObjectSummary* out) {
   out->arch = backend::amdgpu_processor_from_flags(info.flags);
+  amdgpu_resources(info, bytes, out);
   out->kernels = info.amdgpu_kernels;
   out->code_object_version = backend::code_object_version(bytes).value_or(0);
   const auto target = backend::decode_amdgpu_target(info);
@@ -108,14 +135,69 @@ Expected<CodeObjectSummary> summarize_code_object(const std::vector<std::uint8_t
   if (info.machine == backend::kElfMachineAmdgpu) {
     summarize_amdgpu(info, bytes, out);
   } else {
-    if (info.machine == backend::kElfMachineCuda)
+    if (info.machine == backend::kElfMachineCuda) {
       out->arch = fmt::format("sm_{}", cuda_sm_from_flags(info.flags));
+      out->cuda_resources = backend::read_cuda_kernel_resources(bytes, info, &out->resources_note);
+    }
     out->kernels = global_functions(info);
   }
   return summary;
 }
 
+namespace {
+
+template <class T>
+nlohmann::ordered_json optional_json(const std::optional<T>& value) {
+  return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
+}
+
+nlohmann::ordered_json to_json(const AmdgpuKernelRow& row) {
+  const backend::AmdgpuKernelResources& k = row.resources;
+  nlohmann::ordered_json out = {
+      {"name", k.name},
+      {"symbol", k.symbol},
+      {"vgpr_count", optional_json(k.vgpr_count)},
+      {"agpr_count", optional_json(k.agpr_count)},
+      {"sgpr_count", optional_json(k.sgpr_count)},
+      {"group_segment_fixed_size", optional_json(k.group_segment_fixed_size)},
+      {"private_segment_fixed_size", optional_json(k.private_segment_fixed_size)},
+      {"kernarg_segment_size", optional_json(k.kernarg_segment_size)},
+      {"wavefront_size", optional_json(k.wavefront_size)},
+      {"max_flat_workgroup_size", optional_json(k.max_flat_workgroup_size)},
+      {"sgpr_spill_count", optional_json(k.sgpr_spill_count)},
+      {"vgpr_spill_count", optional_json(k.vgpr_spill_count)},
+      {"uses_dynamic_stack", optional_json(k.uses_dynamic_stack)},
+      {"occupancy", nullptr}};
+  if (row.limits)
+    out["occupancy"] = {{"max_waves_per_simd", row.limits->max_waves},
+                        {"waves_per_simd_by_vgprs", row.limits->by_vgprs},
+                        {"waves_per_simd_by_sgprs", optional_json(row.limits->by_sgprs)},
+                        {"waves_per_simd", row.limits->waves}};
+  return out;
+}
+
+nlohmann::ordered_json to_json(const backend::CudaKernelResources& k) {
+  return {{"name", k.name},
+          {"registers", optional_json(k.registers)},
+          {"shared_bytes", k.shared_bytes},
+          {"local_bytes", k.local_bytes},
+          {"constant0_bytes", k.constant0_bytes},
+          {"stack_frame_bytes", optional_json(k.stack_frame_bytes)},
+          {"min_stack_bytes", optional_json(k.min_stack_bytes)},
+          {"max_stack_bytes", optional_json(k.max_stack_bytes)},
+          {"param_bytes", optional_json(k.param_bytes)},
+          {"max_registers", optional_json(k.max_registers)},
+          {"max_threads", optional_json(k.max_threads)},
+          {"required_threads", optional_json(k.required_threads)}};
+}
+
+}  // namespace
+
 nlohmann::ordered_json to_json(const CodeObjectSummary& summary) {
+  nlohmann::ordered_json resources = nlohmann::ordered_json::array();
+  for (const AmdgpuKernelRow& row : summary.amdgpu_resources) resources.push_back(to_json(row));
+  for (const backend::CudaKernelResources& k : summary.cuda_resources)
+    resources.push_back(to_json(k));
   return {{"size", summary.size},
           {"machine", summary.machine},
           {"machine_name", summary.machine_name},
@@ -128,7 +210,9 @@ nlohmann::ordered_json to_json(const CodeObjectSummary& summary) {
           {"code_object_version", summary.code_object_version},
           {"generic_version", summary.generic_version},
           {"target_id", summary.target_id},
-          {"note", summary.note}};
+          {"note", summary.note},
+          {"kernel_resources", std::move(resources)},
+          {"resources_note", summary.resources_note}};
 }
 
 }  // namespace hipacm::cli

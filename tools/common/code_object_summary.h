@@ -5,14 +5,24 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "hip_backend/codeobject/amdgpu_occupancy.h"
+#include "hip_backend/codeobject/kernel_resources.h"
 #include "support/failure.h"
 
 namespace hipacm::cli {
+
+/// An AMDGPU kernel's metadata, with the waves per SIMD its registers allow where the processor's
+/// register file is known.
+struct AmdgpuKernelRow {
+  backend::AmdgpuKernelResources resources;
+  std::optional<backend::WaveLimits> limits;
+};
 
 struct CodeObjectSummary {
   std::string format = "ELF";  ///< "ELF", "SPIR-V" or "offload bundle (SPIR-V)"
@@ -32,6 +42,12 @@ struct CodeObjectSummary {
   /// STT_FUNC symbols. Sorted.
   std::vector<std::string> kernels;
   std::size_t symbol_count = 0;
+  /// AMDGPU: one row per `.kernels` entry of the metadata note, in note order.
+  std::vector<AmdgpuKernelRow> amdgpu_resources;
+  /// CUBIN: one row per entry function, sorted by name.
+  std::vector<backend::CudaKernelResources> cuda_resources;
+  /// Why resources are missing or partial ("no AMDGPU metadata note", a decoding error); else "".
+  std::string resources_note;
 };
 
 /// Reads an ELF64 code object, a SPIR-V module or an offload bundle holding one (a file, a

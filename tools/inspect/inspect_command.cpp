@@ -35,6 +35,46 @@ std::string version_text(const CodeObjectSummary& summary) {
   return text;
 }
 
+template <class T>
+std::string cell(const std::optional<T>& value) {
+  return value ? fmt::format("{}", *value) : "-";
+}
+
+// One row a kernel, the name last so that long (mangled) names keep the columns aligned.
+void print_amdgpu_resources(const CodeObjectSummary& summary) {
+  fmt::print(
+      "  resources (AMDGPU metadata note; waves/SIMD computed, see 'hipacm inspect' in "
+      "docs/CLI.md)\n");
+  fmt::print("    {:>5} {:>5} {:>5} {:>7} {:>8} {:>5} {:>6} {:>7} {:>7} {:>5} {:>5} {:>5}  {}\n",
+             "VGPR", "AGPR", "SGPR", "LDS", "scratch", "wave", "max-WG", "spill-S", "spill-V",
+             "waves", "byV", "byS", "kernel");
+  for (const AmdgpuKernelRow& row : summary.amdgpu_resources) {
+    const backend::AmdgpuKernelResources& k = row.resources;
+    std::optional<unsigned> waves, by_vgprs, by_sgprs;
+    if (row.limits) {
+      waves = row.limits->waves;
+      by_vgprs = row.limits->by_vgprs;
+      by_sgprs = row.limits->by_sgprs;
+    }
+    fmt::print("    {:>5} {:>5} {:>5} {:>7} {:>8} {:>5} {:>6} {:>7} {:>7} {:>5} {:>5} {:>5}  {}\n",
+               cell(k.vgpr_count), cell(k.agpr_count), cell(k.sgpr_count),
+               cell(k.group_segment_fixed_size), cell(k.private_segment_fixed_size),
+               cell(k.wavefront_size), cell(k.max_flat_workgroup_size), cell(k.sgpr_spill_count),
+               cell(k.vgpr_spill_count), cell(waves), cell(by_vgprs), cell(by_sgprs),
+               printable(k.name));
+  }
+}
+
+void print_cuda_resources(const CodeObjectSummary& summary) {
+  fmt::print("  resources (CUBIN sections and .nv.info attributes; sizes in bytes)\n");
+  fmt::print("    {:>4} {:>7} {:>7} {:>7} {:>7} {:>7}  {}\n", "REG", "shared", "local", "stack",
+             "cmem0", "threads", "kernel");
+  for (const backend::CudaKernelResources& k : summary.cuda_resources)
+    fmt::print("    {:>4} {:>7} {:>7} {:>7} {:>7} {:>7}  {}\n", cell(k.registers), k.shared_bytes,
+               k.local_bytes, cell(k.stack_frame_bytes), k.constant0_bytes,
+               cell(k.max_threads ? k.max_threads : k.required_threads), printable(k.name));
+}
+
 // The file name, the arch and every symbol name come from the file: each is escaped.
 void print_summary(const std::string& source, const CodeObjectSummary& summary) {
   fmt::print("{}\n", printable(source));
@@ -52,6 +92,10 @@ void print_summary(const std::string& source, const CodeObjectSummary& summary) 
   if (!summary.note.empty()) fmt::print("  note     {}\n", printable(summary.note));
   fmt::print("  kernels  {}\n", summary.kernels.size());
   for (const std::string& kernel : summary.kernels) fmt::print("    {}\n", printable(kernel));
+  if (!summary.amdgpu_resources.empty()) print_amdgpu_resources(summary);
+  if (!summary.cuda_resources.empty()) print_cuda_resources(summary);
+  if (!summary.resources_note.empty())
+    fmt::print("  resource note  {}\n", printable(summary.resources_note));
 }
 
 // Bytes from any source (a file here; a cache entry or a compile result elsewhere) print alike.
@@ -118,7 +162,8 @@ void add_inspect_command(CLI::App& app, AppContext& context) {
   CLI::App* inspect =
       app.add_subcommand("inspect",
                          "List the kernels, arch, machine and code-object version of a "
-                         "code object (ELF, SPIR-V or an offload bundle of SPIR-V)");
+                         "code object (ELF, SPIR-V or an offload bundle of SPIR-V), and each "
+                         "kernel's registers, LDS/shared memory, scratch and occupancy limits");
   add_non_empty_option(inspect, "file", options->file,
                        "A code object file (AMDGPU ELF, amdgcnspirv SPIR-V or NVIDIA CUBIN), or a "
                        "cache key or key prefix as 'hipacm cache list' shows it")
