@@ -5,6 +5,7 @@
 import re
 import shutil
 import subprocess
+import warnings
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,13 @@ AMD_FIELDS = {".vgpr_count": "vgpr_count", ".sgpr_count": "sgpr_count",
               ".max_flat_workgroup_size": "max_flat_workgroup_size",
               ".sgpr_spill_count": "sgpr_spill_count", ".vgpr_spill_count": "vgpr_spill_count",
               ".kernarg_segment_size": "kernarg_segment_size", ".symbol": "symbol"}
+
+
+def skip_visibly(reason):
+    """Skips with the reason also in pytest's warnings summary, which -q still prints: a
+    comparison that could not run is seen in the test log, not only counted."""
+    warnings.warn(UserWarning("skipped: " + reason))
+    pytest.skip(reason)
 
 
 def tool(name, *candidates):
@@ -96,7 +104,7 @@ def inspect_json(run, path):
 def test_amdgpu_figures_match_llvm_readelf(run, amd_objects, arch):
     readelf = tool("llvm-readelf", "/usr/bin/llvm-readelf-14")
     if readelf is None:
-        pytest.skip("llvm-readelf is not installed (Debian: apt-get install llvm)")
+        skip_visibly("llvm-readelf is not installed (Debian: apt-get install llvm)")
     files = sorted(amd_objects.glob(f"*.{arch}.co"))
     assert len(files) == len(EXAMPLE_FILES) + 1
     compared = 0
@@ -169,14 +177,17 @@ def cuda_objects(cli_path, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("cuda")
     completed, objects = warm(cli_path, tmp, ["sm_80", "compute_80"])
     if completed.returncode == 3 or "NVRTC" in completed.stderr and completed.returncode != 0:
-        pytest.skip("NVRTC is not usable here: " + completed.stderr[-300:])
+        skip_visibly("NVRTC is not usable here: " + completed.stderr[-300:])
     assert completed.returncode == 0, completed.stderr
     return objects
 
 
 def ptxas_report(ptxas, ptx, cubin):
-    """ptxas -v's figures for each entry of `ptx`, by kernel, and the CUBIN it wrote."""
-    completed = subprocess.run([ptxas, "-arch=sm_80", "-v", str(ptx), "-o", str(cubin)],
+    """ptxas -v's figures for each entry of `ptx`, by kernel; the CUBIN goes to `cubin`."""
+    # NVRTC's PTX ends with the NUL of a C string, which ptxas reads as text.
+    text = Path(cubin).with_suffix(".ptx")
+    text.write_bytes(Path(ptx).read_bytes().rstrip(b"\0"))
+    completed = subprocess.run([ptxas, "-arch=sm_80", "-v", str(text), "-o", str(cubin)],
                                capture_output=True, text=True, check=True)
     report, name = {}, None
     for line in (completed.stdout + completed.stderr).splitlines():
@@ -197,7 +208,7 @@ def ptxas_report(ptxas, ptx, cubin):
 def test_cubin_figures_match_ptxas(run, cuda_objects, tmp_path):
     ptxas = tool("ptxas", CUDA_BIN / "ptxas")
     if ptxas is None:
-        pytest.skip("ptxas is not installed (/usr/local/cuda/bin/ptxas)")
+        skip_visibly("ptxas is not installed (/usr/local/cuda/bin/ptxas)")
     compared = 0
     saw_shared = saw_stack = False
     for ptx in sorted(cuda_objects.glob("*.compute_80.co")):
@@ -224,7 +235,7 @@ def test_nvrtc_cubins_read_like_ptxas_cubins(run, cuda_objects, tmp_path):
     # NVRTC's PTX of the same source.
     ptxas = tool("ptxas", CUDA_BIN / "ptxas")
     if ptxas is None:
-        pytest.skip("ptxas is not installed (/usr/local/cuda/bin/ptxas)")
+        skip_visibly("ptxas is not installed (/usr/local/cuda/bin/ptxas)")
     for cubin in sorted(cuda_objects.glob("*.sm_80.co")):
         stem = cubin.name[:-len(".sm_80.co")]
         theirs = ptxas_report(ptxas, cuda_objects / f"{stem}.compute_80.co", tmp_path / "x.cubin")
@@ -241,8 +252,8 @@ def test_nvrtc_cubins_read_like_ptxas_cubins(run, cuda_objects, tmp_path):
 def test_cubin_figures_match_cuobjdump(run, cuda_objects):
     cuobjdump = tool("cuobjdump", CUDA_BIN / "cuobjdump")
     if cuobjdump is None:
-        pytest.skip("cuobjdump is not installed (CUDA's cuda-cuobjdump package; "
-                    "/usr/local/cuda/bin has none here)")
+        skip_visibly("cuobjdump is not installed (CUDA's cuda-cuobjdump package; "
+                     "/usr/local/cuda/bin has none here)")
     for cubin in sorted(cuda_objects.glob("*.sm_80.co")):
         text = subprocess.run([cuobjdump, "-res-usage", str(cubin)], capture_output=True,
                               text=True, check=True).stdout
