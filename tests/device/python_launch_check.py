@@ -183,7 +183,8 @@ def main() -> int:
             ca = cupy.asarray(numpy.frombuffer(a, dtype=numpy.float32))
             cb = cupy.asarray(numpy.frombuffer(b, dtype=numpy.float32))
             cc = cupy.zeros(N, dtype=cupy.float32)
-            stream = cupy.cuda.Stream(non_blocking=True)
+            # A blocking stream: it waits for the default stream's copies and memset above.
+            stream = cupy.cuda.Stream()
             with stream:
                 vadd(grid_for(N), BLOCK, (ca, cb, cc, numpy.int32(N)), stream=stream)
             stream.synchronize()
