@@ -445,7 +445,7 @@ def test_trust2_10_mpi_ranks_leave_no_compile_service_behind(tmp_path, backend_u
     kernels = kernels_dir(tmp_path, count=3)
     runtime = tmp_path / "run"
 
-    def job(name, setting):
+    def job(name, setting, *more):
         env = mpi_env(tmp_path, {"HIPACM_RUNTIME_DIR": str(runtime)})
         env.pop("HIPACM_COMPILE_SERVICE", None)
         env.pop("HIPACM_ISOLATION", None)  # and its service= part: the default is unset
@@ -453,7 +453,7 @@ def test_trust2_10_mpi_ranks_leave_no_compile_service_behind(tmp_path, backend_u
             env["HIPACM_ISOLATION"] = f"service={setting}"
         command = [MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", str(RANKS), CLI,
                    "warmup", "--mpi", str(kernels), "--arch", "gfx90a", "--jobs", "1",
-                   "--cache-dir", str(tmp_path / f"{name}-%r"), "-q"]
+                   "--cache-dir", str(tmp_path / f"{name}-%r"), "-q", *more]
         return subprocess.run(command, capture_output=True, text=True, timeout=600, env=env,
                               check=False)
 
@@ -464,13 +464,126 @@ def test_trust2_10_mpi_ranks_leave_no_compile_service_behind(tmp_path, backend_u
             assert done.returncode == 0, done.stdout + done.stderr
             assert all(len(cache_keys(tmp_path / f"{name}-{r}")) == 3 for r in range(RANKS))
             assert service_processes(runtime) == [], f"HIPACM_ISOLATION=service={setting}"
-        # Asked for explicitly, the service is used (and this count would see it).
-        done = job("on", "on")
+        # Asked for explicitly, the service is used (and this count would see it), one per rank,
+        # each kept by --keep-services.
+        done = job("on", "on", "--keep-services")
         assert done.returncode == 0, done.stdout + done.stderr
-        assert len(service_processes(runtime)) >= 1
+        # Its processes count the services and the workers they forked (which keep the
+        # service's command line): each rank's socket is the count of services.
+        assert len(service_processes(runtime)) >= RANKS
+        assert len(list(runtime.glob("compile-service-*.sock"))) == RANKS
     finally:
         for pid in service_processes(runtime):
             try:
                 os.kill(pid, signal.SIGTERM)
             except ProcessLookupError:
                 pass
+
+
+def runtime_processes(runtime_dir):
+    """Pids of every process whose command line names a path in runtime_dir: the compile services
+    started there and the workers they forked (a forked worker keeps its service's command
+    line)."""
+    found = []
+    prefix = str(runtime_dir).encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            args = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if any(a.startswith(prefix) for a in args):
+            found.append(int(entry.name))
+    return found
+
+
+@needs_mpi
+def test_each_rank_stops_the_compile_service_its_run_started(tmp_path, backend_usable):
+    """With service=on each rank orders its workers from a service of its own (the service is
+    keyed by the rank's environment); at the end of the run the rank stops it, so that nothing
+    waits on the node for HIPACM_IDLE_MS. A service that was running before is left alone."""
+    kernels = kernels_dir(tmp_path, count=3)
+    runtime = tmp_path / "run"
+    env = {"HIPACM_ISOLATION": "service=on", "HIPACM_RUNTIME_DIR": str(runtime)}
+    try:
+        done = mpirun(tmp_path, kernels, "--arch", "gfx90a", "--jobs", "1", "--cache-dir",
+                      tmp_path / "cache-%r", "-q", env=env)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert all(len(cache_keys(tmp_path / f"cache-{r}")) == 3 for r in range(RANKS))
+        # The workers the ranks held exit on EOF once their rank has: a bounded wait for that.
+        for _ in range(100):
+            if not runtime_processes(runtime):
+                break
+            subprocess.run(["sleep", "0.1"], check=True)
+        assert runtime_processes(runtime) == []
+        assert list(runtime.glob("compile-service-*")) == []
+        assert "could not stop" not in done.stderr
+    finally:
+        for pid in service_processes(runtime):
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+
+
+def test_keep_services_needs_mpi(run):
+    done = run("warmup", EXAMPLES, "--arch", "gfx90a", "--keep-services")
+    assert done.rc == 2
+    assert "add --mpi" in done.err
+
+
+SBATCH = Path(__file__).resolve().parents[2] / "examples" / "slurm" / "warmup.sbatch"
+
+
+def test_the_sbatch_example_is_valid_bash():
+    done = subprocess.run(["bash", "-n", str(SBATCH)], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    text = SBATCH.read_text()
+    assert "#SBATCH --ntasks-per-node=1" in text and "warmup --mpi" in text
+
+
+@needs_mpi
+def test_the_sbatch_example_warms_every_rank_then_plans_by_its_report(tmp_path, backend_usable):
+    """The example job script, run as it is with an srun that stands in for Slurm's (two MPI
+    ranks on this machine): a first run compiles into both caches and keeps its report as the
+    next run's costs; a second run uses them; a third gathers into an export file."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    srun = bin_dir / "srun"
+    # srun's own options (the script gives them as --name=value) are dropped; mpirun starts the
+    # command as two ranks.
+    srun.write_text("#!/bin/bash\n"
+                    "while [ $# -gt 0 ] && [[ $1 == -* ]]; do shift; done\n"
+                    f"exec {MPIRUN} --allow-run-as-root --oversubscribe -np 2 \"$@\"\n")
+    srun.chmod(0o755)
+    kernels = kernels_dir(tmp_path, count=2)
+    env = mpi_env(tmp_path, {"PATH": f"{bin_dir}:{os.environ['PATH']}", "HIPACM": CLI,
+                             "ARCHS": "gfx90a", "CACHE_DIR": str(tmp_path / "cache-%r"),
+                             "SLURM_CPUS_ON_NODE": "1"})
+    for name in ("GATHER_TO", "COSTS", "REPORT", "KERNELS", "SLURM_JOB_ID"):
+        env.pop(name, None)
+    work = tmp_path / "job"
+    work.mkdir()
+
+    def job(extra=None):
+        done = subprocess.run(["bash", str(SBATCH), str(kernels)], cwd=work,
+                              env=dict(env, **(extra or {})), capture_output=True, text=True,
+                              timeout=600, check=False)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return report_of(work / "hipacm-warmup-local.json")
+
+    first = job()
+    assert first["mpi"]["ranks"] == 2 and first["totals"]["compiled"] == 2
+    assert first["mpi"]["cost_basis"] == "source bytes"
+    assert all(len(cache_keys(tmp_path / f"cache-{r}")) == 2 for r in range(2))
+    assert (work / "hipacm-warmup-costs.json").exists()
+    (work / "hipacm-warmup-local.json").unlink()
+    second = job()
+    assert second["mpi"]["cost_basis"] == "report seconds"
+    assert second["totals"]["compiled"] == 0 and second["totals"]["cache_hits"] == 2
+    (work / "hipacm-warmup-local.json").unlink()
+    export = tmp_path / "all.hipacm"
+    third = job({"GATHER_TO": str(export)})
+    assert third["mpi"]["gathered"] == 2 and export.exists()

@@ -59,6 +59,7 @@ struct WarmupOptions {
   bool verbose = false;
   std::size_t log_lines = 10;
   bool mpi = false;
+  bool keep_services = false;
   std::string gather_to_root;
   std::string costs_file;
 };
@@ -149,6 +150,8 @@ int run(const WarmupOptions& options, const AppContext& context, const ClusterRu
   if (options.mpi && cluster == nullptr) hand_to_mpi_helper(context.arguments);
   if (!options.mpi && (!options.gather_to_root.empty() || !options.costs_file.empty()))
     throw InputError("--gather-to-root and --costs belong to a distributed run: add --mpi");
+  if (!options.mpi && options.keep_services)
+    throw InputError("--keep-services belongs to a distributed run: add --mpi");
   WarmupSettings settings;
   settings.jobs = options.jobs;
   settings.timeout_ms = timeout_ms_from_seconds(options.timeout_seconds);
@@ -182,6 +185,7 @@ int run(const WarmupOptions& options, const AppContext& context, const ClusterRu
     job.quiet = options.quiet;
     job.verbose = options.verbose;
     job.keep_going = options.keep_going;
+    job.keep_services = options.keep_services;
     job.log_lines = options.log_lines;
     return cluster->run(job);
   }
@@ -313,6 +317,10 @@ void add_warmup_command(CLI::App& app, AppContext& context, const ClusterRunner*
   add_non_empty_option(warmup, "--costs", options->costs_file,
                        "With --mpi: an earlier --json report, whose compile times weigh the "
                        "kernels when they are shared out (else their source size does)");
+  warmup->add_flag("--keep-services", options->keep_services,
+                   "With --mpi and HIPACM_ISOLATION=service=on: leave running the compile "
+                   "service each rank started (by default it is stopped when the rank ends), "
+                   "for a job that warms and then compiles more");
   warmup->add_flag("-q,--quiet", options->quiet, "No progress output");
   warmup->add_flag("-v,--verbose", options->verbose, "One line per compiled kernel");
   warmup

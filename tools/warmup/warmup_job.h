@@ -23,6 +23,7 @@ struct WarmupJob {
   bool quiet = false;
   bool verbose = false;
   bool keep_going = false;
+  bool keep_services = false;  ///< leave the compile service this rank started running
   std::size_t log_lines = 10;
 };
 

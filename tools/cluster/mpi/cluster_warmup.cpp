@@ -18,6 +18,7 @@
 #include "tools/cluster/mpi/job_finish.h"
 #include "tools/cluster/mpi/mpi_comm.h"
 #include "tools/cluster/mpi/rank_plan.h"
+#include "tools/cluster/mpi/rank_services.h"
 #include "tools/cluster/mpi/share_compile.h"
 #include "tools/cluster/shard_plan.h"
 #include "tools/common/exit_codes.h"
@@ -87,11 +88,19 @@ int run_job(Cluster& cluster, const WarmupJob& job) {
 
 int run_cluster_warmup(const WarmupJob& job) {
   Cluster cluster;
+  // Noted before anything compiles, so that only a service this rank's run started is stopped.
+  RankServices services;
+  const auto stop_services = [&] {
+    if (!job.keep_services) services.stop_started();
+  };
   try {
-    return run_job(cluster, job);
+    const int status = run_job(cluster, job);
+    stop_services();
+    return status;
   } catch (const JobLost& e) {
     fmt::print(stderr, "hipacm: error: {}\n", printable(e.what()));
     std::fflush(stderr);
+    stop_services();
     return kExitFailures;
   } catch (const std::exception& e) {
     // The other ranks wait in a collective that this rank will never join: only an abort ends
@@ -99,6 +108,7 @@ int run_cluster_warmup(const WarmupJob& job) {
     const bool input = dynamic_cast<const InputError*>(&e) != nullptr;
     fmt::print(stderr, "hipacm: error: rank {}: {}\n", cluster.rank(), printable(e.what()));
     std::fflush(stderr);
+    stop_services();
     cluster.abort_job(input ? kExitUsage : kExitFailures);
   }
 }
