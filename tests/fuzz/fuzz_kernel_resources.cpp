@@ -52,7 +52,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!info) return 0;
   const std::vector<std::uint8_t> image(data, data + size);
   if (const auto metadata = be::read_amdgpu_metadata(image, info.value())) {
-    if (metadata->has_value()) check_metadata(**metadata);
+    if (metadata->has_value()) check_metadata(*metadata.value());
   } else if (metadata.failure().message.empty()) {
     invariant_broken("a metadata note was refused without a reason");
   }
