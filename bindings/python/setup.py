@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List
 
-from setuptools import setup
+from setuptools import Distribution, setup
 
 try:  # setuptools 70.1 and later carry bdist_wheel themselves
     from setuptools.command.bdist_wheel import bdist_wheel
@@ -52,13 +52,15 @@ LICENSE_EXPRESSION = wheel_support.license_expression(SONAMES)
 REWRITTEN = ("Metadata-Version:", "License:", "License-Expression:", "License-File:")
 
 
-class BdistWheel(bdist_wheel):  # type: ignore[misc,valid-type]
-    def finalize_options(self) -> None:
-        super().finalize_options()
-        if PLATFORM:
-            # Native code: the wheel installs into platlib.
-            self.root_is_pure = False
+class PlatformDistribution(Distribution):  # type: ignore[misc]
+    """Native code rides along: the wheel is not pure (``Root-Is-Purelib: false``) and the
+    package goes to platlib, at the wheel's root rather than under .data/purelib."""
 
+    def has_ext_modules(self) -> bool:
+        return PLATFORM
+
+
+class BdistWheel(bdist_wheel):  # type: ignore[misc,valid-type]
     def get_tag(self) -> Any:
         if not PLATFORM:
             return super().get_tag()
@@ -95,7 +97,8 @@ class BdistWheel(bdist_wheel):  # type: ignore[misc,valid-type]
 
 
 # pyproject.toml lists the scripts as dynamic, so setuptools wants them set here.
-options: Dict[str, Any] = {"entry_points": {}, "cmdclass": {"bdist_wheel": BdistWheel}}
+options: Dict[str, Any] = {"entry_points": {}, "cmdclass": {"bdist_wheel": BdistWheel},
+                           "distclass": PlatformDistribution}
 if PLATFORM and (PACKAGE / "hipacm").is_file():
     options["entry_points"] = {"console_scripts": ["hipacm = hipacm._cli:main"]}
 
