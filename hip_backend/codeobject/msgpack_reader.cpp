@@ -9,8 +9,8 @@ namespace hipacm::backend {
 
 const MsgpackValue* MsgpackValue::find(std::string_view key) const noexcept {
   if (kind != Kind::Map) return nullptr;
-  for (const auto& [k, v] : entries)
-    if (k.kind == Kind::String && k.bytes == key) return &v;
+  for (std::size_t i = 0; i < keys.size() && i < values.size(); ++i)
+    if (keys[i].kind == Kind::String && keys[i].bytes == key) return &values[i];
   return nullptr;
 }
 
@@ -212,9 +212,10 @@ class Decoder {
       return fail("nested deeper than " + std::to_string(limits_.max_depth));
     if (!count_fits(count, 2)) return false;
     out->kind = MsgpackValue::Kind::Map;
-    out->entries.resize(static_cast<std::size_t>(count));
-    for (auto& [key, item] : out->entries)
-      if (!value(&key, depth + 1) || !value(&item, depth + 1)) return false;
+    out->keys.resize(static_cast<std::size_t>(count));
+    out->values.resize(static_cast<std::size_t>(count));
+    for (std::size_t i = 0; i < out->keys.size(); ++i)
+      if (!value(&out->keys[i], depth + 1) || !value(&out->values[i], depth + 1)) return false;
     return true;
   }
 

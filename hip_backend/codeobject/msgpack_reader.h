@@ -8,7 +8,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "support/failure.h"
@@ -26,8 +25,11 @@ struct MsgpackValue {
   double float_value = 0;            ///< Float (float 32 widened)
   std::string bytes;                 ///< String and Binary; Extension: nothing
   std::int8_t extension_type = 0;
-  std::vector<MsgpackValue> items;                             ///< Array
-  std::vector<std::pair<MsgpackValue, MsgpackValue>> entries;  ///< Map, in stored order
+  std::vector<MsgpackValue> items;  ///< Array
+  /// Map: keys and values side by side, in stored order (a std::pair member would need the
+  /// complete type here).
+  std::vector<MsgpackValue> keys;
+  std::vector<MsgpackValue> values;
 
   /// A map's value under a string key (the first, if a hostile map repeats it); else nullptr.
   const MsgpackValue* find(std::string_view key) const noexcept;
