@@ -189,15 +189,18 @@ def test_no_hip_runtime_is_reported_at_load(monkeypatch, gfx_kernel):
 
 
 def test_import_does_not_load_a_driver():
+    # In a fresh process: with the plugin found through HIPACM_LIBRARY, which loads no HIP runtime.
     code = ("import sys; sys.path.insert(0, %r); import hipacm, ctypes; "
             "maps = open('/proc/self/maps').read(); "
-            "print('libcuda' in maps, 'hipacm._launch' in sys.modules)" % PACKAGE_DIR)
+            "print('libcuda' in maps, 'libamdhip64' in maps, 'numpy' in sys.modules, "
+            "'hipacm._launch' in sys.modules)" % PACKAGE_DIR)
     env = dict(os.environ, HIPACM_HIP_RUNTIME_LIBRARY="/nonexistent/x.so",
                HIPACM_CUDA_DRIVER_LIBRARY="/nonexistent/y.so")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["False", "True"]
+    # No driver or runtime is loaded, and numpy is not imported (it is optional).
+    assert out.stdout.split() == ["False", "False", "False", "True"]
 
 
 def test_real_hip_runtime_without_a_gpu_names_the_error(monkeypatch, gfx_kernel):
