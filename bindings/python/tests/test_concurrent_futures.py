@@ -45,6 +45,14 @@ class Gate:
 
         threading.Thread(target=write, daemon=True).start()
 
+    # Entered after the mode, so a failing test opens it before the mode's
+    # exit waits for the held compile.
+    def __enter__(self) -> "Gate":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.open()
+
 
 @pytest.fixture
 def gate(tmp_path):
@@ -65,7 +73,8 @@ def bad_source(n):
 
 
 def test_a_future_is_a_concurrent_future_that_cannot_be_cancelled(gate):
-    with hipacm.AsyncCompileMode(1, arch=ARCH, isolation="in-process", ignore_errors=True) as mode:
+    with hipacm.AsyncCompileMode(1, arch=ARCH, isolation="in-process",
+                                 ignore_errors=True) as mode, gate:
         held = gate.submit(mode)
         after = mode.submit("cf-after", good_source("cfafter"))
         assert isinstance(held, cf.Future) and isinstance(after, cf.Future)
@@ -90,7 +99,8 @@ def test_a_future_is_a_concurrent_future_that_cannot_be_cancelled(gate):
 
 
 def test_as_completed_yields_in_completion_order_with_failures(gate):
-    with hipacm.AsyncCompileMode(1, arch=ARCH, isolation="in-process", ignore_errors=True) as mode:
+    with hipacm.AsyncCompileMode(1, arch=ARCH, isolation="in-process",
+                                 ignore_errors=True) as mode, gate:
         held = gate.submit(mode)
         x0 = mode.submit("cf-x0", good_source("cfx0"))
         x1 = mode.submit("cf-x1", bad_source(1))
@@ -138,8 +148,10 @@ def test_done_callbacks_run_once_each_for_good_and_failed_compiles(gate):
         with lock:
             seen.append((future.key, future.done(), threading.current_thread().name))
 
-    with hipacm.AsyncCompileMode(1, arch=ARCH, isolation="in-process", ignore_errors=True) as mode:
+    with hipacm.AsyncCompileMode(1, arch=ARCH, isolation="in-process",
+                                 ignore_errors=True) as mode, gate:
         held = gate.submit(mode)
+        assert isinstance(held, cf.Future)  # (an old FutureKernel would block below)
         futures = [mode.submit(f"cf-cb-{i}", good_source(f"cfcb{i}") if i % 2 else bad_source(i))
                    for i in range(6)]
         for future in futures + [held]:
