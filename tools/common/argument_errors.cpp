@@ -159,14 +159,18 @@ std::string parse_error_text(CLI::App* command, const CLI::ParseError& error) {
   if (what == "A subcommand is required") {
     std::vector<std::string> names;
     for (CLI::App* sub : subcommands_of(*command)) names.push_back(sub->get_name());
-    return "a command is required: " + join_names(names);
+    return "a subcommand is required: " + join_names(names);
   }
   return printable(what);
 }
 
+// "hipacm: error: CMD: ...", as `hipacm run` says its own: every usage error starts with
+// "hipacm: error:", and names the command it was given to.
 int print_errors(CLI::App* command, const std::vector<std::string>& lines) {
   const std::string path = command_path(command);
-  for (const std::string& line : lines) fmt::print(stderr, "{}: error: {}\n", path, line);
+  const std::string where =
+      command->get_parent() == nullptr ? "" : path.substr(path.find(' ') + 1) + ": ";
+  for (const std::string& line : lines) fmt::print(stderr, "hipacm: error: {}{}\n", where, line);
   fmt::print(stderr, "Run '{} --help' for more information.\n", path);
   return kExitUsage;
 }
@@ -253,7 +257,7 @@ int run_help(CLI::App& app, const std::vector<std::string>& words) {
                                      : "did you mean " + one_of(near, "'") + "?");
     }
     fmt::print(
-        stderr, "hipacm help: error: {}\nRun 'hipacm help{}' for more information.\n", why,
+        stderr, "hipacm: error: help: {}\nRun 'hipacm help{}' for more information.\n", why,
         command == &app ? "" : " " + command_path(command).substr(app.get_name().size() + 1));
     return kExitUsage;
   }
