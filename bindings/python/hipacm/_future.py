@@ -7,6 +7,7 @@ from __future__ import annotations
 import concurrent.futures
 import logging
 import math
+import os
 import threading
 import weakref
 from concurrent.futures._base import FINISHED, RUNNING  # the states wait()/as_completed() read
@@ -76,13 +77,33 @@ class _WaiterList(list):  # type: ignore[type-arg]
             owner._watch()  # the caller holds the owner's _condition (an RLock)
 
 
+# The futures whose watcher started, for a forked child (where no watcher survives).
+_watched: "weakref.WeakSet[FutureKernel]" = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    """No watcher thread survives a fork, and one may have held a future's lock:
+    fresh locks, and the next done callback or waiter starts a new watcher."""
+    for future in list(_watched):
+        future._condition = threading.Condition()
+        future._watching = False
+    _watched.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def _watch_until_done(future: "FutureKernel") -> None:
     """A watcher thread's body: park in the plugin until the compile is done."""
     handle = future._fstate.handle
     while _api.future_wait(handle, -1) == Status.NOT_READY:  # -1 waits forever
         pass  # not expected; a spurious NOT_READY just waits again
     future._set_finished()
-    future._run_done_hooks()
+    try:
+        future._run_done_hooks()
+    finally:
+        _watched.discard(future)
 
 
 class FutureKernel(_FutureBase):
@@ -143,6 +164,7 @@ class FutureKernel(_FutureBase):
                     and self._progress_hook is None:
                 return  # nobody left to tell
             self._watching = True
+            _watched.add(self)
         try:
             threading.Thread(target=_watch_until_done, args=(self,),
                              name=f"hipacm-watch-{_short_key(self._fstate.key)}",
@@ -174,13 +196,15 @@ class FutureKernel(_FutureBase):
         with self._condition:
             callbacks, self._done_callbacks = self._done_callbacks, []
             progress, self._progress_hook = self._progress_hook, None
-        for fn in callbacks:
-            try:
-                fn(self)
-            except Exception:  # as the stdlib does: logged, never stops the others
-                _CF_LOGGER.exception("exception calling callback for %r", self)
-        if progress is not None:
-            progress()
+        try:
+            for fn in callbacks:
+                try:
+                    fn(self)
+                except Exception:  # as the stdlib does: logged, never stops the others
+                    _CF_LOGGER.exception("exception calling callback for %r", self)
+        finally:  # even past a KeyboardInterrupt: the mode's exit waits for this report
+            if progress is not None:
+                progress()
 
     def _observed_done(self) -> bool:
         """The plugin's non-blocking status; moves the future to FINISHED when done."""

@@ -123,10 +123,12 @@ class AsyncCompileMode:
         progress: ``progress(done, total)``, called once per compile as it
             finishes (whatever its outcome): ``done`` compiles of the
             ``total`` submitted so far (dedup hits count once) have finished.
-            It runs on the finished future's watcher thread (a daemon thread
-            named ``hipacm-watch-...``, one per compile in flight), never on
-            the submitting thread; calls are serialised (one at a time,
-            ``done`` rising by one each), so it needs no lock of its own.
+            It runs on the finished compile's watcher thread (a daemon
+            thread named ``hipacm-watch-...``, one per compile in flight),
+            or, for a compile whose watcher has not reported it yet when the
+            mode exits, on the thread running ``__exit__``; calls are
+            serialised (one at a time, ``done`` rising by one each), so it
+            needs no lock of its own.
             ``__exit__`` returns only after the last call returned. An
             exception it raises is logged to the ``"hipacm"`` logger and
             dropped; compiles and later calls go on. It must not wait for

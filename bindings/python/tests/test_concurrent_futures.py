@@ -220,3 +220,24 @@ def test_a_watcher_still_waiting_at_interpreter_exit_is_harmless():
                           text=True, timeout=120)
     assert proc.stdout.strip() == "leaving", proc.stdout
     assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_watches_an_inherited_future_afresh(gate):
+    with hipacm.AsyncCompileMode(1, arch=ARCH, isolation="in-process",
+                                 ignore_errors=True) as mode, gate:
+        held = gate.submit(mode)
+        held.add_done_callback(lambda f: None)  # the parent's watcher is parked
+        pid = os.fork()
+        if pid == 0:  # the child: no watcher survived; a new callback must still run
+            code = 1
+            try:
+                ran = threading.Event()
+                held.add_done_callback(lambda f: ran.set())
+                # The plugin ends an inherited in-flight compile as CANCELLED.
+                if ran.wait(60) and held.status == hipacm.Status.CANCELLED:
+                    code = 0
+            finally:
+                os._exit(code)
+        _, wait_status = os.waitpid(pid, 0)
+        assert os.WIFEXITED(wait_status) and os.WEXITSTATUS(wait_status) == 0, wait_status
