@@ -28,6 +28,7 @@ def help_hint(message):
     (["cache", "list", "--verbos"],
      "hipacm: error: cache list: unknown option '--verbos'; did you mean '--verbose'?"),
     (["doctor", "-jsn"], "hipacm: error: doctor: unknown option '-jsn'; did you mean '--json'?"),
+    (["doctor", "-json"], "hipacm: error: doctor: unknown option '-json'; did you mean '--json'?"),
     # An option of another command says whose it is.
     (["cache", "stats", "--dry-run"],
      "hipacm: error: cache stats: unknown option '--dry-run': it is an option of "

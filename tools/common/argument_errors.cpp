@@ -114,6 +114,10 @@ std::string unknown_option_text(const OptionWord& given) {
   // "-jsn" is a long option with a dash too few far more often than short options run together.
   const std::optional<std::string> long_name = as_long_name(given.word);
   const std::vector<std::string> candidates = {long_name ? *long_name : name};
+  // "-include-dir" for this command's own --include-dir: the exact name, which nearest_names
+  // leaves out.
+  if (long_name && find_option(given.command, *long_name) != nullptr)
+    return text + "; did you mean '" + *long_name + "'?";
   for (const std::string& candidate : candidates) {
     collect_owners(root_of(given.command), given.command, candidate, owners);
     if (!owners.empty()) {
