@@ -106,34 +106,24 @@ CLI::App& root_of(CLI::App* command) {
 
 // What to say of an option that `given.command` and the commands above it do not have.
 std::string unknown_option_text(const OptionWord& given) {
-  const std::string name = option_name(given.word);
   const std::string typed = printable(given.word.substr(0, given.word.find('=')));
-  std::string text = fmt::format("unknown option '{}'", typed);
-  // An option of another command, named exactly (with one dash too many or too few).
-  std::vector<std::string> owners;
+  const std::string text = fmt::format("unknown option '{}'", typed);
   // "-jsn" is a long option with a dash too few far more often than short options run together.
   const std::optional<std::string> long_name = as_long_name(given.word);
-  const std::vector<std::string> candidates = {long_name ? *long_name : name};
+  const std::string name = long_name ? *long_name : option_name(given.word);
   // "-include-dir" for this command's own --include-dir: the exact name, which nearest_names
   // leaves out.
-  if (long_name && find_option(given.command, *long_name) != nullptr)
-    return text + "; did you mean '" + *long_name + "'?";
-  for (const std::string& candidate : candidates) {
-    collect_owners(root_of(given.command), given.command, candidate, owners);
-    if (!owners.empty()) {
-      return text + fmt::format(": {} is an option of {}, not of '{}'",
-                                long_name ? "'" + candidate + "'" : std::string("it"),
-                                one_of(owners, "'"), command_path(given.command));
-    }
-  }
-  const std::vector<std::string> known = option_names(given.command);
-  std::vector<std::string> near;
-  for (const std::string& candidate : candidates) {
-    near = nearest_names(candidate, known);
-    if (!near.empty()) break;
-  }
-  if (!near.empty()) text += "; did you mean " + one_of(near, "'") + "?";
-  return text;
+  if (long_name && find_option(given.command, name) != nullptr)
+    return text + "; did you mean '" + name + "'?";
+  // An option of another command, named exactly.
+  std::vector<std::string> owners;
+  collect_owners(root_of(given.command), given.command, name, owners);
+  if (!owners.empty())
+    return text + fmt::format(": {} is an option of {}, not of '{}'",
+                              long_name ? "'" + name + "'" : std::string("it"), one_of(owners, "'"),
+                              command_path(given.command));
+  const std::vector<std::string> near = nearest_names(name, option_names(given.command));
+  return near.empty() ? text : text + "; did you mean " + one_of(near, "'") + "?";
 }
 
 // A word with one dash that CLI11 took as a short option and its value ("-job" as "-j ob") when
