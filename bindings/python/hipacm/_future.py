@@ -36,7 +36,8 @@ from ._errors import Status, _short_key, error_for, to_status
 # first (the watcher, result(), wait(), done() or the mode's exit).
 
 _INT64_MAX = 2**63 - 1
-_CF_LOGGER = logging.getLogger("concurrent.futures")  # where the stdlib logs a done callback's error
+# Where the stdlib logs an exception a done callback raised.
+_CF_LOGGER = logging.getLogger("concurrent.futures")
 
 if TYPE_CHECKING:
     _FutureBase = concurrent.futures.Future[Kernel]
@@ -213,7 +214,8 @@ class FutureKernel(_FutureBase):
         self._set_finished()
         return True
 
-    def add_done_callback(self, fn: Callable[["concurrent.futures.Future[Kernel]"], object]) -> None:
+    def add_done_callback(self,
+                          fn: Callable[["concurrent.futures.Future[Kernel]"], object]) -> None:
         """Calls ``fn(future)`` once the compile is done.
 
         As with the stdlib, ``fn`` runs at once on this thread when the future

@@ -321,11 +321,11 @@ class AsyncCompileMode:
                     if entry_id is not None:
                         self._dedup_entries.append(entry_id)
                     return existing
+                hook: Optional[Callable[[], None]] = None
                 try:
                     state.handle = h
                     state.key = _ffi.optional_str(_api.future_key(h))
                     state.arch = self.arch or ""
-                    hook = None
                     if self.progress is not None:
                         with self._progress_lock:
                             self._total += 1
@@ -333,6 +333,9 @@ class AsyncCompileMode:
                     future = FutureKernel._create(state, hook)
                 except BaseException:
                     _api.future_release(h)
+                    if hook is not None:  # never reported: the exit must not wait for it
+                        with self._progress_lock:
+                            self._total -= 1
                     raise
                 self._futures[h] = future
                 if hook is not None:

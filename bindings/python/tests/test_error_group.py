@@ -129,7 +129,8 @@ def test_body_exception_wins_and_a_note_counts_the_failures():
     assert not isinstance(info.value, hipacm.CompilationError)
     if HAS_GROUPS:
         notes = info.value.__notes__
-        assert any(n.startswith("hipacm: 3 of 4 kernels failed (3 COMPILATION)") for n in notes), notes
+        summary = "hipacm: 3 of 4 kernels failed (3 COMPILATION)"
+        assert any(n.startswith(summary) for n in notes), notes
     assert good.result().code[:4] == b"\x7fELF"
     assert all(f.status == hipacm.Status.COMPILATION for f in bad)
 
