@@ -227,6 +227,7 @@ def test_a_forked_child_watches_an_inherited_future_afresh(gate):
     with hipacm.AsyncCompileMode(1, arch=ARCH, isolation="in-process",
                                  ignore_errors=True) as mode, gate:
         held = gate.submit(mode)
+        assert isinstance(held, cf.Future)  # (an old FutureKernel would block below)
         held.add_done_callback(lambda f: None)  # the parent's watcher is parked
         pid = os.fork()
         if pid == 0:  # the child: no watcher survived; a new callback must still run
