@@ -64,6 +64,9 @@ def test_the_text_shows_every_counter(run, counted_cache):
                 (r"    no compiler version", "0")]
     for label, value in expected:
         assert re.search("^" + label + r" +" + value + "$", text, re.M), (label, text)
+    # -q keeps the counts and drops the heading.
+    quiet = run("cache", "stats", "-q").out
+    assert "recorded since" not in quiet and re.search(r"^  errors +1$", quiet, re.M), quiet
 
 
 def test_reset_zeroes_the_counters_and_keeps_the_entries(run, counted_cache, cache_dir):

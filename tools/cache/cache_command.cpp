@@ -187,11 +187,13 @@ void print_kinds(const char* label, const cache::Counts& counts, const CounterKi
 }
 
 // The lookups the hosts recorded, laid out as a tree of counts with their shares.
-void print_lookups(const cache::RecordedCounts& recorded) {
+void print_lookups(const cache::RecordedCounts& recorded, bool quiet) {
   const cache::Counts& counts = recorded.counts;
-  fmt::print("\nrecorded since {}\n", recorded.zeroed_us > 0
-                                          ? utc_time(recorded.zeroed_us) + " UTC (zeroed)"
-                                          : std::string("the cache was made"));
+  // A heading, which -q leaves out with the others.
+  if (!quiet)
+    fmt::print("\nrecorded since {}\n", recorded.zeroed_us > 0
+                                            ? utc_time(recorded.zeroed_us) + " UTC (zeroed)"
+                                            : std::string("the cache was made"));
   const std::int64_t hits = cache::at(counts, cache::Counter::kHits);
   const std::int64_t misses = cache::at(counts, cache::Counter::kMisses);
   const auto share = [&](std::int64_t n) {
@@ -287,7 +289,7 @@ int run_stats(const CacheOptions& options) {
       fmt::print("hit rate  - (no lookups recorded)\n");
     if (stats.stored_failures > 0)
       fmt::print("failures  {} stored compile failures\n", stats.stored_failures);
-    print_lookups(stats.recorded);
+    print_lookups(stats.recorded, options.quiet);
     if (stats.by_arch.empty()) return;
     std::vector<std::string> archs;
     for (const cache::ArchTotals& a : stats.by_arch) archs.push_back(printable(a.arch));
