@@ -45,7 +45,8 @@ if(HELP2MAN)
   file(GLOB pages "${work}/man1/*.1")
   hipacm_install_into("${MANDIR}/man1" ${pages})
 else()
-  message(STATUS "Not installing the man pages: help2man was not found when hipacm was "
-                 "configured (apt-get install help2man, then configure again)")
+  message(STATUS "Not installing the man pages: HIPACM_BUILD_MANPAGES is off, or help2man was "
+                 "not found when hipacm was configured (apt-get install help2man, then configure "
+                 "again)")
 endif()
 file(REMOVE_RECURSE "${work}")
