@@ -128,7 +128,8 @@ int report_unknown_command(const UnknownCommand& unknown) {
       unknown.parent->get_parent() == nullptr ? "" : unknown.parent->get_name() + " ";
   const std::vector<std::string> near = hipacm::nearest_names(unknown.word, names);
   const std::string path = "hipacm " + where;
-  fmt::print(stderr, "hipacm: unknown {}command '{}'; {}\nRun '{}--help' for more information.\n",
+  fmt::print(stderr,
+             "hipacm: error: unknown {}command '{}'; {}\nRun '{}--help' for more information.\n",
              where, hipacm::cli::printable(unknown.word),
              near.empty() ? "the commands are " + hipacm::cli::printable(join_names(names))
                           : "did you mean " + hipacm::one_of(near, "'") + "?",

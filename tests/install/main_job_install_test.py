@@ -99,6 +99,7 @@ with tempfile.TemporaryDirectory() as destdir:
     expected = [
         root / "share/doc/hipacm/LICENSE", root / "share/doc/hipacm/README.md",
         root / "share/doc/hipacm/docs/INSTALL.md",
+        root / "share/doc/hipacm/docs/schemas/hipacm-warmup-report-2.schema.json",
         lib / "libhipacm.so.1", lib / "libhipacm.so", lib / "libhipacm_intercept.so",
         root / "include/hipacm/hipacm.h", root / "include/hipacm/hipacm.hpp",
         root / "bin/hipacm", libexec / "hipacm/hipacm-worker",

@@ -9,10 +9,10 @@ from conftest import EXAMPLES
 
 
 @pytest.mark.parametrize("args,message", [
-    (["warmpu"], "hipacm: unknown command 'warmpu'; did you mean 'warmup'?"),
-    (["doctr", "--json"], "hipacm: unknown command 'doctr'; did you mean 'doctor'?"),
-    (["-q", "cahce", "stats"], "hipacm: unknown command 'cahce'; did you mean 'cache'?"),
-    (["cache", "stast"], "hipacm: unknown cache command 'stast'; did you mean 'stats'?"),
+    (["warmpu"], "hipacm: error: unknown command 'warmpu'; did you mean 'warmup'?"),
+    (["doctr", "--json"], "hipacm: error: unknown command 'doctr'; did you mean 'doctor'?"),
+    (["-q", "cahce", "stats"], "hipacm: error: unknown command 'cahce'; did you mean 'cache'?"),
+    (["cache", "stast"], "hipacm: error: unknown cache command 'stast'; did you mean 'stats'?"),
     (["cache", "--db", "x.sqlite3", "lsit"], "unknown cache command 'lsit'; did you mean 'list'?"),
     (["frobnicate"], "unknown command 'frobnicate'; the commands are warmup, inspect, doctor, "
                      "cache"),
