@@ -32,10 +32,24 @@ function(hipacm_completion_rows key)
   list(JOIN subcommands " " subcommand_words)
   list(JOIN options " " option_words)
   list(JOIN value_options " " value_words)
+  # `hipacm help [CMD [SUBCMD]]` is read before the tool's parser, so no --help lists it: it is
+  # offered beside the commands, and after it the same command words as without it.
+  if(key STREQUAL "hipacm")
+    set(subcommand_words "${subcommand_words} help")
+  endif()
   foreach(table subcommand option value)
     hipacm_append(bash_${table}_rows "    [\"${key}\"]=\"${${table}_words}\"\n")
     hipacm_append(zsh_${table}_rows "    '${key}' '${${table}_words}'\n")
   endforeach()
+  if(subcommands)
+    string(REGEX REPLACE "^hipacm" "hipacm help" help_key "${key}")
+    list(JOIN subcommands " " help_words)
+    hipacm_append(bash_subcommand_rows "    [\"${help_key}\"]=\"${help_words}\"\n")
+    hipacm_append(zsh_subcommand_rows "    '${help_key}' '${help_words}'\n")
+    hipacm_fish_quote(help_condition "__hipacm_is \"${help_key}\"")
+    hipacm_append(fish_rows "complete -c hipacm -n ${help_condition} -f -a '${help_words}'\n")
+    hipacm_append(fish_subcommand_cases " '${help_key}'")
+  endif()
 
   # fish: a subcommand's own line, offered where its parent command is typed, with the summary
   # its help begins with; then one line per option spelling.
@@ -76,6 +90,7 @@ function(hipacm_completion_rows key)
 endfunction()
 
 hipacm_completion_rows("hipacm")
+hipacm_append(fish_rows "complete -c hipacm -n '__hipacm_is \"hipacm\"' -f -a help -d 'Print the help of a command: hipacm help CMD [SUBCMD]'\n")
 foreach(name bash_subcommand_rows bash_option_rows bash_value_rows zsh_subcommand_rows
              zsh_option_rows zsh_value_rows fish_rows fish_subcommand_cases)
   get_property(${name} GLOBAL PROPERTY ${name})

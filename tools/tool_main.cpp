@@ -192,9 +192,10 @@ int run_tool(int argc, char** argv, const ClusterRunner* cluster) {
                "hipacm"};
   app.set_version_flag("--version", version_text);
   app.require_subcommand(1);
-  app.footer(examples_footer({"hipacm warmup examples/kernels --arch gfx90a,gfx1030",
-                              "hipacm inspect kernel.co", "hipacm cache stats", "hipacm doctor"},
-                             "0 ok, 1 failures, 2 usage or input error, 3 no compiler backend."));
+  app.footer(examples_footer(
+      {"hipacm warmup examples/kernels --arch gfx90a,gfx1030", "hipacm inspect kernel.co",
+       "hipacm cache stats", "hipacm doctor", "hipacm help warmup"},
+      "0 ok, 1 failures, 2 usage or input error, 3 no compiler backend."));
 
   AppContext context;
   context.arguments.assign(argv, argv + argc);

@@ -146,6 +146,11 @@ case $check in
     [[ $check == completion_fish ]] || name=$tool
     [[ $(complete_words "$name" war) == warmup ]] || fail "'hipacm war' does not complete to warmup"
     [[ $(complete_words "$name" cache ver) == verify ]] || fail "'hipacm cache ver' is not verify"
+    # `hipacm help [CMD [SUBCMD]]`, which no --help lists, offers the same command words.
+    [[ $(complete_words "$name" hel) == help ]] || fail "'hipacm hel' does not complete to help"
+    [[ $(complete_words "$name" help war) == warmup ]] || fail "'hipacm help war' is not warmup"
+    [[ $(complete_words "$name" help cache ver) == verify ]] ||
+      fail "'hipacm help cache ver' is not verify"
     grep -qx -- --arch <<<"$(complete_words "$name" warmup kernels --ar)" ||
       fail "'hipacm warmup --ar' does not offer --arch"
     grep -qx -- --json <<<"$(complete_words "$name" doctor --)" ||
