@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import hipacm
-from hipacm import _launch
+from hipacm import _gpu_drivers, _launch
 
 from conftest import ARCH, TEMPLATED_SOURCE, good_source
 
@@ -131,7 +131,7 @@ class FakeDriver:
 @pytest.fixture
 def fake(monkeypatch):
     driver = FakeDriver(sizes=(8, 8, 4))
-    monkeypatch.setitem(_launch._drivers, "cuda", driver)
+    monkeypatch.setitem(_gpu_drivers._drivers, "cuda", driver)
     return driver
 
 
@@ -173,7 +173,7 @@ def test_module_refuses_a_platform_the_code_object_contradicts(gfx_kernel, fake)
 
 def test_no_cuda_driver_is_reported_at_load(monkeypatch):
     monkeypatch.setenv("HIPACM_CUDA_DRIVER_LIBRARY", "/nonexistent/libcuda.so.1")
-    monkeypatch.delitem(_launch._drivers, "cuda", raising=False)
+    monkeypatch.delitem(_gpu_drivers._drivers, "cuda", raising=False)
     with pytest.raises(hipacm.DriverUnavailableError,
                        match="no CUDA driver on this machine .*/nonexistent/libcuda.so.1") as info:
         hipacm.Module(cuda_elf())
@@ -183,7 +183,7 @@ def test_no_cuda_driver_is_reported_at_load(monkeypatch):
 
 def test_no_hip_runtime_is_reported_at_load(monkeypatch, gfx_kernel):
     monkeypatch.setenv("HIPACM_HIP_RUNTIME_LIBRARY", "/nonexistent/libamdhip64.so.5")
-    monkeypatch.delitem(_launch._drivers, "hip", raising=False)
+    monkeypatch.delitem(_gpu_drivers._drivers, "hip", raising=False)
     with pytest.raises(hipacm.DriverUnavailableError, match="no HIP runtime on this machine"):
         hipacm.Module(gfx_kernel)
 
@@ -205,9 +205,9 @@ def test_import_does_not_load_a_driver():
 
 def test_real_hip_runtime_without_a_gpu_names_the_error(monkeypatch, gfx_kernel):
     monkeypatch.delenv("HIPACM_HIP_RUNTIME_LIBRARY", raising=False)
-    monkeypatch.delitem(_launch._drivers, "hip", raising=False)
+    monkeypatch.delitem(_gpu_drivers._drivers, "hip", raising=False)
     try:
-        _launch._open_library("hip")
+        _gpu_drivers._open_library("hip")
     except hipacm.DriverUnavailableError as error:
         pytest.skip(f"no HIP runtime here: {error}")
     try:
@@ -303,7 +303,7 @@ def test_functions_of_a_closed_module_refuse_to_launch(fake):
 def test_name_expressions_are_looked_up_by_lowered_name(templated_kernel, monkeypatch):
     driver = FakeDriver(sizes=None)
     driver.platform = "hip"
-    monkeypatch.setitem(_launch._drivers, "hip", driver)
+    monkeypatch.setitem(_gpu_drivers._drivers, "hip", driver)
     module = hipacm.Module(templated_kernel)
     fn = module.get_function("scale<float>")
     lowered = templated_kernel.lowered_names["scale<float>"]
@@ -314,7 +314,7 @@ def test_name_expressions_are_looked_up_by_lowered_name(templated_kernel, monkey
 
 def test_a_missing_function_lists_the_kernels_names(gfx_kernel, monkeypatch):
     driver = FakeDriver()
-    monkeypatch.setitem(_launch._drivers, "hip", driver)
+    monkeypatch.setitem(_gpu_drivers._drivers, "hip", driver)
     with pytest.raises(hipacm.DriverError, match=r"CUDA_ERROR_NOT_FOUND.*this kernel has \['vadd'\]"
                        ) as info:
         hipacm.Module(gfx_kernel).get_function("missing")
@@ -346,7 +346,7 @@ def test_nothing_is_unloaded_at_interpreter_exit(tmp_path):
         import struct, sys
         sys.path.insert(0, {PACKAGE_DIR!r})
         import hipacm
-        from hipacm import _launch
+        from hipacm import _gpu_drivers, _launch
 
         class Driver:
             platform = "cuda"
@@ -357,7 +357,7 @@ def test_nothing_is_unloaded_at_interpreter_exit(tmp_path):
             def load(self, code): return 0x1234
             def unload(self, module): print("unload", hex(module), flush=True)
 
-        _launch._drivers["cuda"] = Driver()
+        _gpu_drivers._drivers["cuda"] = Driver()
         header = bytearray(64); header[0:6] = b"\\x7fELF\\x02\\x01"
         struct.pack_into("<H", header, 18, 190)
         closed = hipacm.Module(bytes(header))
