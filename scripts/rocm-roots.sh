@@ -19,8 +19,9 @@ ROCM_ROOTS_MIRROR=${HIPACM_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # Bumped whenever the way a recipe is carried out changes, so every cached root is made again.
 ROCM_ROOTS_BUILDER=1
 # What the release ctest runs besides hipacm's own binaries: ctest itself, pytest for the CLI
-# suites, nm and readelf for the ABI checks, ps and file for scripts.
-ROCM_ROOTS_TEST_PACKAGES="cmake python3 python3-pytest binutils file procps"
+# suites, jsonschema for the report schemas' check, nm and readelf for the ABI checks, ps and file
+# for scripts.
+ROCM_ROOTS_TEST_PACKAGES="cmake python3 python3-pytest python3-jsonschema binutils file procps"
 ROCM_ROOTS_BUILD_PACKAGES="g++ make ninja-build pkg-config libboost-thread-dev libboost-chrono-dev
   nettle-dev libsqlite3-dev libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev googletest"
 # The ctest labels the roots leave out (the install test, the fuzz replays, the GPU suite, and

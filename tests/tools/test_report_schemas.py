@@ -71,9 +71,11 @@ def work(tmp_path_factory):
     env = base_env(cache)
     doctor = subprocess.run([CLI, "doctor", "--json"], capture_output=True, text=True, env=env,
                             check=False)
-    out = {"root": root, "cache": cache, "env": env, "doctor": json.loads(doctor.stdout)}
+    # Where the tool cannot run (no backend, or a library it needs is missing, as in a ROCm root
+    # whose Debian lacks this build's libfmt), there is no document to check.
     if doctor.returncode != 0:
-        pytest.skip("no compiler backend here")
+        pytest.skip("no compiler backend here: " + (doctor.stdout + doctor.stderr)[-400:])
+    out = {"root": root, "cache": cache, "env": env, "doctor": json.loads(doctor.stdout)}
 
     def hipacm(*args, expect=0, extra=None):
         done = subprocess.run([CLI, *map(str, args)], capture_output=True, text=True,
