@@ -10,8 +10,8 @@
 
 #include "hip_backend/codeobject/amdgpu_target.h"
 #include "hip_backend/codeobject/elf_reader.h"
-#include "hip_backend/codeobject/kernel_resources.h"
 #include "hip_backend/codeobject/offload_bundle.h"
+#include "hip_backend/codeobject/resources/kernel_resources.h"
 #include "hip_backend/codeobject/spirv_code_object.h"
 
 namespace hipacm::cli {

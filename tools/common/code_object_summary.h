@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "hip_backend/codeobject/amdgpu_occupancy.h"
-#include "hip_backend/codeobject/kernel_resources.h"
+#include "hip_backend/codeobject/resources/amdgpu_occupancy.h"
+#include "hip_backend/codeobject/resources/kernel_resources.h"
 #include "support/failure.h"
 
 namespace hipacm::cli {

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "hip_backend/codeobject/amdgpu_occupancy.h"
 #include "hip_backend/codeobject/elf_reader.h"
-#include "hip_backend/codeobject/kernel_resources.h"
-#include "hip_backend/codeobject/msgpack_reader.h"
+#include "hip_backend/codeobject/resources/amdgpu_occupancy.h"
+#include "hip_backend/codeobject/resources/kernel_resources.h"
+#include "hip_backend/codeobject/resources/msgpack_reader.h"
 #include "tests/hip_backend/codeobject/msgpack_writer.h"
 #include "tests/hip_backend/codeobject/synthetic_code_objects.h"
 

@@ -4,8 +4,8 @@
 #include <string_view>
 #include <utility>
 
-#include "hip_backend/codeobject/kernel_resources.h"
-#include "hip_backend/codeobject/msgpack_reader.h"
+#include "hip_backend/codeobject/resources/kernel_resources.h"
+#include "hip_backend/codeobject/resources/msgpack_reader.h"
 #include "support/bytes/byte_reader.h"
 
 namespace hipacm::backend {

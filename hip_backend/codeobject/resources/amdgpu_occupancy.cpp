@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // amdgpu_occupancy.cpp - the register file figures of each AMDGPU processor family and the waves
 // per SIMD they allow a kernel.
-#include "hip_backend/codeobject/amdgpu_occupancy.h"
+#include "hip_backend/codeobject/resources/amdgpu_occupancy.h"
 
 #include <algorithm>
 #include <array>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // msgpack_reader.cpp - decodes one MessagePack value with every length, count and nesting level
 // checked before anything is read or allocated.
-#include "hip_backend/codeobject/msgpack_reader.h"
+#include "hip_backend/codeobject/resources/msgpack_reader.h"
 
 #include <cstring>
 

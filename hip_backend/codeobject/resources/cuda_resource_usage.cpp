@@ -7,7 +7,7 @@
 #include <string_view>
 #include <utility>
 
-#include "hip_backend/codeobject/kernel_resources.h"
+#include "hip_backend/codeobject/resources/kernel_resources.h"
 #include "support/bytes/byte_reader.h"
 
 namespace hipacm::backend {
