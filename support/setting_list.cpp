@@ -91,6 +91,27 @@ constexpr std::array<Info, static_cast<std::size_t>(Id::kCount)> kList = {{
     {Id::kCacheMaxBytes, "HIPACM_CACHE_MAX_BYTES", "bytes, or a number with K, M, G or T", "2 GiB",
      "", kUsers, "the user cache's size bound, kept by evicting the least recently used entries",
      ""},
+    {Id::kRemoteCache, "HIPACM_REMOTE_CACHE", "`redis://[user[:password]@]host[:port][/db]`",
+     "none", "remote_cache", kUsers,
+     "a Redis server shared by many machines, read on a local miss and (with "
+     "`HIPACM_REMOTE_CACHE_MODE=read-write`) written after a compile; entries are served only when "
+     "they verify against `HIPACM_REMOTE_CACHE_KEY_FILE`",
+     ""},
+    {Id::kRemoteCacheMode, "HIPACM_REMOTE_CACHE_MODE", "`read` or `read-write`", "`read`", "",
+     kUsers, "whether this process may write the remote cache (only a holder of the key can)", ""},
+    {Id::kRemoteCacheKeyFile, "HIPACM_REMOTE_CACHE_KEY_FILE", "a path (a file of mode 0600)",
+     "none: nothing from the remote cache is served", "", kUsers,
+     "the HMAC-SHA256 key that signs the entries a writer puts and that every entry read must "
+     "verify against",
+     ""},
+    {Id::kRemoteCachePasswordFile, "HIPACM_REMOTE_CACHE_PASSWORD_FILE",
+     "a path (a file of mode 0600)", "none", "", kUsers,
+     "the Redis password, for a URL that names none: it then never appears in a command line", ""},
+    {Id::kRemoteCacheTimeoutMs, "HIPACM_REMOTE_CACHE_TIMEOUT_MS", "milliseconds, 1 to 60000", "250",
+     "", kUsers,
+     "the limit on connecting to the remote cache and on each command; after repeated failures "
+     "the remote cache is not asked again for a while",
+     ""},
     {Id::kLog, "HIPACM_LOG", "`off`, `error`, `warning`, `info` or `debug`", "`warning`", "",
      kUsers, "what hipacm writes to stderr (a host may take the lines instead)", ""},
     {Id::kRecord, "HIPACM_RECORD", "a path", "none", "", kUsers,

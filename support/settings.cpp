@@ -4,6 +4,7 @@
 #include "support/settings.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdlib>
 #include <string_view>
@@ -267,6 +268,37 @@ std::int64_t cache_max_bytes() {
                     named(Id::kCacheMaxBytes) + ": " + byte_size_problem(*value) +
                         "; using the default of 2 GiB");
   return kDefaultCacheMaxBytes;
+}
+
+std::optional<std::string> remote_cache() { return text(Id::kRemoteCache); }
+
+Expected<RemoteCacheMode> remote_cache_mode() {
+  const std::optional<std::string> value = text(Id::kRemoteCacheMode);
+  if (!value || *value == "read") return RemoteCacheMode::kRead;
+  if (*value == "read-write") return RemoteCacheMode::kReadWrite;
+  return Failure{HIPACM_ERROR_INVALID_ARGUMENT,
+                 named(Id::kRemoteCacheMode) + " is '" + *value + "'; expected read or read-write"};
+}
+
+std::optional<std::string> remote_cache_key_file() { return text(Id::kRemoteCacheKeyFile); }
+
+std::optional<std::string> remote_cache_password_file() {
+  return text(Id::kRemoteCachePasswordFile);
+}
+
+std::int64_t remote_cache_timeout_ms() {
+  constexpr std::int64_t kDefault = 250;
+  const std::optional<std::string> value = text(Id::kRemoteCacheTimeoutMs);
+  if (!value) return kDefault;
+  char* end = nullptr;
+  errno = 0;
+  const long long parsed = std::strtoll(value->c_str(), &end, 10);
+  if (errno == 0 && end != value->c_str() && *end == '\0' && parsed >= 1 && parsed <= 60000)
+    return parsed;
+  backend::log_once(backend::LogLevel::kWarning, "remote-cache-timeout",
+                    named(Id::kRemoteCacheTimeoutMs) + " is '" + *value +
+                        "'; expected milliseconds from 1 to 60000; using 250");
+  return kDefault;
 }
 
 Parsed<backend::LogLevel> log_level() {

@@ -33,6 +33,11 @@ enum class Id : std::uint8_t {
   kCacheDir,
   kSystemCache,
   kCacheMaxBytes,
+  kRemoteCache,
+  kRemoteCacheMode,
+  kRemoteCacheKeyFile,
+  kRemoteCachePasswordFile,
+  kRemoteCacheTimeoutMs,
   kLog,
   kRecord,
   kMpiRoundBytes,
@@ -166,6 +171,24 @@ std::optional<std::string> system_cache();
 /// $HIPACM_CACHE_MAX_BYTES; a malformed value logs one warning per process and reads as the
 /// default (2 GiB).
 std::int64_t cache_max_bytes();
+
+/// $HIPACM_REMOTE_CACHE: the remote tier's redis:// URL, unparsed (plugin/cache/remote parses it).
+std::optional<std::string> remote_cache();
+
+/// $HIPACM_REMOTE_CACHE_MODE: whether this process may write the remote tier.
+enum class RemoteCacheMode : std::uint8_t { kRead, kReadWrite };
+/// Unset reads as kRead; an unknown word is an INVALID_ARGUMENT failure.
+Expected<RemoteCacheMode> remote_cache_mode();
+
+/// $HIPACM_REMOTE_CACHE_KEY_FILE: the HMAC key that signs and verifies remote entries.
+std::optional<std::string> remote_cache_key_file();
+
+/// $HIPACM_REMOTE_CACHE_PASSWORD_FILE: the Redis password, when the URL carries none.
+std::optional<std::string> remote_cache_password_file();
+
+/// $HIPACM_REMOTE_CACHE_TIMEOUT_MS: the connect and per-command limit; a malformed value, or one
+/// outside 1..60000, logs one warning and reads as the default (250 ms).
+std::int64_t remote_cache_timeout_ms();
 
 /// $HIPACM_LOG: the stderr level; an unknown word reads as kWarning, with the problem.
 Parsed<backend::LogLevel> log_level();

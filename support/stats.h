@@ -15,7 +15,9 @@ namespace hipacm::backend {
 #define HIPACM_STATS_COUNTERS(X)                                             \
   X(compiles)      X(compile_failures) X(cache_hits)      X(cache_misses)    \
   X(cache_stores)  X(bytes_stored)     X(cache_evictions) X(bytes_evicted)   \
-  X(worker_spawns) X(worker_crashes)   X(timeouts)        X(cached_failures)
+  X(worker_spawns) X(worker_crashes)   X(timeouts)        X(cached_failures)   \
+  X(remote_hits)   X(remote_misses)    X(remote_refused)  X(remote_stores)     \
+  X(remote_duplicates) X(remote_store_failures) X(remote_errors) X(remote_waits)
 // clang-format on
 
 /// One monotonic counter per event that hipacm_stats reports. Increments are

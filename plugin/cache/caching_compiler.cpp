@@ -13,6 +13,7 @@
 #include "plugin/cache/key/key.h"
 #include "plugin/cache/library_fact_memo.h"
 #include "plugin/cache/registry.h"
+#include "plugin/cache/remote/remote_tier.h"
 #include "plugin/cache/store/name_list.h"
 #include "support/bytes/sha256.h"
 #include "support/failure.h"
@@ -95,8 +96,9 @@ std::string cached_failure_message(const std::string& stored) {
 
 }  // namespace
 
-std::shared_ptr<backend::Compiler> with_persistent_cache(const CacheSettings& settings,
-                                                         std::shared_ptr<backend::Compiler> inner) {
+std::shared_ptr<backend::Compiler> with_persistent_cache(
+    const CacheSettings& settings, std::optional<remote::RemoteSettings> remote,
+    std::shared_ptr<backend::Compiler> inner) {
   if (settings.policy == Policy::kOff) return inner;
   if (settings.user_db.empty() && settings.system_db.empty()) {
     warn_once("cache-no-location", std::string("no kernel cache directory (set ") +
@@ -104,15 +106,23 @@ std::shared_ptr<backend::Compiler> with_persistent_cache(const CacheSettings& se
                                        ", XDG_CACHE_HOME or HOME); compiling without the cache");
     return inner;
   }
-  return std::make_shared<CachingCompiler>(std::move(inner), settings);
+  return std::make_shared<CachingCompiler>(std::move(inner), settings, std::move(remote));
 }
 
-CachingCompiler::CachingCompiler(std::shared_ptr<backend::Compiler> inner, CacheSettings settings)
+CachingCompiler::CachingCompiler(std::shared_ptr<backend::Compiler> inner, CacheSettings settings,
+                                 std::optional<remote::RemoteSettings> remote)
     : inner_(std::move(inner)),
       settings_(std::move(settings)),
-      fact_memo_(fact_memo_for(settings_)) {}
+      fact_memo_(fact_memo_for(settings_)) {
+  // Claims tell this cache's processes from other machines': the user layer names it.
+  if (remote)
+    remote_ = std::make_unique<remote::RemoteTier>(
+        std::move(*remote), settings_.user_db.empty() ? settings_.system_db : settings_.user_db);
+}
 
 CachingCompiler::~CachingCompiler() {
+  // The tier's end waits (bounded) for its queued writes and releases its claims.
+  remote_.reset();
   if (settings_.policy != Policy::kReadWrite || settings_.user_db.empty()) return;
   try {
     if (auto layer = opened_store(settings_.user_db, CacheStore::Access::kReadWrite))
@@ -198,6 +208,10 @@ bool CachingCompiler::look_up(const backend::CompileRequest& request, backend::C
   std::optional<Keyed> keyed;
   Counter why_not = Counter::kUncacheable;
   if (serve_ready(request, out, &keyed, &why_not)) return true;
+  // A writer claims what it is about to compile as it is submitted, before its turn in the pool:
+  // machines that start at the same moment then wait for its entry instead of racing it.
+  if (keyed && remote_ && remote_->writes() && settings_.policy == Policy::kReadWrite)
+    remote_->claim(keyed->key);
   try {
     auto known = std::make_shared<KeyedRequest>();
     known->keyed = std::move(keyed);
@@ -255,6 +269,30 @@ backend::CompileResult CachingCompiler::compile_with_plan(const backend::Compile
     // No claim to take: the one lookup is look_up's, or this one.
     return result;
   }
+  // Across machines: a writer claims the compile (or already did, in look_up); while another
+  // machine's claim stands, its entry is waited for, up to the same limit as a local claim.
+  bool remote_claim = false;
+  if (remote_ && remote_->serves()) {
+    remote_claim = settings_.policy == Policy::kReadWrite && remote_->claim(keyed->key);
+    if (!remote_claim) {
+      const std::chrono::milliseconds limit(settings_.compile_timeout_ms);
+      const auto wait = limit.count() > 0 && limit < kMaxClaimWait ? limit : kMaxClaimWait;
+      if (std::optional<CacheEntry> entry = remote_->await_other_compile(keyed->key, wait);
+          entry && accept_remote(*keyed, request, std::move(*entry), true, &result)) {
+        result.compile_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return result;
+      }
+    }
+  }
+  // The claim is let go whatever the compile ends in; publish() lets it go after its put.
+  struct ClaimRelease {
+    remote::RemoteTier* tier;
+    const std::string* key;
+    ~ClaimRelease() {
+      if (tier != nullptr) tier->release(*key);
+    }
+  } release_claim{remote_claim ? remote_.get() : nullptr, &keyed->key};
   // The one place a miss is counted: a request is counted when the lookup that decides it finds
   // nothing, which may still hit if another process stored it meanwhile.
   record_miss(*keyed, request);
@@ -277,17 +315,61 @@ backend::CompileResult CachingCompiler::compile_with_plan(const backend::Compile
   if (!keyed->inputs_digest.empty() && !inputs_unchanged(keyed->scanned) &&
       scan_external_inputs(request).digest != keyed->inputs_digest)
     return result;
-  if (result.status == HIPACM_SUCCESS)
-    store(*keyed, request, result);
-  else
+  if (result.status != HIPACM_SUCCESS) {
     store_failure(*keyed, request, result);
+    return result;
+  }
+  if (std::optional<CacheEntry> stored = store(*keyed, request, result);
+      stored && remote_ && remote_->writes()) {
+    remote_->publish(*stored);
+    release_claim.tier = nullptr;
+  }
   return result;
 }
 
 bool CachingCompiler::serve_stored(const Keyed& keyed, const backend::CompileRequest& request,
                                    backend::CompileResult* out) {
   backend::count_pass(backend::pass_counts().store_lookups);
-  return serve_hit(keyed, request, out) || serve_failure(keyed, request, out);
+  return serve_hit(keyed, request, out) || serve_failure(keyed, request, out) ||
+         serve_remote(keyed, request, out);
+}
+
+bool CachingCompiler::serve_remote(const Keyed& keyed, const backend::CompileRequest& request,
+                                   backend::CompileResult* out) {
+  if (!remote_ || !remote_->serves()) return false;
+  std::optional<CacheEntry> entry = remote_->fetch(keyed.key);
+  return entry && accept_remote(keyed, request, std::move(*entry), false, out);
+}
+
+bool CachingCompiler::accept_remote(const Keyed& keyed, const backend::CompileRequest& request,
+                                    CacheEntry entry, bool waited, backend::CompileResult* out) {
+  // The same serve-time checks as an imported entry's: nothing the value says of itself is
+  // trusted beyond its signature; the request decides what it must hold.
+  if (const Expected<void> usable =
+          validate_entry_for_request(entry, request, !keyed.inputs_digest.empty());
+      !usable) {
+    backend::count(backend::stats().remote_refused);
+    backend::log(LogLevel::kWarning, "the remote cache's entry " + keyed.key + " does not answer " +
+                                         request.source_name + " (" + usable.failure().message +
+                                         "); compiling instead");
+    return false;
+  }
+  if (settings_.policy == Policy::kReadWrite) {
+    CacheEntry local = entry;
+    put_local(keyed, request, local);
+  }
+  out->status = HIPACM_SUCCESS;
+  out->error_message.clear();
+  out->log = std::move(entry.log);
+  out->code = std::move(entry.code);
+  out->lowered_names = std::move(entry.lowered_names);
+  out->from_cache = true;
+  backend::count(backend::stats().remote_hits);
+  if (waited) backend::count(backend::stats().remote_waits);
+  backend::log(LogLevel::kDebug, "remote cache hit for " + request.source_name + " (key " +
+                                     keyed.key +
+                                     (waited ? ", after waiting for its compile)" : ")"));
+  return true;
 }
 
 void CachingCompiler::record(Counter counter) noexcept {
@@ -431,11 +513,12 @@ void CachingCompiler::store_failure(const Keyed& keyed, const backend::CompileRe
   }
 }
 
-void CachingCompiler::store(const Keyed& keyed, const backend::CompileRequest& request,
-                            const backend::CompileResult& result) {
-  if (settings_.user_db.empty()) return;
+std::optional<CacheEntry> CachingCompiler::store(const Keyed& keyed,
+                                                 const backend::CompileRequest& request,
+                                                 const backend::CompileResult& result) {
+  if (settings_.user_db.empty()) return std::nullopt;
   try {
-    if (!names_joinable(result.lowered_names)) return;
+    if (!names_joinable(result.lowered_names)) return std::nullopt;
     CacheEntry entry;
     entry.info.key = keyed.key;
     entry.info.arch = request.arch;
@@ -448,16 +531,29 @@ void CachingCompiler::store(const Keyed& keyed, const backend::CompileRequest& r
     // compile's own): those bytes are not checked twice.
     if (!validate_entry_for_request(entry, request, !keyed.inputs_digest.empty(),
                                     result.code_checked))
-      return;
+      return std::nullopt;
+    if (!put_local(keyed, request, entry)) return std::nullopt;
+    return entry;
+  } catch (...) {
+    warn_store_failed(settings_.user_db);
+    return std::nullopt;
+  }
+}
+
+bool CachingCompiler::put_local(const Keyed& keyed, const backend::CompileRequest& request,
+                                CacheEntry& entry) {
+  if (settings_.user_db.empty() || settings_.policy != Policy::kReadWrite) return false;
+  try {
     std::shared_ptr<CacheStore> layer =
         shared_store(settings_.user_db, CacheStore::Access::kReadWrite);
-    if (!layer) return;
+    if (!layer) return false;
     entry.info.source_name = request.source_name;
     entry.info.backend = keyed.compiler.backend;
     entry.info.compiler_version = keyed.compiler.version;
     entry.info.plugin_version = HIPACM_VERSION_STRING;
     entry.info.size = payload_size(entry);
     entry.info.created_us = entry.info.last_used_us = now_us();
+    entry.info.hits = 0;
     layer->put(entry);
     backend::count(backend::stats().cache_stores);
     backend::count(backend::stats().bytes_stored, entry.code.size());
@@ -465,8 +561,10 @@ void CachingCompiler::store(const Keyed& keyed, const backend::CompileRequest& r
                                        std::to_string(entry.code.size()) + " bytes of code) in " +
                                        settings_.user_db);
     layer->evict_to(settings_.max_bytes, keyed.key);
+    return true;
   } catch (...) {
     warn_store_failed(settings_.user_db);
+    return false;
   }
 }
 

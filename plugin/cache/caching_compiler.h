@@ -10,10 +10,16 @@
 #include "hip_backend/dispatch/compiler_identity.h"
 #include "hip_backend/library_facts.h"
 #include "plugin/cache/key/external_inputs.h"
+#include "plugin/cache/remote/remote_settings.h"
 #include "plugin/cache/store/counters.h"
+#include "plugin/cache/store/entry.h"
 #include "plugin/cache/store/location.h"
 
 namespace hipacm::cache {
+
+namespace remote {
+class RemoteTier;
+}
 
 /// Wraps `inner`: a valid hit completes without calling it (from_cache set);
 /// a miss compiles with it and, under READWRITE, stores the result. With
@@ -21,10 +27,17 @@ namespace hipacm::cache {
 /// (READWRITE), and a later request under its key fails at once with the
 /// stored log and message (READ or READWRITE). Every cache problem degrades
 /// to compiling; none fails a compile.
+///
+/// With a remote tier (plugin/cache/remote), a local miss is looked up there too: a value that
+/// verifies and answers the request is stored locally and served. A writer (read-write, with the
+/// key) claims what it will compile, so that other machines wait for its entry rather than
+/// compile it too, and publishes each entry it stores, in the background.
 class CachingCompiler final : public backend::Compiler {
  public:
-  CachingCompiler(std::shared_ptr<backend::Compiler> inner, CacheSettings settings);
-  /// Writes the hits this mode buffered (see CacheStore::touch).
+  CachingCompiler(std::shared_ptr<backend::Compiler> inner, CacheSettings settings,
+                  std::optional<remote::RemoteSettings> remote = std::nullopt);
+  /// Writes the hits this mode buffered (see CacheStore::touch), and lets the remote tier finish
+  /// its queued writes (bounded).
   ~CachingCompiler() override;
   backend::CompileResult compile(const backend::CompileRequest& request) override {
     return compile_with_plan(request, nullptr);
@@ -73,12 +86,22 @@ class CachingCompiler final : public backend::Compiler {
                  backend::CompileResult* out);
   bool serve_failure(const Keyed& keyed, const backend::CompileRequest& request,
                      backend::CompileResult* out);
+  /// The remote tier's verified entry for the request, checked against it, stored locally
+  /// (READWRITE) and served: true with *out filled. `waited`: it came after waiting for another
+  /// machine's compile.
+  bool serve_remote(const Keyed& keyed, const backend::CompileRequest& request,
+                    backend::CompileResult* out);
+  bool accept_remote(const Keyed& keyed, const backend::CompileRequest& request, CacheEntry entry,
+                     bool waited, backend::CompileResult* out);
   /// Counts, logs and (READWRITE) records a lookup that found nothing usable.
   void record_miss(const Keyed& keyed, const backend::CompileRequest& request) noexcept;
   /// Records `counter` in the user layer's statistics (READWRITE only; advisory).
   void record(Counter counter) noexcept;
-  void store(const Keyed& keyed, const backend::CompileRequest& request,
-             const backend::CompileResult& result);
+  /// Stores a compile's result in the user layer: the entry stored, else nullopt.
+  std::optional<CacheEntry> store(const Keyed& keyed, const backend::CompileRequest& request,
+                                  const backend::CompileResult& result);
+  /// Puts a checked entry in the user layer (with its labels and times); false when it could not.
+  bool put_local(const Keyed& keyed, const backend::CompileRequest& request, CacheEntry& entry);
   void store_failure(const Keyed& keyed, const backend::CompileRequest& request,
                      const backend::CompileResult& result);
 
@@ -86,11 +109,20 @@ class CachingCompiler final : public backend::Compiler {
   const CacheSettings settings_;
   // Supplies the compiler identity in keys without loading the compiler.
   const std::shared_ptr<backend::LibraryFactMemo> fact_memo_;
+  /// The remote tier, when the mode has one.
+  std::unique_ptr<remote::RemoteTier> remote_;
 };
 
 /// `inner` itself when the policy is OFF or no location exists, else a CachingCompiler around
 /// it. A location that cannot be used is found out (and logged) at the first compile.
-std::shared_ptr<backend::Compiler> with_persistent_cache(const CacheSettings& settings,
-                                                         std::shared_ptr<backend::Compiler> inner);
+/// `remote`, when set, adds the remote tier beneath the local layers.
+std::shared_ptr<backend::Compiler> with_persistent_cache(
+    const CacheSettings& settings, std::optional<remote::RemoteSettings> remote,
+    std::shared_ptr<backend::Compiler> inner);
+/// The same without a remote tier.
+inline std::shared_ptr<backend::Compiler> with_persistent_cache(
+    const CacheSettings& settings, std::shared_ptr<backend::Compiler> inner) {
+  return with_persistent_cache(settings, std::nullopt, std::move(inner));
+}
 
 }  // namespace hipacm::cache
