@@ -1,0 +1,495 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""remote_cache_bench.py - the remote cache tier (docs/CACHE.md, "Remote tier") on a private Redis:
+what a fresh machine pays to warm from it, what a remote hit costs, how many compiles a fleet
+makes, and what a Redis killed mid-run costs.
+
+  /usr/bin/python3 bench/remote_cache_bench.py [--build build/release] [--count 64]
+      [--warm-runs 5] [--machines 8] [--fetch-rounds 20] [--json FILE]
+
+Starts redis-server on 127.0.0.1 on a free port (password from a 0600 file, given to redis-server
+in a 0600 config file, never on a command line; `save ""`, `appendonly no`), makes a 0600 HMAC
+key file and COUNT distinct kernels (bench/common/kernel_variants.sh), and runs `hipacm warmup`
+as whole processes, timed from outside. Each "machine" is an empty HIPACM_CACHE_DIR; all share
+one private HIPACM_RUNTIME_DIR (the machine budget and the remembered library facts of this box),
+except the row that says it starts with an empty one too. Rows:
+
+  a. compile: a fresh cache compiling all COUNT with no remote (the baseline), then a writer
+     (HIPACM_REMOTE_CACHE_MODE=read-write with the key) into another fresh cache: it also
+     publishes every entry;
+  b. local hits: the writer's cache warmed again (no remote), WARM_RUNS times;
+  c. a fresh machine warming from Redis (read, with the key), WARM_RUNS times alternated with b,
+     each into a new empty cache: against b (target: within 3x) and a (target: >= 20x faster);
+  d. one remote hit: hipacm-remote-fetch-bench timing RemoteTier::fetch of every entry, rounds
+     times (target: median <= about 1 ms);
+  e. MACHINES fresh readers warming at once after the writer: compiles between them (target 0);
+  f. MACHINES fresh readers started together with a fresh writer (Redis emptied first):
+     compiles among the readers (target <= 2 x COUNT) and the writer's;
+  g. Redis SIGKILLed while a fresh reader warms (entries present): the run's wall time and that
+     every kernel came back; then, on a new Redis, the fetch bench looping while Redis is killed:
+     the slowest fetch after the kill against the timeout.
+
+Prints a table and, with --json, writes the measurements there.
+"""
+import argparse
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVERS = []  # every redis-server started, killed on the way out
+
+
+class Resp:
+    """A minimal Redis client (RESP2 over a socket): enough for AUTH, INFO, DBSIZE, SCAN and
+    FLUSHALL, so the bench needs no Python package."""
+
+    def __init__(self, port, password):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+        self.buf = b""
+        self.call("AUTH", password)
+
+    def close(self):
+        self.sock.close()
+
+    def call(self, *args):
+        out = [f"*{len(args)}\r\n".encode()]
+        for a in args:
+            a = a if isinstance(a, bytes) else str(a).encode()
+            out.append(b"$%d\r\n%s\r\n" % (len(a), a))
+        self.sock.sendall(b"".join(out))
+        return self._reply()
+
+    def _line(self):
+        while b"\r\n" not in self.buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("redis closed the connection")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\r\n", 1)
+        return line
+
+    def _exact(self, n):
+        while len(self.buf) < n + 2:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("redis closed the connection")
+            self.buf += chunk
+        data, self.buf = self.buf[:n], self.buf[n + 2:]
+        return data
+
+    def _reply(self):
+        line = self._line()
+        kind, rest = line[:1], line[1:]
+        if kind == b"+":
+            return rest.decode()
+        if kind == b"-":
+            raise RuntimeError(f"redis: {rest.decode(errors='replace')}")
+        if kind == b":":
+            return int(rest)
+        if kind == b"$":
+            n = int(rest)
+            return None if n < 0 else self._exact(n)
+        if kind == b"*":
+            n = int(rest)
+            return None if n < 0 else [self._reply() for _ in range(n)]
+        raise RuntimeError(f"redis: unexpected reply {line[:40]!r}")
+
+    def info_field(self, section, name):
+        for line in self.call("INFO", section).decode().splitlines():
+            if line.startswith(name + ":"):
+                return int(line.split(":", 1)[1])
+        return None
+
+    def count_keys(self, pattern):
+        cursor, total = b"0", 0
+        while True:
+            cursor, keys = self.call("SCAN", cursor, "MATCH", pattern, "COUNT", 1000)
+            total += len(keys)
+            if cursor == b"0":
+                return total
+
+
+def private_file(path, text):
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Redis:
+    """A private redis-server on a free loopback port."""
+
+    def __init__(self, work, name, password_file):
+        self.dir = work / name
+        self.dir.mkdir()
+        self.port = free_port()
+        password = Path(password_file).read_text().strip()
+        self.password = password
+        conf = self.dir / "redis.conf"
+        private_file(conf, f'bind 127.0.0.1\nport {self.port}\nrequirepass {password}\n'
+                           f'save ""\nappendonly no\ndir {self.dir}\nprotected-mode yes\n')
+        self.proc = subprocess.Popen(["redis-server", str(conf)], stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
+        SERVERS.append(self)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                client = self.client()
+                client.call("PING")
+                client.close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or self.proc.poll() is not None:
+                    raise RuntimeError("redis-server did not start")
+                time.sleep(0.02)
+        self.version = None
+        client = self.client()
+        for line in client.call("INFO", "server").decode().splitlines():
+            if line.startswith("redis_version:"):
+                self.version = line.split(":", 1)[1]
+        client.close()
+
+    def client(self):
+        return Resp(self.port, self.password)
+
+    def url(self):
+        return f"redis://127.0.0.1:{self.port}"
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+
+class Bench:
+    def __init__(self, args, work):
+        self.args = args
+        self.work = work
+        self.hipacm = Path(args.build) / "hipacm"
+        self.fetch_bench_path = Path(args.build) / "hipacm-remote-fetch-bench"
+        if not self.hipacm.is_file():
+            sys.exit(f"no {self.hipacm}: build the hipacm-cli target first")
+        self.kernels = work / "kernels"
+        subprocess.run(["bash", "-c", 'source bench/common/kernel_variants.sh && '
+                        'make_kernel_variants "$1" "$2"', "-", str(self.kernels),
+                        str(args.count)], cwd=ROOT, check=True)
+        self.password_file = work / "redis.password"
+        private_file(self.password_file, secrets.token_hex(24) + "\n")
+        self.key_file = work / "hmac.key"
+        private_file(self.key_file, secrets.token_hex(32) + "\n")
+        self.caches = 0
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith("HIPACM_REMOTE_CACHE") and k not in ("HIPACM_CACHE",
+                                                                        "HIPACM_CACHE_DIR")}
+        # As bench/common/bench_setup.sh: workers spawned by each process unless the caller chose.
+        if "HIPACM_COMPILE_SERVICE" not in env and "service=" not in env.get("HIPACM_ISOLATION", ""):
+            iso = env.get("HIPACM_ISOLATION", "")
+            env["HIPACM_ISOLATION"] = f"{iso},service=off" if iso else "service=off"
+        env["HIPACM_RUNTIME_DIR"] = str(work / "run")
+        env.setdefault("HIPACM_MACHINE_JOBS", str(os.cpu_count() or 1))
+        self.env = env
+        self.redis = None
+
+    def fresh_cache(self, name):
+        self.caches += 1
+        return self.work / f"cache-{self.caches}-{name}"
+
+    def remote_env(self, mode, key=True):
+        env = dict(self.env, HIPACM_REMOTE_CACHE=self.redis.url(),
+                   HIPACM_REMOTE_CACHE_PASSWORD_FILE=str(self.password_file),
+                   HIPACM_REMOTE_CACHE_MODE=mode)
+        if key:
+            env["HIPACM_REMOTE_CACHE_KEY_FILE"] = str(self.key_file)
+        return env
+
+    def start_warmup(self, cache, env, report):
+        cmd = [str(self.hipacm), "warmup", str(self.kernels), "--arch", self.args.arch, "--jobs",
+               str(self.args.jobs), "--quiet", "--json", str(report)]
+        err = open(str(report) + ".stderr", "w")
+        proc = subprocess.Popen(cmd, env=dict(env, HIPACM_CACHE_DIR=str(cache)),
+                                stdout=subprocess.DEVNULL, stderr=err)
+        err.close()
+        return proc
+
+    def finish(self, proc, report, start):
+        rc = proc.wait()
+        seconds = time.monotonic() - start
+        if rc != 0 and not Path(report).is_file():
+            tail = Path(str(report) + ".stderr").read_text()[-1500:]
+            raise RuntimeError(f"hipacm warmup exited {rc} without a report: {tail}")
+        data = json.loads(Path(report).read_text())
+        return {"seconds": seconds, "exit": rc, "totals": data["totals"],
+                "kernels": data.get("kernels", [])}
+
+    def warm(self, cache, env, name):
+        report = self.work / f"{name}.json"
+        start = time.monotonic()
+        proc = self.start_warmup(cache, env, report)
+        return self.finish(proc, report, start)
+
+    def warm_together(self, runs):
+        """runs: [(cache, env, name)], all started at once; returns their results and the time
+        until the last exits."""
+        start = time.monotonic()
+        procs = [(self.start_warmup(c, e, self.work / f"{n}.json"), self.work / f"{n}.json")
+                 for c, e, n in runs]
+        results = [self.finish(p, r, start) for p, r in procs]
+        return results, time.monotonic() - start
+
+    def entries(self):
+        client = self.redis.client()
+        n = client.count_keys("hipacm:*entry*")
+        client.close()
+        return n
+
+    def fetch_bench(self, extra):
+        if not self.fetch_bench_path.is_file():
+            return None, f"no {self.fetch_bench_path}: build the hipacm-remote-fetch-bench target"
+        return subprocess.Popen([str(self.fetch_bench_path), *extra], env=self.remote_env("read"),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), None
+
+
+def check_all_served(result, what):
+    t = result["totals"]
+    if t["failed"] or t["kernels"] != t["cache_hits"] + t["compiled"]:
+        raise RuntimeError(f"{what}: {t['failed']} of {t['kernels']} kernels failed")
+
+
+def remote_hits_of(totals):
+    """The warmup report's remote hits, when it counts them; else None."""
+    for name in ("remote_hits", "remote"):
+        if isinstance(totals.get(name), int):
+            return totals[name]
+    return None
+
+
+def run(args, work):
+    b = Bench(args, work)
+    count, machines = args.count, args.machines
+    out = {"count": count, "arch": args.arch, "jobs": args.jobs, "cpus": os.cpu_count(),
+           "machine_jobs": b.env["HIPACM_MACHINE_JOBS"]}
+    b.redis = Redis(work, "redis1", b.password_file)
+    out["redis_version"] = b.redis.version
+
+    # a. The baseline compile, then the writer.
+    base = b.warm(b.fresh_cache("baseline"), b.env, "a-baseline")
+    check_all_served(base, "baseline")
+    writer_cache = b.fresh_cache("writer")
+    writer = b.warm(writer_cache, b.remote_env("read-write"), "a-writer")
+    check_all_served(writer, "writer")
+    out["a"] = {"baseline": base["seconds"], "baseline_compiled": base["totals"]["compiled"],
+                "writer": writer["seconds"], "writer_compiled": writer["totals"]["compiled"],
+                "entries_after_writer": b.entries()}
+
+    # b and c, alternated.
+    local, fresh = [], []
+    for i in range(args.warm_runs):
+        order = ("b", "c") if i % 2 == 0 else ("c", "b")
+        for row in order:
+            if row == "b":
+                r = b.warm(writer_cache, b.env, f"b-local{i}")
+                check_all_served(r, "local hits")
+                if r["totals"]["cache_hits"] != count:
+                    raise RuntimeError("a local-hit run missed its cache")
+                local.append(r)
+            else:
+                r = b.warm(b.fresh_cache("fresh"), b.remote_env("read"), f"c-fresh{i}")
+                check_all_served(r, "fresh machine")
+                fresh.append(r)
+    # A fresh machine that also starts with an empty runtime directory (no remembered facts).
+    cold_env = dict(b.remote_env("read"), HIPACM_RUNTIME_DIR=str(work / "run-cold"))
+    shutil.rmtree(work / "run-cold", ignore_errors=True)
+    cold = b.warm(b.fresh_cache("fresh-cold"), cold_env, "c-fresh-cold")
+    check_all_served(cold, "fresh machine, fresh runtime dir")
+    b_med = statistics.median(r["seconds"] for r in local)
+    c_med = statistics.median(r["seconds"] for r in fresh)
+    out["b"] = {"seconds": [r["seconds"] for r in local], "median": b_med}
+    out["c"] = {"seconds": [r["seconds"] for r in fresh], "median": c_med,
+                "compiled": [r["totals"]["compiled"] for r in fresh],
+                "cache_hits": [r["totals"]["cache_hits"] for r in fresh],
+                "remote_hits": [remote_hits_of(r["totals"]) for r in fresh],
+                "vs_local": c_med / b_med, "vs_compile": base["seconds"] / c_med,
+                "fresh_runtime_dir": {"seconds": cold["seconds"],
+                                      "compiled": cold["totals"]["compiled"]}}
+
+    # d. One remote hit, timed in-process.
+    proc, missing = b.fetch_bench(["--rounds", str(args.fetch_rounds)])
+    if proc is None:
+        out["d"] = {"skipped": missing}
+    else:
+        stdout, stderr = proc.communicate(timeout=300)
+        if proc.returncode != 0:
+            raise RuntimeError(f"fetch bench exited {proc.returncode}: {stderr[-1500:]}")
+        out["d"] = json.loads(stdout.strip().splitlines()[-1])
+
+    # e. MACHINES fresh readers after the writer.
+    results, seconds = b.warm_together(
+        [(b.fresh_cache(f"e{i}"), b.remote_env("read"), f"e-reader{i}") for i in range(machines)])
+    for r in results:
+        check_all_served(r, "reader after the writer")
+    out["e"] = {"seconds": seconds, "compiled": [r["totals"]["compiled"] for r in results]}
+
+    # f. MACHINES fresh readers together with a fresh writer, on an emptied Redis.
+    client = b.redis.client()
+    client.call("FLUSHALL")
+    client.close()
+    runs = [(b.fresh_cache("f-writer"), b.remote_env("read-write"), "f-writer")]
+    runs += [(b.fresh_cache(f"f{i}"), b.remote_env("read"), f"f-reader{i}")
+             for i in range(machines)]
+    results, seconds = b.warm_together(runs)
+    for r in results:
+        check_all_served(r, "reader beside the writer")
+    out["f"] = {"seconds": seconds, "writer_compiled": results[0]["totals"]["compiled"],
+                "readers_compiled": [r["totals"]["compiled"] for r in results[1:]],
+                "entries_after": b.entries()}
+
+    # g1. Redis SIGKILLed while a fresh reader warms from it.
+    entries = b.entries()
+    watcher = b.redis.client()
+    hits_before = watcher.info_field("stats", "keyspace_hits") or 0
+    report = work / "g-reader.json"
+    start = time.monotonic()
+    proc = b.start_warmup(b.fresh_cache("g"), b.remote_env("read"), report)
+    killed_at, hits_at_kill = None, None
+    while proc.poll() is None:
+        hits = (watcher.info_field("stats", "keyspace_hits") or 0) - hits_before
+        if hits >= args.kill_after_hits:
+            b.redis.kill()
+            killed_at, hits_at_kill = time.monotonic() - start, hits
+            break
+        time.sleep(0.0005)
+    result = b.finish(proc, report, start)
+    check_all_served(result, "reader with Redis killed")
+    kernels = result["kernels"]
+    compile_times = [k.get("compile_seconds", 0) for k in kernels if not k.get("from_cache")]
+    out["g"] = {"entries": entries, "killed_at": killed_at, "hits_at_kill": hits_at_kill,
+                "seconds": result["seconds"], "kernels": result["totals"]["kernels"],
+                "cache_hits": result["totals"]["cache_hits"],
+                "compiled": result["totals"]["compiled"], "failed": result["totals"]["failed"],
+                "exit": result["exit"],
+                "max_compile_seconds": max(compile_times) if compile_times else None,
+                "warnings": sum(1 for line in Path(str(report) + ".stderr").read_text()
+                                .splitlines() if line.strip())}
+    b.redis.kill()
+
+    # g2. The fetch bench looping while a new Redis, filled by a writer, is killed.
+    b.redis = Redis(work, "redis2", b.password_file)
+    refill = b.warm(b.fresh_cache("g-writer"), b.remote_env("read-write"), "g-writer")
+    check_all_served(refill, "writer refilling Redis")
+    proc, missing = b.fetch_bench(["--duration-ms", "1500"])
+    if proc is None:
+        out["g2"] = {"skipped": missing}
+    else:
+        ready = proc.stdout.readline()
+        if '"ready"' not in ready:
+            raise RuntimeError(f"fetch bench: {ready!r} {proc.stderr.read()[-1500:]}")
+        time.sleep(0.3)
+        b.redis.kill()
+        stdout, stderr = proc.communicate(timeout=60)
+        if proc.returncode != 0:
+            raise RuntimeError(f"fetch bench exited {proc.returncode}: {stderr[-1500:]}")
+        out["g2"] = json.loads(stdout.strip().splitlines()[-1])
+    return out
+
+
+def ms(seconds):
+    return f"{seconds * 1e3:.1f} ms" if seconds < 1 else f"{seconds:.3f} s"
+
+
+def print_table(out):
+    n, m = out["count"], len(out["e"]["compiled"])
+    a, c = out["a"], out["c"]
+    print(f"remote cache tier: {n} kernels, {out['arch']}, --jobs {out['jobs']}, {out['cpus']} CPUs, "
+          f"HIPACM_MACHINE_JOBS={out['machine_jobs']}, Redis {out['redis_version']} on loopback")
+    print(f"a  compile, fresh cache, no remote (baseline): {ms(a['baseline'])}, "
+          f"{a['baseline_compiled']} compiled")
+    print(f"a  writer, fresh cache, read-write: {ms(a['writer'])} ({a['writer'] / a['baseline']:.2f}x "
+          f"the baseline), {a['writer_compiled']} compiled, {a['entries_after_writer']} entries in Redis")
+    print(f"b  local hits, median of {len(out['b']['seconds'])}: {ms(out['b']['median'])} "
+          f"({', '.join(ms(s) for s in out['b']['seconds'])})")
+    print(f"c  fresh machine from Redis, median of {len(c['seconds'])}: {ms(c['median'])} "
+          f"({', '.join(ms(s) for s in c['seconds'])}); compiled {c['compiled']}, "
+          f"cache hits {c['cache_hits']}")
+    print(f"c  = {c['vs_local']:.2f}x the local-hit run (target <= 3x); "
+          f"{c['vs_compile']:.0f}x faster than compiling (target >= 20x)")
+    fr = c["fresh_runtime_dir"]
+    print(f"c  fresh machine with an empty runtime directory too: {ms(fr['seconds'])}, "
+          f"compiled {fr['compiled']}")
+    d = out["d"]
+    if "skipped" in d:
+        print(f"d  remote hit: not measured ({d['skipped']})")
+    else:
+        h = d["hits"]
+        print(f"d  one remote hit (RemoteTier::fetch), {h['count']} fetches of {d['entries']} "
+              f"entries: median {h['median_ms']:.3f} ms, p90 {h['p90_ms']:.3f} ms, "
+              f"p99 {h['p99_ms']:.3f} ms, max {h['max_ms']:.3f} ms; first (connects) "
+              f"{d['first_fetch_ms']:.3f} ms; not hits {d['not_hits']['count']}")
+    e = out["e"]
+    print(f"e  {m} fresh readers after the writer: {sum(e['compiled'])} compiles between them "
+          f"{e['compiled']} (target 0), {ms(e['seconds'])}")
+    f = out["f"]
+    print(f"f  {m} fresh readers with a writer: readers compiled {sum(f['readers_compiled'])} "
+          f"{f['readers_compiled']} (target <= {2 * n}), writer compiled {f['writer_compiled']}, "
+          f"{ms(f['seconds'])}; {f['entries_after']} entries in Redis after")
+    g = out["g"]
+    when = (f"killed at {ms(g['killed_at'])} after {g['hits_at_kill']} Redis hits"
+            if g["killed_at"] is not None else "the run ended before the kill")
+    print(f"g  Redis SIGKILLed during a fresh reader ({g['entries']} entries): {when}; run "
+          f"{ms(g['seconds'])}, exit {g['exit']}, {g['kernels']} kernels: {g['cache_hits']} from "
+          f"the cache, {g['compiled']} compiled, {g['failed']} failed; stderr lines {g['warnings']}")
+    g2 = out["g2"]
+    if "skipped" in g2:
+        print(f"g  fetch loop across a kill: not measured ({g2['skipped']})")
+    else:
+        nh = g2["not_hits"]
+        slowest = f"slowest {nh['max_ms']:.3f} ms, median {nh['median_ms']:.4f} ms" \
+            if nh["count"] else "none"
+        print(f"g  fetch loop across a kill (timeout {g2['timeout_ms']} ms): {g2['hits']['count']} "
+              f"hits before it, {nh['count']} fetches after ({slowest}); "
+              f"{g2['not_hits_over_timeout']} over the timeout")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", default="build/release")
+    parser.add_argument("--count", type=int, default=64)
+    parser.add_argument("--arch", default="gfx90a")
+    parser.add_argument("--jobs", type=int, default=0)
+    parser.add_argument("--warm-runs", type=int, default=5)
+    parser.add_argument("--machines", type=int, default=8)
+    parser.add_argument("--fetch-rounds", type=int, default=20)
+    parser.add_argument("--kill-after-hits", type=int, default=8,
+                        help="g: kill Redis once the reader has had this many entries from it")
+    parser.add_argument("--json", help="write the measurements here")
+    args = parser.parse_args()
+    args.build = str((Path.cwd() / args.build).resolve())
+    if shutil.which("redis-server") is None:
+        sys.exit("remote_cache_bench.py: needs redis-server")
+    with tempfile.TemporaryDirectory(prefix="hipacm-remote-bench-") as scratch:
+        try:
+            out = run(args, Path(scratch))
+        finally:
+            for server in SERVERS:
+                server.kill()
+        print_table(out)
+        if args.json:
+            Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
