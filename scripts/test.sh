@@ -2,6 +2,13 @@
 # SPDX-License-Identifier: MIT
 # Checks the layering, then builds hipacm and runs every test: a release build, the bindings, the
 # ROCm 6.4/7.2 matrix, libFuzzer targets for a bounded time, then ASan+UBSan, then TSan.
+#
+# Environment (besides the suites' own, below):
+#   HIPACM_TEST_STAGES   the stages to run, space- or comma-separated, in this order whatever the
+#                        order given: release python rust rocm fuzz asan tsan (default: all). python,
+#                        rust and rocm use build/release as the release stage left it.
+#   HIPACM_FUZZ_SECONDS  seconds of fuzzing per target (default 30; scripts/fuzz.sh alone: 60)
+#   HIPACM_ROCM_MATRIX, HIPACM_ROCM_SID_BUILD: docs/ROCM.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -27,6 +34,17 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # refuses it because it cannot model it.
 export TSAN_OPTIONS="suppressions=$PWD/tests/tsan.supp:halt_on_error=1:second_deadlock_stack=1:die_after_fork=0"
 
+all_stages="release python rust rocm fuzz asan tsan"
+selected_stages=" ${HIPACM_TEST_STAGES:-$all_stages} "
+selected_stages=${selected_stages//,/ }
+for name in $selected_stages; do
+  if [[ " $all_stages " != *" $name "* ]]; then
+    echo "error: HIPACM_TEST_STAGES names '$name'; the stages are: $all_stages" >&2
+    exit 2
+  fi
+done
+wanted() { [[ $selected_stages == *" $1 "* ]]; }
+
 # Every stage's wall time, printed at the end whether the run passes or fails.
 stage_names=() stage_starts=()
 stage() {
@@ -34,7 +52,7 @@ stage() {
   echo "=== hipacm: $1 === (${SECONDS} s into the run)"
 }
 print_stage_times() {
-  local status=$? i end
+  local status=$1 i end
   echo "=== hipacm: stage times ($( ((status == 0)) && echo passed || echo "failed, exit $status")) ==="
   for i in "${!stage_names[@]}"; do
     end=${stage_starts[i + 1]:-$SECONDS}
@@ -42,7 +60,27 @@ print_stage_times() {
   done
   printf '  %6d s  in all\n' "$SECONDS"
 }
-trap print_stage_times EXIT
+# The ROCm roots are made in the background (below); a run that ends early, passed or failed,
+# ends their maker too: it runs in a session of its own, so that the signal reaches debootstrap and
+# apt-get. A half-made root is never used (rocm-roots.sh renames a root into place only once it is
+# complete, and its next run removes what was left).
+rocm_roots_pid="" rocm_roots_log=""
+stop_rocm_roots() {
+  if [ -n "$rocm_roots_pid" ] && kill -0 "$rocm_roots_pid" 2>/dev/null; then
+    echo "=== hipacm: stopping the ROCm roots' maker (pid $rocm_roots_pid; log $rocm_roots_log) ==="
+    kill -TERM -- "-$rocm_roots_pid" 2>/dev/null || kill -TERM "$rocm_roots_pid" 2>/dev/null || true
+    wait "$rocm_roots_pid" 2>/dev/null || true
+  fi
+  rocm_roots_pid=""
+  if [ -n "$rocm_roots_log" ]; then rm -f "$rocm_roots_log"; fi
+}
+on_exit() {
+  local status=$?
+  stop_rocm_roots
+  print_stage_times "$status"
+}
+# Bash runs it too when a signal ends the run.
+trap on_exit EXIT
 
 run_config() {
   local name=$1; shift
@@ -71,58 +109,107 @@ run_config() {
 stage "layering check"
 /usr/bin/python3 scripts/check-layering.py
 
-CTEST_ARGS="" run_config release -DCMAKE_BUILD_TYPE=Release -DHIPACM_WERROR=ON
-
-stage "Python binding tests"
-HIPACM_LIBRARY="$PWD/build/release/libhipacm.so.1" /usr/bin/python3 -m pytest bindings/python/tests -q
-
-stage "Rust binding tests"
-(
-  cd bindings/rust
-  export HIPACM_LIB_DIR="$PWD/../../build/release"
-  cargo test --offline
-  if cargo clippy --version >/dev/null 2>&1; then
-    cargo clippy --offline --all-targets -- -D warnings
-    # The dependent crate that cargo test builds and runs (tests/rust_dependent).
-    cargo clippy --offline --manifest-path ../../tests/rust_dependent/Cargo.toml \
-      --target-dir target/rust_dependent -- -D warnings
-  else
-    echo "cargo clippy is not installed here: lint step not run"
-  fi
-)
-stage "ROCm matrix (6.4, 7.2)"
-# The release build against Debian sid's ROCm 6.4 and experimental's ROCm 7.2, in chroots made
+# The ROCm matrix (below) runs the release build against ROCm 6.4 and 7.2 in Debian sid roots made
 # with debootstrap (docs/ROCM.md). In CI a missing prerequisite fails the run.
 rocm_missing=""
 if [ "$(id -u)" != 0 ]; then rocm_missing="it needs root"; fi
 if ! command -v debootstrap >/dev/null 2>&1; then rocm_missing="${rocm_missing:+$rocm_missing and }debootstrap is not installed"; fi
-if [ "${HIPACM_ROCM_MATRIX:-on}" = off ]; then
-  echo "HIPACM_ROCM_MATRIX=off: the ROCm matrix is skipped"
+rocm_matrix=run
+if ! wanted rocm; then
+  rocm_matrix=unselected
+elif [ "${HIPACM_ROCM_MATRIX:-on}" = off ]; then
+  rocm_matrix=off
 elif [ -n "$rocm_missing" ] && [ "${CI:-}" = true ]; then
   echo "error: the ROCm matrix cannot run: $rocm_missing (HIPACM_ROCM_MATRIX=off skips it)" >&2
   exit 1
 elif [ -n "$rocm_missing" ]; then
-  echo "the ROCm matrix is skipped: $rocm_missing"
-else
-  rocm_start=$SECONDS rocm_status=0
-  bash scripts/rocm-matrix.sh build/release || rocm_status=$?
-  echo "ROCm matrix wall time: $((SECONDS - rocm_start)) s"
-  if [ "$rocm_status" != 0 ]; then exit "$rocm_status"; fi
-  # Off by default: sid's compiler builds everything again, which CI's time budget cannot carry.
-  if [ "${HIPACM_ROCM_SID_BUILD:-off}" = on ]; then
-    rocm_start=$SECONDS
-    bash scripts/rocm-sid-build.sh
-    echo "sid build and ctest wall time: $((SECONDS - rocm_start)) s"
+  rocm_matrix=missing
+fi
+# Making the roots from nothing is mostly downloads and dpkg, which the release build's compilers
+# leave room for: they are made (or found cached) from now on, and the matrix waits for them.
+if [ "$rocm_matrix" = run ]; then
+  rocm_roots_log=$(mktemp "${TMPDIR:-/tmp}/hipacm-rocm-roots.XXXXXX")
+  # A background job of this script is no process group leader, so setsid makes the session
+  # in that very process: its pid is the session's and its process group's.
+  setsid bash scripts/rocm-roots.sh rocm-6.4 rocm-7.2 </dev/null >"$rocm_roots_log" 2>&1 &
+  rocm_roots_pid=$!
+  echo "ROCm roots: made or checked in the background (pid $rocm_roots_pid, log $rocm_roots_log)"
+fi
+
+if wanted release; then
+  CTEST_ARGS="" run_config release -DCMAKE_BUILD_TYPE=Release -DHIPACM_WERROR=ON
+fi
+
+if wanted python; then
+  stage "Python binding tests"
+  HIPACM_LIBRARY="$PWD/build/release/libhipacm.so.1" /usr/bin/python3 -m pytest bindings/python/tests -q
+fi
+
+if wanted rust; then
+  stage "Rust binding tests"
+  (
+    cd bindings/rust
+    export HIPACM_LIB_DIR="$PWD/../../build/release"
+    cargo test --offline
+    if cargo clippy --version >/dev/null 2>&1; then
+      cargo clippy --offline --all-targets -- -D warnings
+      # The dependent crate that cargo test builds and runs (tests/rust_dependent).
+      cargo clippy --offline --manifest-path ../../tests/rust_dependent/Cargo.toml \
+        --target-dir target/rust_dependent -- -D warnings
+    else
+      echo "cargo clippy is not installed here: lint step not run"
+    fi
+  )
+fi
+
+if wanted rocm; then
+  stage "ROCm matrix (6.4, 7.2)"
+  if [ "$rocm_matrix" = off ]; then
+    echo "HIPACM_ROCM_MATRIX=off: the ROCm matrix is skipped"
+  elif [ "$rocm_matrix" = missing ]; then
+    echo "the ROCm matrix is skipped: $rocm_missing"
+  else
+    rocm_start=$SECONDS rocm_status=0
+    wait "$rocm_roots_pid" || rocm_status=$?
+    rocm_roots_pid=""
+    echo "ROCm roots ready after $((SECONDS - rocm_start)) s of waiting; what their maker printed:"
+    cat "$rocm_roots_log"
+    rm -f "$rocm_roots_log"
+    rocm_roots_log=""
+    if [ "$rocm_status" != 0 ]; then
+      echo "error: making the ROCm roots failed (exit $rocm_status); its output is above" >&2
+      exit "$rocm_status"
+    fi
+    # It finds the roots just made current, and holds them while it runs.
+    bash scripts/rocm-matrix.sh build/release || rocm_status=$?
+    echo "ROCm matrix wall time: $((SECONDS - rocm_start)) s"
+    if [ "$rocm_status" != 0 ]; then exit "$rocm_status"; fi
+    # Off by default: sid's compiler builds everything again, which CI's time budget cannot carry.
+    if [ "${HIPACM_ROCM_SID_BUILD:-off}" = on ]; then
+      rocm_start=$SECONDS
+      bash scripts/rocm-sid-build.sh
+      echo "sid build and ctest wall time: $((SECONDS - rocm_start)) s"
+    fi
   fi
 fi
-stage "fuzzing every decoder of untrusted bytes (60 s a target)"
-bash scripts/fuzz.sh "${HIPACM_FUZZ_SECONDS:-60}"
+
+# 30 s a target: every committed input also runs in each ctest below (the fuzz label's corpus
+# replays), so this stage is for what new inputs find; scripts/fuzz.sh alone fuzzes 60 s.
+fuzz_seconds=${HIPACM_FUZZ_SECONDS:-30}
+if wanted fuzz; then
+  stage "fuzzing every decoder of untrusted bytes ($fuzz_seconds s a target)"
+  bash scripts/fuzz.sh "$fuzz_seconds"
+fi
 
 # Not the mpi label: Open MPI's libraries and the daemons its launcher starts are not built with
 # ASan and keep process-lifetime allocations that LeakSanitizer would report in every rank; the
 # MPI code's decoders are fuzzed instead (fuzz_cluster_message) and run in the release tests.
-CTEST_ARGS="-LE mpi" run_config asan -DCMAKE_BUILD_TYPE=Debug -DHIPACM_SANITIZE=address -DHIPACM_WERROR=ON
+if wanted asan; then
+  CTEST_ARGS="-LE mpi" run_config asan -DCMAKE_BUILD_TYPE=Debug -DHIPACM_SANITIZE=address -DHIPACM_WERROR=ON
+fi
 # TSan runs the concurrency suites (the core, the worker pool, the cache's processes) and builds
 # only what they run.
-CTEST_ARGS="-L concurrency" BUILD_TARGET=hipacm_concurrency_tests run_config tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHIPACM_SANITIZE=thread -DHIPACM_WERROR=ON
-echo "=== hipacm: all test configurations passed === (${SECONDS} s into the run)"
+if wanted tsan; then
+  CTEST_ARGS="-L concurrency" BUILD_TARGET=hipacm_concurrency_tests run_config tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHIPACM_SANITIZE=thread -DHIPACM_WERROR=ON
+fi
+echo "=== hipacm: all test configurations passed ($(echo $selected_stages)) === (${SECONDS} s into the run)"
