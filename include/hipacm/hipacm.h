@@ -43,7 +43,7 @@ extern "C" {
  * encoding, which version the plugin granted. All are integer constant
  * expressions, usable in #if. */
 #define HIPACM_ABI_VERSION_MAJOR 1
-#define HIPACM_ABI_VERSION_MINOR 4
+#define HIPACM_ABI_VERSION_MINOR 5
 #define HIPACM_ABI_VERSION_ENCODE(major, minor) (((major) << 16) | (minor))
 #define HIPACM_ABI_VERSION_MAJOR_OF(version) ((version) >> 16)
 #define HIPACM_ABI_VERSION_MINOR_OF(version) ((version)&0xFFFF)
@@ -149,6 +149,15 @@ typedef struct hipacm_mode_config {
   int32_t cache_failures;
   int32_t reserved_1_4; /* set to 0 by hipacm_mode_config_init; ignored */
   /* ---- end of version 4 (ABI 1.4) ---- */
+  /* Remote cache tier (ABI 1.5): redis://[user[:password]@]host[:port][/db],
+   * read on a local miss and, with $HIPACM_REMOTE_CACHE_MODE=read-write,
+   * written after each compile; entries are served only when they verify
+   * against $HIPACM_REMOTE_CACHE_KEY_FILE. NULL or "" means
+   * $HIPACM_REMOTE_CACHE; "off" means none. Needs a cache_policy other than
+   * OFF. Copied by hipacm_mode_enter. A malformed URL fails the enter with
+   * INVALID_ARGUMENT; an unreachable server never fails a compile. */
+  const char* remote_cache;
+  /* ---- end of version 5 (ABI 1.5) ---- */
 } hipacm_mode_config;
 
 /* One compile request. Every pointer is borrowed for the duration of the call
@@ -349,6 +358,15 @@ typedef struct hipacm_stats {
   uint64_t timeouts;         /* compiles killed at compile_timeout_ms */
   uint64_t cached_failures;  /* requests failed at once from a stored failure */
   /* ---- end of version 1 (ABI 1.4) ---- */
+  uint64_t remote_hits;           /* local misses served from the remote cache */
+  uint64_t remote_misses;         /* remote lookups that found nothing */
+  uint64_t remote_refused;        /* remote values refused (signature, bounds, request) */
+  uint64_t remote_stores;         /* entries put to the remote cache */
+  uint64_t remote_duplicates;     /* puts that found the entry there already */
+  uint64_t remote_store_failures; /* puts that failed or were dropped (full, down) */
+  uint64_t remote_errors;         /* remote calls that failed or timed out */
+  uint64_t remote_waits;          /* compiles served after waiting for another machine's */
+  /* ---- end of version 2 (ABI 1.5) ---- */
 } hipacm_stats;
 
 /* Fills the first out->struct_size bytes of *out. Returns SUCCESS;

@@ -56,6 +56,9 @@ HIPACM_API void hipacm_mode_config_init_sized(hipacm_mode_config* cfg, size_t st
   defaults.cache_dir = nullptr;
   defaults.cache_policy = HIPACM_CACHE_DEFAULT;
   defaults.load_device = HIPACM_LOAD_NONE;
+  defaults.cache_failures = 0;
+  defaults.reserved_1_4 = 0;
+  defaults.remote_cache = nullptr;  // $HIPACM_REMOTE_CACHE, if set
   // Never write past the caller's struct: an older host's is smaller than
   // ours, and a newer host's tail (fields we do not know) is zeroed.
   const size_t known = struct_size < sizeof defaults ? struct_size : sizeof defaults;

@@ -29,6 +29,9 @@ ModeConfig read_mode_config(const hipacm_mode_config* cfg) {
   config.load_device =
       field_or(cfg, &hipacm_mode_config::load_device, std::int32_t{HIPACM_LOAD_NONE});
   config.cache_failures = field_or(cfg, &hipacm_mode_config::cache_failures, std::int32_t{0}) != 0;
+  if (const char* url =
+          field_or(cfg, &hipacm_mode_config::remote_cache, static_cast<const char*>(nullptr)))
+    config.remote_cache = url;
   return config;
 }
 

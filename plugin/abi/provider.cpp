@@ -66,6 +66,7 @@ constexpr hipacm_provider kProviderByMinor[] = {
     make_provider(HIPACM_ABI_VERSION_ENCODE(1, 2), &init_mode_config<hipacm::kModeConfigV3Size>),
     make_provider(HIPACM_ABI_VERSION_ENCODE(1, 3), &init_mode_config<hipacm::kModeConfigV3Size>),
     make_provider(HIPACM_ABI_VERSION_ENCODE(1, 4), &init_mode_config<hipacm::kModeConfigV4Size>),
+    make_provider(HIPACM_ABI_VERSION_ENCODE(1, 5), &init_mode_config<hipacm::kModeConfigV5Size>),
 };
 constexpr std::uint32_t kNewestMinor = std::size(kProviderByMinor) - 1;
 static_assert(kNewestMinor == HIPACM_ABI_VERSION_MINOR,

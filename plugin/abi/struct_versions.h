@@ -29,13 +29,19 @@ static_assert(kModeConfigV1Size % alignof(hipacm_mode_config) == 0 &&
                   kModeConfigV3Size % alignof(hipacm_mode_config) == 0 &&
                   kModeConfigV4Size % alignof(hipacm_mode_config) == 0,
               "each version ends where that header's sizeof ends (no tail padding)");
-static_assert(kModeConfigV4Size == sizeof(hipacm_mode_config),
+// Version 5 (ABI 1.5): remote_cache.
+inline constexpr std::size_t kModeConfigV5Size =
+    offsetof(hipacm_mode_config, remote_cache) + sizeof(const char*);
+static_assert(kModeConfigV5Size == sizeof(hipacm_mode_config),
               "a field appended to hipacm_mode_config needs a version size here and a "
               "provider table in provider.cpp");
 inline constexpr std::size_t kRequestV1Size = offsetof(hipacm_request, user_data) + sizeof(void*);
 inline constexpr std::size_t kStatsV1Size =
     offsetof(hipacm_stats, cached_failures) + sizeof(std::uint64_t);
-static_assert(kStatsV1Size == sizeof(hipacm_stats),
+// Version 2 (ABI 1.5): the remote cache's counters.
+inline constexpr std::size_t kStatsV2Size =
+    offsetof(hipacm_stats, remote_waits) + sizeof(std::uint64_t);
+static_assert(kStatsV2Size == sizeof(hipacm_stats),
               "a field appended to hipacm_stats needs a version size here");
 inline constexpr std::size_t kBackendInfoV1Size =
     offsetof(hipacm_backend_info, default_arch) + sizeof(const char*);

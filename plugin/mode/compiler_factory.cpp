@@ -53,7 +53,8 @@ std::shared_ptr<backend::Compiler> make_uncached(const ModeSettings& settings) {
 }  // namespace
 
 std::shared_ptr<backend::Compiler> make_compiler(const ModeSettings& settings) {
-  return cache::with_persistent_cache(settings.cache, make_uncached(settings));
+  return cache::with_persistent_cache(settings.cache, settings.remote_cache,
+                                      make_uncached(settings));
 }
 
 void set_compiler_factory_for_testing(CompilerFactory factory) {

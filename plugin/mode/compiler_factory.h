@@ -11,8 +11,8 @@
 namespace hipacm {
 
 /// The compiler a mode's pool threads share: in-process or in worker processes, behind the
-/// persistent cache that settings.cache asks for. Throws hipacm::StatusError
-/// (BACKEND_UNAVAILABLE) when the isolation policy cannot be met.
+/// persistent cache that settings.cache asks for (with settings.remote_cache beneath it). Throws
+/// hipacm::StatusError (BACKEND_UNAVAILABLE) when the isolation policy cannot be met.
 std::shared_ptr<backend::Compiler> make_compiler(const ModeSettings& settings);
 
 using CompilerFactory = std::function<std::shared_ptr<backend::Compiler>(const ModeSettings&)>;

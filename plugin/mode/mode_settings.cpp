@@ -102,6 +102,10 @@ ModeSettings resolve_mode_settings(const ModeConfig& config) {
   s.cache = cache::resolve_cache_settings(config.cache_policy, config.cache_dir);
   s.cache.cache_failures = config.cache_failures;
   s.cache.compile_timeout_ms = config.compile_timeout_ms;
+  // The remote tier sits below the local cache: with the cache off there is
+  // nothing to read through, so it is not resolved (nor its URL checked).
+  if (s.cache.policy != cache::Policy::kOff)
+    s.remote_cache = cache::remote::resolve_remote_settings(config.remote_cache);
   // Which archs exist and which hipRTC is installed are facts about this
   // machine's libraries; the cache remembers them, so that entering a mode
   // whose kernels are all cached loads neither comgr nor hipRTC. Without a

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "plugin/cache/remote/remote_settings.h"
 #include "plugin/cache/store/location.h"
 
 namespace hipacm {
@@ -29,6 +30,9 @@ struct ModeConfig {
   std::int32_t cache_policy = HIPACM_CACHE_DEFAULT;
   std::int32_t load_device = HIPACM_LOAD_NONE;
   bool cache_failures = false;  ///< the negative cache (hipacm_mode_config.cache_failures)
+  /// The remote cache's URL (hipacm_mode_config.remote_cache), copied; empty:
+  /// $HIPACM_REMOTE_CACHE, and "off": none.
+  std::string remote_cache;
   /// An NVIDIA arch is left to the NVRTC of the program whose compiles are served (`hipacm run`):
   /// it may know archs that hipacm's own NVRTC does not, or hipacm may find none of its own.
   bool nvidia_arch_judged_by_program = false;
@@ -43,6 +47,9 @@ struct ModeSettings {
   std::uint32_t compile_timeout_ms = 0;
   /// The persistent cache's policy and locations, and whether it stores and serves failures.
   cache::CacheSettings cache;
+  /// The remote tier below the persistent cache; nullopt when none is named, it is `off`, or
+  /// the cache's policy is OFF.
+  std::optional<cache::remote::RemoteSettings> remote_cache;
   std::int32_t load_device = HIPACM_LOAD_NONE;
   /// Workers to start and warm at mode enter ($HIPACM_PRESTART_WORKERS); 0: none, each starts
   /// when a compile first needs it.
@@ -54,9 +61,9 @@ struct ModeSettings {
 unsigned resolve_prestart_workers(unsigned max_workers);
 
 /// Applies defaults and the environment, and validates: the worker count, the isolation, cache
-/// and load_device values, the cache settings, then the arch. Throws hipacm::StatusError:
-/// INVALID_ARGUMENT (unknown arch, bad isolation, ...), BACKEND_UNAVAILABLE (no arch could be
-/// found).
+/// and load_device values, the cache settings, the remote cache's URL, then the arch. Throws
+/// hipacm::StatusError: INVALID_ARGUMENT (unknown arch, bad isolation, malformed remote cache URL,
+/// ...), BACKEND_UNAVAILABLE (no arch could be found).
 ModeSettings resolve_mode_settings(const ModeConfig& config);
 
 /// The isolation policy: `requested` unless it is AUTO, then

@@ -51,8 +51,8 @@ static_assert(HIPACM_ABI_VERSION == ((HIPACM_ABI_VERSION_MAJOR << 16) | HIPACM_A
 static_assert(HIPACM_ABI_VERSION_MAJOR_OF(HIPACM_ABI_VERSION) == HIPACM_ABI_VERSION_MAJOR &&
                   HIPACM_ABI_VERSION_MINOR_OF(HIPACM_ABI_VERSION) == HIPACM_ABI_VERSION_MINOR,
               "the version request decodes");
-#if HIPACM_ABI_VERSION < HIPACM_ABI_VERSION_ENCODE(1, 4)
-#error "HIPACM_ABI_VERSION is usable in #if, and this header is ABI 1.4 or newer"
+#if HIPACM_ABI_VERSION < HIPACM_ABI_VERSION_ENCODE(1, 5)
+#error "HIPACM_ABI_VERSION is usable in #if, and this header is ABI 1.5 or newer"
 #endif
 static_assert(HIPACM_ABI_VERSION_MAJOR == 1, "this test describes ABI 1");
 static_assert(HIPACM_ISOLATION_AUTO == 0 && HIPACM_ISOLATION_IN_PROCESS == 1 &&
@@ -117,6 +117,15 @@ static_assert(
 static_assert(offsetof(hipacm_provider, set_log_callback) >
                   offsetof(hipacm_provider, mode_config_init_sized),
               "appended after version 2");
+
+// ABI 1.5: the remote cache's URL and counters, appended.
+static_assert(std::is_same<decltype(hipacm_mode_config::remote_cache), const char*>::value, "");
+static_assert(offsetof(hipacm_mode_config, remote_cache) >
+                  offsetof(hipacm_mode_config, reserved_1_4),
+              "appended after version 4");
+static_assert(std::is_same<decltype(hipacm_stats::remote_waits), uint64_t>::value, "");
+static_assert(offsetof(hipacm_stats, remote_hits) > offsetof(hipacm_stats, cached_failures),
+              "appended after version 1");
 
 // Fields appended in ABI 1.1.
 static_assert(std::is_same<decltype(hipacm_mode_config::isolation), int32_t>::value, "");
@@ -194,21 +203,31 @@ static_assert(offsetof(hipacm_provider, set_log_callback) == 176, "ABI 1.4");
 static_assert(offsetof(hipacm_provider, get_stats) == 184, "ABI 1.4");
 static_assert(sizeof(hipacm_provider) == 192, "");
 
-// hipacm_stats (ABI 1.4): twelve 64-bit counters after struct_size, 8 bytes apart.
-static_assert(first_misplaced(
-                  offsetof(hipacm_stats, compiles), offsetof(hipacm_stats, compile_failures),
-                  offsetof(hipacm_stats, cache_hits), offsetof(hipacm_stats, cache_misses),
-                  offsetof(hipacm_stats, cache_stores), offsetof(hipacm_stats, bytes_stored),
-                  offsetof(hipacm_stats, cache_evictions), offsetof(hipacm_stats, bytes_evicted),
-                  offsetof(hipacm_stats, worker_spawns), offsetof(hipacm_stats, worker_crashes),
-                  offsetof(hipacm_stats, timeouts), offsetof(hipacm_stats, cached_failures)) == -1,
-              "hipacm_stats");
-static_assert(sizeof(hipacm_stats) == 104, "");
+// hipacm_stats: twelve 64-bit counters (ABI 1.4), then eight (ABI 1.5), 8 bytes apart.
+static_assert(
+    first_misplaced(offsetof(hipacm_stats, compiles), offsetof(hipacm_stats, compile_failures),
+                    offsetof(hipacm_stats, cache_hits), offsetof(hipacm_stats, cache_misses),
+                    offsetof(hipacm_stats, cache_stores), offsetof(hipacm_stats, bytes_stored),
+                    offsetof(hipacm_stats, cache_evictions), offsetof(hipacm_stats, bytes_evicted),
+                    offsetof(hipacm_stats, worker_spawns), offsetof(hipacm_stats, worker_crashes),
+                    offsetof(hipacm_stats, timeouts), offsetof(hipacm_stats, cached_failures),
+                    // ABI 1.5: version 2, the remote cache's eight.
+                    offsetof(hipacm_stats, remote_hits), offsetof(hipacm_stats, remote_misses),
+                    offsetof(hipacm_stats, remote_refused), offsetof(hipacm_stats, remote_stores),
+                    offsetof(hipacm_stats, remote_duplicates),
+                    offsetof(hipacm_stats, remote_store_failures),
+                    offsetof(hipacm_stats, remote_errors),
+                    offsetof(hipacm_stats, remote_waits)) == -1,
+    "hipacm_stats");
+static_assert(offsetof(hipacm_stats, remote_hits) == 104, "version 1 (ABI 1.4) ends at 104");
+static_assert(sizeof(hipacm_stats) == 168, "");
 
 // hipacm_mode_config's version 4 (ABI 1.4) follows version 3 without tail padding.
 static_assert(offsetof(hipacm_mode_config, cache_failures) == 56, "ABI 1.4");
 static_assert(offsetof(hipacm_mode_config, reserved_1_4) == 60, "ABI 1.4");
-static_assert(sizeof(hipacm_mode_config) == 64, "");
+// Version 5 (ABI 1.5) follows version 4 without padding.
+static_assert(offsetof(hipacm_mode_config, remote_cache) == 64, "ABI 1.5");
+static_assert(sizeof(hipacm_mode_config) == 72, "");
 #endif
 
 constexpr const char* kVectorAdd =

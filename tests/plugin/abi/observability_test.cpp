@@ -24,6 +24,8 @@ namespace hipacm::test {
 namespace {
 
 constexpr std::size_t kStatsV1Size = offsetof(hipacm_stats, cached_failures) + sizeof(uint64_t);
+constexpr std::size_t kStatsV2Size = offsetof(hipacm_stats, remote_waits) + sizeof(uint64_t);
+static_assert(kStatsV2Size == sizeof(hipacm_stats), "version 2 is this header's");
 
 /// Every event a callback received.
 struct Events {
@@ -300,12 +302,30 @@ TEST_F(Observability, GetStatsChecksItsArgumentAndNeverWritesPastSizeof) {
   for (unsigned char byte : larger.tail) ASSERT_EQ(byte, 0xA5) << "written past sizeof";
   EXPECT_NE(larger.stats.compiles, 0xA5A5A5A5A5A5A5A5u) << "version 1 was not filled";
   EXPECT_NE(larger.stats.cached_failures, 0xA5A5A5A5A5A5A5A5u) << "version 1 was not filled";
+  EXPECT_NE(larger.stats.remote_waits, 0xA5A5A5A5A5A5A5A5u) << "version 2 was not filled";
 
+  // A host of ABI 1.4 (version 1): filled, and nothing past it written.
   hipacm_stats exact;
   std::memset(&exact, 0xA5, sizeof exact);
   exact.struct_size = kStatsV1Size;
   ASSERT_EQ(hipacm_get_stats(&exact), HIPACM_SUCCESS);
+  EXPECT_EQ(exact.struct_size, kStatsV1Size);
   EXPECT_NE(exact.timeouts, 0xA5A5A5A5A5A5A5A5u);
+  EXPECT_NE(exact.cached_failures, 0xA5A5A5A5A5A5A5A5u);
+  const auto* bytes = reinterpret_cast<const unsigned char*>(&exact);
+  for (std::size_t i = kStatsV1Size; i < sizeof exact; ++i)
+    ASSERT_EQ(bytes[i], 0xA5) << "byte " << i << " past version 1 was written";
+
+  // A host of ABI 1.5 (version 2): every counter, the remote ones included (0: no remote here).
+  std::memset(&exact, 0xA5, sizeof exact);
+  exact.struct_size = kStatsV2Size;
+  ASSERT_EQ(hipacm_get_stats(&exact), HIPACM_SUCCESS);
+  EXPECT_EQ(exact.struct_size, kStatsV2Size);
+  const uint64_t remote[] = {exact.remote_hits,       exact.remote_misses,
+                             exact.remote_refused,    exact.remote_stores,
+                             exact.remote_duplicates, exact.remote_store_failures,
+                             exact.remote_errors,     exact.remote_waits};
+  for (uint64_t counter : remote) EXPECT_EQ(counter, 0u);
 }
 
 TEST_F(Observability, TheProviderTableForAbi14CarriesTheNewEntryPoints) {
@@ -327,7 +347,8 @@ TEST_F(Observability, TheProviderTableForAbi14CarriesTheNewEntryPoints) {
   hipacm_mode_config cfg;
   std::memset(&cfg, 0xA5, sizeof cfg);
   p->mode_config_init(&cfg);
-  EXPECT_EQ(cfg.struct_size, sizeof(hipacm_mode_config));
+  const std::size_t v4 = offsetof(hipacm_mode_config, reserved_1_4) + sizeof(int32_t);
+  EXPECT_EQ(cfg.struct_size, v4);
   EXPECT_EQ(cfg.cache_failures, 0);
   EXPECT_EQ(cfg.reserved_1_4, 0);
   const hipacm_provider* p13 = hipacm_get_provider(HIPACM_ABI_VERSION_ENCODE(1, 3));

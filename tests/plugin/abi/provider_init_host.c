@@ -68,13 +68,15 @@ static int check_tables(hipacm_get_provider_fn get) {
   const hipacm_provider* minor0 = get(HIPACM_ABI_VERSION_ENCODE(1, 0));
   const hipacm_provider* minor3 = get(HIPACM_ABI_VERSION_ENCODE(1, 3));
   const hipacm_provider* minor4 = get(HIPACM_ABI_VERSION_ENCODE(1, 4));
+  const hipacm_provider* minor5 = get(HIPACM_ABI_VERSION_ENCODE(1, 5));
+  const size_t v4 = offsetof(hipacm_mode_config, reserved_1_4) + sizeof(int32_t);
   const size_t v3 = offsetof(hipacm_mode_config, load_device) + sizeof(int32_t);
   size_t size = 0;
 
   CHECK(current != NULL && plain != NULL && newer != NULL && minor1 != NULL && minor0 != NULL &&
-        minor3 != NULL && minor4 != NULL);
+        minor3 != NULL && minor4 != NULL && minor5 != NULL);
   if (current == NULL || plain == NULL || newer == NULL || minor1 == NULL || minor0 == NULL ||
-      minor3 == NULL || minor4 == NULL) {
+      minor3 == NULL || minor4 == NULL || minor5 == NULL) {
     return 1;
   }
   CHECK(get(0) == NULL);
@@ -93,10 +95,12 @@ static int check_tables(hipacm_get_provider_fn get) {
   check_table(minor0, HIPACM_ABI_VERSION_ENCODE(1, 0), v1);
   check_table(minor1, HIPACM_ABI_VERSION_ENCODE(1, 1), v2);
 
-  /* 1.3 fills version 3; 1.4 fills version 4 (the whole struct of this header) and its table
-   * carries set_log_callback and get_stats. */
+  /* 1.3 fills version 3; 1.4 fills version 4 and its table carries set_log_callback and
+   * get_stats; 1.5 fills version 5 (remote_cache: the whole struct of this header). */
   check_table(minor3, HIPACM_ABI_VERSION_ENCODE(1, 3), v3);
-  check_table(minor4, HIPACM_ABI_VERSION_ENCODE(1, 4), sizeof(hipacm_mode_config));
+  check_table(minor4, HIPACM_ABI_VERSION_ENCODE(1, 4), v4);
+  check_table(minor5, HIPACM_ABI_VERSION_ENCODE(1, 5), sizeof(hipacm_mode_config));
+  CHECK(v4 < sizeof(hipacm_mode_config));
   CHECK(minor4->struct_size >= offsetof(hipacm_provider, get_stats) + sizeof(minor4->get_stats));
   CHECK(minor4->set_log_callback != NULL && minor4->get_stats != NULL);
   CHECK(minor4->set_log_callback(NULL, NULL, 5) == HIPACM_ERROR_INVALID_ARGUMENT);
