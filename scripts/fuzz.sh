@@ -7,7 +7,8 @@
 #
 # Environment: HIPACM_FUZZ_TARGETS (a space-separated subset), HIPACM_FUZZ_JOBS (build jobs, 2),
 # HIPACM_FUZZ_PARALLEL (targets fuzzed side by side, nproc),
-# HIPACM_FUZZ_BUILD_DIR (build/fuzz), HIPACM_FUZZ_CORPUS_OUT (a directory to keep the grown corpora in).
+# HIPACM_FUZZ_BUILD_DIR (build/fuzz), HIPACM_FUZZ_CORPUS_OUT (a directory to keep the grown corpora in),
+# HIPACM_FUZZ_BUILD_ONLY=1 (build the targets, fuzz nothing: scripts/test.sh builds them ahead).
 set -euo pipefail
 
 seconds=${1:-60}
@@ -38,6 +39,7 @@ if [[ ! -f $build/CMakeCache.txt ]]; then
     -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DHIPACM_FUZZ=ON -DHIPACM_WERROR=ON
 fi
 cmake --build "$build" -j"$jobs" --target hipacm_fuzz_targets
+if [[ ${HIPACM_FUZZ_BUILD_ONLY:-} == 1 ]]; then exit 0; fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/hipacm-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
