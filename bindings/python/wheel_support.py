@@ -20,6 +20,7 @@ MAX_ENTRIES = 4096
 BUNDLED_LICENSES = {
     "libboost_": "BSL-1.0",
     "libfmt.so.": "MIT",
+    "libhiredis.so.": "BSD-3-Clause",
     "libnettle.so.": "LGPL-3.0-or-later OR GPL-2.0-or-later",
     "libsqlite3.so.": "blessing",
 }

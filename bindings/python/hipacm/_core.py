@@ -40,12 +40,22 @@ def _last_error() -> str:
     return _ffi.optional_str(_api.last_error_message())
 
 
+def _require_abi(minor: int, supported: bool, what: str) -> None:
+    """Raises AbiMismatchError for ``what`` when the loaded plugin predates ABI 1.``minor``."""
+    if not supported:
+        raise AbiMismatchError(
+            f"hipacm: {what} needs a plugin of ABI 1.{minor} or newer; {library_path} provides "
+            f"ABI {_plugin.abi_text}. Upgrade libhipacm.", Status.ABI_MISMATCH)
+
+
+def _require_abi_1_5(what: str) -> None:
+    """Raises AbiMismatchError when the loaded plugin predates ABI 1.5 (the remote cache)."""
+    _require_abi(5, _plugin.has_abi_1_5, what)
+
+
 def _require_abi_1_4(what: str) -> None:
     """Raises AbiMismatchError when the loaded plugin predates ABI 1.4."""
-    if not _plugin.has_abi_1_4:
-        raise AbiMismatchError(
-            f"hipacm: {what} needs a plugin of ABI 1.4 or newer; {library_path} provides ABI "
-            f"{_plugin.abi_text}. Upgrade libhipacm.", Status.ABI_MISMATCH)
+    _require_abi(4, _plugin.has_abi_1_4, what)
 
 
 @dataclass(frozen=True, eq=False)
@@ -273,6 +283,21 @@ class Stats:
         timeouts: Compiles killed at the mode's ``timeout``.
         cached_failures: Requests failed at once from a stored failure
             (``cache_failures=True``).
+        remote_hits: Local cache misses served from the remote cache
+            (``remote_cache=``, ``$HIPACM_REMOTE_CACHE``).
+        remote_misses: Remote lookups that found nothing.
+        remote_refused: Remote values refused: a bad or missing signature,
+            bounds, or an entry that does not match the request.
+        remote_stores: Entries put to the remote cache.
+        remote_duplicates: Puts that found the entry there already (another
+            machine compiled it too).
+        remote_store_failures: Puts that failed or were dropped (the server
+            full or down, the queue full).
+        remote_errors: Remote calls that failed or timed out.
+        remote_waits: Compiles served after waiting for another machine's
+            compile of the same kernel.
+
+    The ``remote_*`` counters are ABI 1.5's; a plugin of ABI 1.4 leaves them 0.
     """
 
     compiles: int
@@ -287,6 +312,14 @@ class Stats:
     worker_crashes: int
     timeouts: int
     cached_failures: int
+    remote_hits: int
+    remote_misses: int
+    remote_refused: int
+    remote_stores: int
+    remote_duplicates: int
+    remote_store_failures: int
+    remote_errors: int
+    remote_waits: int
 
 
 def stats() -> Stats:
@@ -300,7 +333,9 @@ def stats() -> Stats:
     """
     _require_abi_1_4("hipacm.stats()")
     raw = _ffi.Stats()
-    raw.struct_size = ctypes.sizeof(raw)
+    # A plugin before ABI 1.5 knows version 1 only: ask for no more (the rest stays 0).
+    raw.struct_size = (ctypes.sizeof(raw) if _plugin.has_abi_1_5
+                       else _ffi.Stats.remote_hits.offset)
     status = _api.get_stats(byref(raw))
     if status != Status.SUCCESS:
         raise error_for(status, _last_error())

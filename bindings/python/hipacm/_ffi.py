@@ -2,7 +2,7 @@
 """ctypes mirror of ``include/hipacm/hipacm.h`` and the loader for ``libhipacm.so.1``.
 
 Everything in this module is private. The structs below mirror the C header
-field by field (ABI 1.4); ``tests/test_abi_layout.py`` checks their sizes and
+field by field (ABI 1.5); ``tests/test_abi_layout.py`` checks their sizes and
 offsets against a C compiler. Only ``hipacm_get_provider`` is looked up with
 ``dlsym``; every other call goes through the provider table, whose function
 pointers are ``CFUNCTYPE`` prototypes, so ctypes releases the GIL for the
@@ -34,7 +34,7 @@ from typing import List, Optional, Tuple, Union
 #: The ABI major version these bindings implement (``HIPACM_ABI_VERSION_MAJOR``).
 ABI_VERSION_MAJOR = 1
 #: The ABI minor version whose structs, entry points and version request are mirrored here.
-ABI_VERSION_MINOR = 4
+ABI_VERSION_MINOR = 5
 #: The oldest minor whose plugin these bindings load: they initialise the mode
 #: config with ``mode_config_init_sized`` (ABI 1.1) and read every field past
 #: it only where ``struct_size`` says the plugin knows it.
@@ -87,7 +87,7 @@ LOG_FN = CFUNCTYPE(None, c_void_p, c_int32, c_char_p)
 
 
 class ModeConfig(Structure):
-    """``hipacm_mode_config`` (version 4, ABI 1.4)."""
+    """``hipacm_mode_config`` (version 5, ABI 1.5)."""
 
     _fields_ = [
         ("struct_size", c_size_t),
@@ -106,6 +106,8 @@ class ModeConfig(Structure):
         ("cache_failures", c_int32),
         ("reserved_1_4", c_int32),
         # ---- end of version 4 (ABI 1.4) ----
+        ("remote_cache", c_char_p),
+        # ---- end of version 5 (ABI 1.5) ----
     ]
 
 
@@ -183,7 +185,10 @@ class BackendInfo(Structure):
 
 
 class Stats(Structure):
-    """``hipacm_stats`` (version 1, ABI 1.4)."""
+    """``hipacm_stats`` (version 2, ABI 1.5).
+
+    A plugin of ABI 1.4 fills version 1 only; the remote counters then stay 0.
+    """
 
     _fields_ = [
         ("struct_size", c_size_t),
@@ -200,6 +205,15 @@ class Stats(Structure):
         ("timeouts", c_uint64),
         ("cached_failures", c_uint64),
         # ---- end of version 1 (ABI 1.4) ----
+        ("remote_hits", c_uint64),
+        ("remote_misses", c_uint64),
+        ("remote_refused", c_uint64),
+        ("remote_stores", c_uint64),
+        ("remote_duplicates", c_uint64),
+        ("remote_store_failures", c_uint64),
+        ("remote_errors", c_uint64),
+        ("remote_waits", c_uint64),
+        # ---- end of version 2 (ABI 1.5) ----
     ]
 
 
@@ -286,6 +300,11 @@ class LoadedPlugin:
         self.struct_size: int = provider.struct_size
         #: True when the table has ABI 1.4's set_log_callback and get_stats.
         self.has_abi_1_4 = isinstance(provider, Provider)
+        #: True when the plugin granted ABI 1.5 or newer: it reads
+        #: hipacm_mode_config.remote_cache and fills hipacm_stats's remote counters. The
+        #: table itself did not grow in 1.5, so only the granted version tells.
+        self.has_abi_1_5 = (self.abi_version >> 16 == ABI_VERSION_MAJOR
+                            and self.abi_version & 0xFFFF >= 5)
 
     @property
     def abi_text(self) -> str:

@@ -16,7 +16,8 @@ from . import _callbacks, _ffi, _logging
 from ._callbacks import (_CLEANUP_TRAMPOLINE, _FINALIZE_TRAMPOLINE, _add_note, _claim,
                          _FutureState, _held_in, _make_pending, _pending_note, _pop_frame,
                          _push_frame, _register, _unregister)
-from ._core import Kernel, _api, _error_from_handle, _last_error, _require_abi_1_4
+from ._core import (Kernel, _api, _error_from_handle, _last_error, _require_abi_1_4,
+                    _require_abi_1_5)
 from ._errors import (_CompilationErrorGroupBase, ModeAlreadyActiveError, ModeClosedError,
                       CompilationError, Status, _group_summary, error_for, make_group)
 from ._future import FutureKernel
@@ -50,6 +51,29 @@ def _cache_setting(cache: Any) -> Tuple[int, Optional[bytes]]:
         return _ffi.CACHE_DEFAULT, _encode(path, "cache")
     raise TypeError(f"hipacm: cache must be None, a policy ('off', 'read', 'readwrite') or a "
                     f"directory path, not {type(cache).__name__}")
+
+
+def _remote_cache_setting(remote_cache: Any) -> Optional[bytes]:
+    """``remote_cache=`` as hipacm_mode_config.remote_cache (None: the environment's)."""
+    if remote_cache is None:
+        return None
+    if not isinstance(remote_cache, str):
+        raise TypeError(f"hipacm: remote_cache must be a redis:// URL, 'off' or None, "
+                        f"not {type(remote_cache).__name__}")
+    if not remote_cache:
+        raise ValueError("hipacm: remote_cache must not be empty (pass None for "
+                         "$HIPACM_REMOTE_CACHE, or 'off')")
+    if remote_cache != "off":  # "off" means the same to a plugin that has no remote tier
+        _require_abi_1_5("remote_cache=")
+    return _encode(remote_cache, "remote_cache")
+
+
+def _redacted_url(url: str) -> str:
+    """``url`` without its user and password (for repr and messages)."""
+    scheme, sep, rest = url.partition("://")
+    if sep and "@" in rest:
+        return f"{scheme}://***@{rest.rpartition('@')[2]}"
+    return url
 
 
 _MAX_LOAD_DEVICE = 0x7FFFFFFF  # hipacm_mode_config.load_device is an int32_t
@@ -120,6 +144,17 @@ class AsyncCompileMode:
             with the stored log and message instead of compiling again.
             Crashes, timeouts and cancellations are never stored. Needs a
             plugin of ABI 1.4 (``AbiMismatchError`` otherwise).
+        remote_cache: The shared remote cache tier below the persistent
+            cache: ``"redis://[user[:password]@]host[:port][/db]"``, read on a
+            local miss and, with ``$HIPACM_REMOTE_CACHE_MODE=read-write``,
+            written after each compile; entries are served only when they
+            verify against ``$HIPACM_REMOTE_CACHE_KEY_FILE``. None (the
+            default): ``$HIPACM_REMOTE_CACHE``. ``"off"``: none. Used only
+            while the cache is not off. A malformed URL fails ``__enter__``
+            with ``InvalidArgumentError``; an unreachable server never fails
+            a compile. A value other than ``"off"`` needs a plugin of ABI 1.5
+            (``AbiMismatchError`` otherwise). Prefer ``$HIPACM_REMOTE_CACHE_PASSWORD_FILE`` to a
+            password in the URL.
         progress: ``progress(done, total)``, called once per compile as it
             finishes (whatever its outcome): ``done`` compiles of the
             ``total`` submitted so far (dedup hits count once) have finished.
@@ -135,10 +170,13 @@ class AsyncCompileMode:
             the mode's exit or for another progress call.
 
     Raises:
-        ValueError: A bad ``isolation``, ``timeout``, ``max_workers``, ``cache``
-            or ``load_device``.
-        TypeError: A ``cache`` that is neither None, a string nor a path, or a
-            ``load_device`` that is neither None nor an int.
+        ValueError: A bad ``isolation``, ``timeout``, ``max_workers``, ``cache``,
+            ``load_device`` or an empty ``remote_cache``.
+        TypeError: A ``cache`` that is neither None, a string nor a path, a
+            ``load_device`` that is neither None nor an int, or a
+            ``remote_cache`` that is neither None nor a string.
+        AbiMismatchError: ``cache_failures`` or ``remote_cache`` with a plugin
+            that predates them.
     """
 
     def __init__(self, max_workers: Optional[int] = None, *, ignore_errors: bool = False,
@@ -146,9 +184,11 @@ class AsyncCompileMode:
                  timeout: Optional[float] = None,
                  cache: Optional[Union[str, "os.PathLike[str]"]] = None,
                  load_device: Optional[int] = None, cache_failures: bool = False,
-                 progress: Optional[Callable[[int, int], Any]] = None) -> None:
+                 progress: Optional[Callable[[int, int], Any]] = None,
+                 remote_cache: Optional[str] = None) -> None:
         if cache_failures:
             _require_abi_1_4("cache_failures=True")
+        remote_cache_bytes = _remote_cache_setting(remote_cache)
         _check_callable(progress, "progress")
         cache_policy, cache_dir = _cache_setting(cache)
         raw_load_device = _load_device_setting(load_device)
@@ -182,6 +222,8 @@ class AsyncCompileMode:
         self.load_device = load_device
         self._load_device = raw_load_device
         self.cache_failures = bool(cache_failures)
+        self.remote_cache = remote_cache
+        self._remote_cache_bytes = remote_cache_bytes
         self.progress = progress
         self._progress_lock = threading.Condition()
         self._total = 0     # distinct futures submitted since __enter__
@@ -212,6 +254,8 @@ class AsyncCompileMode:
             cfg.cache_policy = self._cache_policy
             cfg.load_device = self._load_device
             cfg.cache_failures = int(self.cache_failures)
+            # A plugin before ABI 1.5 ignores the field; __init__ refused a value for one.
+            cfg.remote_cache = self._remote_cache_bytes
             _logging.sync()
             out = c_void_p()
             status = _api.mode_enter(byref(cfg), byref(out))
@@ -243,6 +287,8 @@ class AsyncCompileMode:
             options.append(f"cache={os.fspath(self.cache)!r}")
         if self.load_device is not None:
             options.append(f"load_device={self.load_device}")
+        if self.remote_cache is not None:
+            options.append(f"remote_cache={_redacted_url(self.remote_cache)!r}")
         for flag in ("ignore_errors", "fail_fast", "cache_failures"):
             if getattr(self, flag):
                 options.append(f"{flag}=True")

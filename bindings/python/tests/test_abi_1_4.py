@@ -36,7 +36,10 @@ def test_stats_is_a_snapshot_of_every_counter_and_never_decreases():
     names = [f.name for f in dataclasses.fields(hipacm.Stats)]
     assert names == ["compiles", "compile_failures", "cache_hits", "cache_misses",
                      "cache_stores", "bytes_stored", "cache_evictions", "bytes_evicted",
-                     "worker_spawns", "worker_crashes", "timeouts", "cached_failures"]
+                     "worker_spawns", "worker_crashes", "timeouts", "cached_failures",
+                     "remote_hits", "remote_misses", "remote_refused", "remote_stores",
+                     "remote_duplicates", "remote_store_failures", "remote_errors",
+                     "remote_waits"]
     assert all(isinstance(getattr(before, n), int) and getattr(before, n) >= 0 for n in names)
     hipacm.compile(good_source("counted"), arch=ARCH)
     with pytest.raises(hipacm.CompilationError):

@@ -25,13 +25,14 @@ STRUCTS = {
 
 # sizeof of each struct (LP64) in the header of each ABI 1.x minor: the
 # changelog of docs/ABI.md, as numbers. 1.3 added no struct field; 1.4 added
-# hipacm_stats (None: not in that minor's header).
+# hipacm_stats (None: not in that minor's header); 1.5 grew it and the config.
 _V0 = {"hipacm_mode_config": 32, "hipacm_request": 112, "hipacm_kernel": 72,
        "hipacm_backend_info": 48, "hipacm_provider": 168, "hipacm_stats": None}
 _V1 = dict(_V0, hipacm_mode_config=40, hipacm_provider=176)
 _V2 = dict(_V1, hipacm_mode_config=56, hipacm_kernel=112)
 _V4 = dict(_V2, hipacm_mode_config=64, hipacm_provider=192, hipacm_stats=104)
-SIZES_BY_MINOR = {0: _V0, 1: _V1, 2: _V2, 3: _V2, 4: _V4}
+_V5 = dict(_V4, hipacm_mode_config=72, hipacm_stats=168)
+SIZES_BY_MINOR = {0: _V0, 1: _V1, 2: _V2, 3: _V2, 4: _V4, 5: _V5}
 
 needs_cc = pytest.mark.skipif(CC is None or not (HEADER_DIR / "hipacm" / "hipacm.h").is_file(),
                               reason="no C compiler or no header")
@@ -118,6 +119,15 @@ def test_abi_1_4_entries_lie_past_version_2_of_the_provider_table():
     assert _ffi.PROVIDER_V3_ENTRIES == ["set_log_callback", "get_stats"]
     assert _ffi.ModeConfig.cache_failures.offset == 56  # version 3's size
     assert _core._plugin.has_abi_1_4
+
+
+def test_abi_1_5_fields_lie_past_the_1_4_structs():
+    assert _ffi.ModeConfig.remote_cache.offset == 64  # version 4's size
+    assert _ffi.Stats.remote_hits.offset == 104  # version 1's size
+    assert [name for name, _ in _ffi.Stats._fields_[13:]] == [
+        "remote_hits", "remote_misses", "remote_refused", "remote_stores", "remote_duplicates",
+        "remote_store_failures", "remote_errors", "remote_waits"]
+    assert _core._plugin.has_abi_1_5
 
 
 def test_from_cache_field_lies_past_version_1_of_the_kernel():

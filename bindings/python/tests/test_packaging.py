@@ -253,6 +253,9 @@ def test_the_wheel_metadata_names_every_licence_it_bundles(platform_wheel):
             terms.add("(LGPL-3.0-or-later OR GPL-2.0-or-later)")
         elif soname.startswith("libfmt"):
             terms.add("MIT")
+        elif soname.startswith("libhiredis"):
+            assert "BSD-3-Clause" in text, licence
+            terms.add("BSD-3-Clause")
         else:
             pytest.fail(f"{soname} is bundled and this test knows no licence for it")
         assert package and version, (soname, package, version)
