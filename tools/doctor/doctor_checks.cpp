@@ -28,6 +28,7 @@
 #include "tools/common/intercept_library.h"
 #include "tools/doctor/backend_probe.h"
 #include "tools/doctor/cache_location.h"
+#include "tools/doctor/remote_check.h"
 
 namespace hipacm::cli {
 namespace fs = std::filesystem;
@@ -466,9 +467,12 @@ Check intercept_check() {
 
 std::vector<Check> run_doctor_checks() {
   const ToolchainProbe toolchain = probe_toolchain();
-  return {plugin_check(),  hiprtc_check(toolchain), comgr_check(toolchain),
-          worker_check(),  cache_check(),           arch_check(),
-          devices_check(), intercept_check()};
+  std::vector<Check> checks = {plugin_check(),  hiprtc_check(toolchain), comgr_check(toolchain),
+                               worker_check(),  cache_check(),           arch_check(),
+                               devices_check(), intercept_check()};
+  // Only where one is named: most machines have no remote cache, and need no line about it.
+  if (std::optional<Check> remote = remote_cache_check()) checks.push_back(std::move(*remote));
+  return checks;
 }
 
 bool usable(const std::vector<Check>& checks) {

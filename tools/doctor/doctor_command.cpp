@@ -13,6 +13,7 @@
 #include "tools/common/terminal_text.h"
 #include "tools/doctor/accepted_archs.h"
 #include "tools/doctor/doctor_checks.h"
+#include "tools/doctor/remote_check.h"
 
 namespace hipacm::cli {
 namespace {
@@ -40,7 +41,9 @@ nlohmann::ordered_json settings_report() {
   };
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const settings::Info& setting : settings::list()) {
-    const std::optional<std::string> value = settings::text(setting.id);
+    std::optional<std::string> value = settings::text(setting.id);
+    // The remote cache's URL may carry a password, which doctor never shows.
+    if (value && setting.id == settings::Id::kRemoteCache) value = displayable_remote_url(*value);
     list.push_back({{"name", setting.name},
                     {"value", value ? nlohmann::ordered_json(*value) : nullptr},
                     {"takes", setting.takes},

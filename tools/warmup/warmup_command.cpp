@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -19,6 +20,7 @@
 #include "tools/common/exit_codes.h"
 #include "tools/common/json_output.h"
 #include "tools/common/option_checks.h"
+#include "tools/common/remote_cache_option.h"
 #include "tools/common/terminal_text.h"
 #include "tools/input/kernel_input.h"
 #include "tools/input/run_options.h"
@@ -44,6 +46,7 @@ struct WarmupOptions {
   std::string timeout_seconds = kDefaultTimeoutSeconds;
   std::string json_target;
   std::string cache_dir;
+  std::string remote_cache;  ///< --remote-cache: never with a password
   std::string output_dir;
   std::vector<std::string> include_dirs;
   std::vector<std::string> defines;
@@ -147,6 +150,7 @@ WarmupResult run_serial(const std::vector<KernelInput>& inputs, const WarmupSett
 }
 
 int run(const WarmupOptions& options, const AppContext& context, const ClusterRunner* cluster) {
+  refuse_password_in_argv("--remote-cache", options.remote_cache);
   if (options.mpi && cluster == nullptr) hand_to_mpi_helper(context.arguments);
   if (!options.mpi && (!options.gather_to_root.empty() || !options.costs_file.empty()))
     throw InputError("--gather-to-root and --costs belong to a distributed run: add --mpi");
@@ -159,6 +163,14 @@ int run(const WarmupOptions& options, const AppContext& context, const ClusterRu
       options.mpi ? with_rank(options.cache_dir, cluster->rank) : options.cache_dir;
   settings.no_cache = options.no_cache;
   settings.cache_failures = options.cache_failures;
+  // The modes read the remote cache from the environment when their config names none (the C++
+  // Config has no field for it), and so does every rank of a distributed run, which runs this
+  // same command line.
+  if (!options.remote_cache.empty() &&
+      ::setenv(settings::name(settings::Id::kRemoteCache), options.remote_cache.c_str(), 1) != 0)
+    throw std::runtime_error(fmt::format(
+        "cannot set {}: {}", settings::name(settings::Id::kRemoteCache), std::strerror(errno)));
+  if (!options.no_cache) settings.remote_cache = remote_cache_display(options.remote_cache);
 
   // Everything that can be wrong with the input is found before anything compiles.
   InputSettings input_settings;
@@ -271,6 +283,15 @@ void add_warmup_command(CLI::App& app, AppContext& context, const ClusterRunner*
   CLI::Option* no_cache =
       warmup->add_flag("--no-cache", options->no_cache, "Neither read nor write the cache")
           ->excludes(cache_dir);
+  add_non_empty_option(
+      warmup, "--remote-cache", options->remote_cache,
+      fmt::format("The shared remote cache below the local one, redis://[USER@]HOST[:PORT][/DB] "
+                  "(default: ${}; off for none); never with a password, which any user could "
+                  "read in the command line: give it in ${} or ${}",
+                  settings::name(settings::Id::kRemoteCache),
+                  settings::name(settings::Id::kRemoteCachePasswordFile),
+                  settings::name(settings::Id::kRemoteCache)))
+      ->excludes(no_cache);
   warmup
       ->add_flag("--cache-failures", options->cache_failures,
                  "Store failed compiles in the cache, and fail a kernel whose failure is stored "

@@ -92,6 +92,13 @@ void print_summary(std::FILE* out, const WarmupResult& result, const RunFacts& f
   fmt::print(out, "{} compiler runs in {:.2f} s wall, up to {} at a time per arch\n",
              compiler_runs(total, result), total.wall_seconds,
              parallel_compiles(facts.settings->jobs));
+  if (result.remote_hits && (*result.remote_hits > 0 || !facts.settings->remote_cache.empty()))
+    fmt::print(
+        out, "{} served from the remote cache {}{}\n", *result.remote_hits,
+        printable(facts.settings->remote_cache),
+        result.remote_waits && *result.remote_waits > 0
+            ? fmt::format(" ({} after waiting for another machine's compile)", *result.remote_waits)
+            : "");
   if (result.failed_from_cache && *result.failed_from_cache > 0)
     fmt::print(out, "{} failed from stored failures (--cache-failures), without compiling\n",
                *result.failed_from_cache);
@@ -210,6 +217,9 @@ nlohmann::ordered_json warmup_report_json(const WarmupResult& result, const RunF
           {"cache_failures", settings.cache_failures},
           {"cache_dir", settings.cache_dir.empty() ? nlohmann::ordered_json(nullptr)
                                                    : nlohmann::ordered_json(settings.cache_dir)},
+          {"remote_cache", settings.remote_cache.empty()
+                               ? nlohmann::ordered_json(nullptr)
+                               : nlohmann::ordered_json(settings.remote_cache)},
           {"totals",
            {{"kernels", totals.kernels},
             {"cache_hits", totals.cache_hits},
@@ -218,6 +228,10 @@ nlohmann::ordered_json warmup_report_json(const WarmupResult& result, const RunF
             {"failed_from_cache", result.failed_from_cache
                                       ? nlohmann::ordered_json(*result.failed_from_cache)
                                       : nlohmann::ordered_json(nullptr)},
+            {"remote_hits", result.remote_hits ? nlohmann::ordered_json(*result.remote_hits)
+                                               : nlohmann::ordered_json(nullptr)},
+            {"remote_waits", result.remote_waits ? nlohmann::ordered_json(*result.remote_waits)
+                                                 : nlohmann::ordered_json(nullptr)},
             {"compile_seconds", totals.compile_seconds},
             {"wall_seconds", totals.wall_seconds}}},
           {"serial", serial_json(result, facts.serial)},

@@ -69,11 +69,13 @@ void read_outcome(const hipacm::Future& future, KernelOutcome* outcome) {
     outcome->kernels = std::move(summary).value().kernels;
 }
 
-std::optional<std::uint64_t> cached_failures_so_far() {
+// The process's counters, from which a run's are the difference; nullopt when the plugin cannot
+// say.
+std::optional<hipacm_stats> stats_so_far() {
   hipacm_stats stats{};
   stats.struct_size = sizeof stats;
   if (hipacm_get_stats(&stats) != HIPACM_SUCCESS) return std::nullopt;
-  return stats.cached_failures;
+  return stats;
 }
 
 }  // namespace
@@ -139,7 +141,7 @@ WarmupResult run_warmup(const std::vector<KernelInput>& inputs, const WarmupSett
   using Clock = std::chrono::steady_clock;
   WarmupResult result;
   const auto started = Clock::now();
-  const std::optional<std::uint64_t> cached_failures_before = cached_failures_so_far();
+  const std::optional<hipacm_stats> stats_before = stats_so_far();
   std::size_t done_before = 0, failed = 0, item_index = 0;
   // Built once: every arch's mode gets the same requests.
   std::vector<hipacm::Request> requests;
@@ -201,9 +203,11 @@ WarmupResult run_warmup(const std::vector<KernelInput>& inputs, const WarmupSett
   }
   progress.finish();
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - started).count();
-  const std::optional<std::uint64_t> cached_failures_after = cached_failures_so_far();
-  if (cached_failures_before && cached_failures_after)
-    result.failed_from_cache = *cached_failures_after - *cached_failures_before;
+  if (const std::optional<hipacm_stats> stats_after = stats_so_far(); stats_before && stats_after) {
+    result.failed_from_cache = stats_after->cached_failures - stats_before->cached_failures;
+    result.remote_hits = stats_after->remote_hits - stats_before->remote_hits;
+    result.remote_waits = stats_after->remote_waits - stats_before->remote_waits;
+  }
   return result;
 }
 

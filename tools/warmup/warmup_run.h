@@ -22,6 +22,9 @@ struct WarmupSettings {
   std::string cache_dir;         ///< "" = the plugin's default resolution
   bool no_cache = false;         ///< HIPACM_CACHE_OFF
   bool cache_failures = false;   ///< hipacm_mode_config.cache_failures
+  /// The remote cache the run uses, as shown (RemoteAddress::display): --remote-cache or
+  /// $HIPACM_REMOTE_CACHE; "" = none.
+  std::string remote_cache;
   /// Which compiles to run, by their place in compile order (arch-major, inputs in order, each
   /// input only for the archs it compiles for); empty = all. A distributed run gives each rank
   /// its share.
@@ -54,6 +57,11 @@ struct WarmupResult {
   /// Failures served from stored failures (hipacm_stats.cached_failures over the run); nullopt
   /// when the plugin cannot say.
   std::optional<std::uint64_t> failed_from_cache;
+  /// Of the cache hits, those served from the remote cache on a local miss
+  /// (hipacm_stats.remote_hits over the run), and the compiles served after waiting for another
+  /// machine's compile of the same kernel (remote_waits); nullopt when the plugin cannot say.
+  std::optional<std::uint64_t> remote_hits;
+  std::optional<std::uint64_t> remote_waits;
 };
 
 /// Checks every input's source and header names against the names the plugin
