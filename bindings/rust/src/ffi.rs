@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-//! Raw declarations mirroring `include/hipacm/hipacm.h` (ABI 1.4, LP64).
+//! Raw declarations mirroring `include/hipacm/hipacm.h` (ABI 1.5, LP64).
 //!
 //! Every struct is `#[repr(C)]` with the header's field order, including the
-//! fields appended up to ABI 1.4 (1.3 added none). `hipacm_mode_config_init`
+//! fields appended up to ABI 1.5 (1.3 added none). `hipacm_mode_config_init`
 //! is a macro in C that calls [`hipacm_mode_config_init_sized`] with the
 //! caller's `sizeof`; from Rust, call that function with
 //! `size_of::<hipacm_mode_config>()`.
@@ -19,7 +19,7 @@ use std::os::raw::{c_char, c_int, c_void};
 use std::ptr;
 
 pub const HIPACM_ABI_VERSION_MAJOR: u32 = 1;
-pub const HIPACM_ABI_VERSION_MINOR: u32 = 4;
+pub const HIPACM_ABI_VERSION_MINOR: u32 = 5;
 /// The request for [`hipacm_get_provider`]: major and minor encoded (ABI 1.3).
 /// A plugin older than ABI 1.3 answers only the plain [`HIPACM_ABI_VERSION_MAJOR`].
 pub const HIPACM_ABI_VERSION: u32 =
@@ -121,6 +121,8 @@ pub struct hipacm_mode_config {
     pub cache_failures: i32,
     pub reserved_1_4: i32,
     // ---- end of version 4 (ABI 1.4) ----
+    pub remote_cache: *const c_char,
+    // ---- end of version 5 (ABI 1.5) ----
 }
 
 #[repr(C)]
@@ -179,7 +181,8 @@ pub struct hipacm_backend_info {
     // ---- end of version 1 (ABI 1.0) ----
 }
 
-/// Process-wide counters since the plugin was loaded (ABI 1.4).
+/// Process-wide counters since the plugin was loaded (ABI 1.4; the remote
+/// ones ABI 1.5, which a 1.4 plugin leaves as they were).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct hipacm_stats {
@@ -197,6 +200,15 @@ pub struct hipacm_stats {
     pub timeouts: u64,
     pub cached_failures: u64,
     // ---- end of version 1 (ABI 1.4) ----
+    pub remote_hits: u64,
+    pub remote_misses: u64,
+    pub remote_refused: u64,
+    pub remote_stores: u64,
+    pub remote_duplicates: u64,
+    pub remote_store_failures: u64,
+    pub remote_errors: u64,
+    pub remote_waits: u64,
+    // ---- end of version 2 (ABI 1.5) ----
 }
 
 #[repr(C)]
@@ -359,10 +371,10 @@ mod tests {
 
     // The numbers come from the C header compiled with gcc on x86_64 Linux
     // (offsetof/sizeof); see tests/plugin/abi/header_cxx_test.cpp for the C side.
-    layout_test!(mode_config_layout: hipacm_mode_config, 64;
+    layout_test!(mode_config_layout: hipacm_mode_config, 72;
         struct_size 0, max_workers 8, ignore_errors 12, fail_fast 16, arch 24,
         isolation 32, compile_timeout_ms 36, cache_dir 40, cache_policy 48, load_device 52,
-        cache_failures 56, reserved_1_4 60);
+        cache_failures 56, reserved_1_4 60, remote_cache 64);
     layout_test!(request_layout: hipacm_request, 112;
         struct_size 0, key 8, source 16, source_name 24, options 32, num_options 40,
         header_sources 48, header_names 56, num_headers 64, name_expressions 72,
@@ -376,10 +388,12 @@ mod tests {
     layout_test!(provider_layout: hipacm_provider, 192;
         abi_version 8, name 16, version 24, mode_config_init 32, get_backend_info 160,
         mode_config_init_sized 168, set_log_callback 176, get_stats 184);
-    layout_test!(stats_layout: hipacm_stats, 104;
+    layout_test!(stats_layout: hipacm_stats, 168;
         struct_size 0, compiles 8, compile_failures 16, cache_hits 24, cache_misses 32,
         cache_stores 40, bytes_stored 48, cache_evictions 56, bytes_evicted 64,
-        worker_spawns 72, worker_crashes 80, timeouts 88, cached_failures 96);
+        worker_spawns 72, worker_crashes 80, timeouts 88, cached_failures 96,
+        remote_hits 104, remote_misses 112, remote_refused 120, remote_stores 128,
+        remote_duplicates 136, remote_store_failures 144, remote_errors 152, remote_waits 160);
 
     #[test]
     #[cfg(target_pointer_width = "64")]
@@ -392,12 +406,13 @@ mod tests {
 
     /// sizeof mode_config, request, kernel, backend_info and provider (LP64)
     /// in the header of ABI 1.<index>: docs/ABI.md's changelog as numbers.
-    const SIZES_BY_MINOR: [[usize; 5]; 5] = [
+    const SIZES_BY_MINOR: [[usize; 5]; 6] = [
         [32, 112, 72, 48, 168],
         [40, 112, 72, 48, 176],
         [56, 112, 112, 48, 176],
         [56, 112, 112, 48, 176], // 1.3 added no struct field
         [64, 112, 112, 48, 192], // 1.4 also added hipacm_stats (104 bytes)
+        [72, 112, 112, 48, 192], // 1.5 also grew hipacm_stats to 168 bytes
     ];
 
     #[test]
@@ -435,9 +450,9 @@ mod tests {
 
     #[test]
     fn abi_version_and_constants_match_the_header() {
-        assert_eq!(HIPACM_ABI_VERSION, 0x0001_0004);
+        assert_eq!(HIPACM_ABI_VERSION, 0x0001_0005);
         assert_eq!(HIPACM_ABI_VERSION_MAJOR_OF(HIPACM_ABI_VERSION), 1);
-        assert_eq!(HIPACM_ABI_VERSION_MINOR_OF(HIPACM_ABI_VERSION), 4);
+        assert_eq!(HIPACM_ABI_VERSION_MINOR_OF(HIPACM_ABI_VERSION), 5);
         let wide = HIPACM_ABI_VERSION_ENCODE(7, 0xFFFF);
         assert_eq!(
             (
@@ -492,13 +507,14 @@ mod tests {
         assert_eq!(cfg.cache_policy, HIPACM_CACHE_DEFAULT);
         assert_eq!(cfg.load_device, HIPACM_LOAD_NONE);
         assert_eq!((cfg.cache_failures, cfg.reserved_1_4), (0, 0));
+        assert!(cfg.remote_cache.is_null());
     }
 
     #[test]
     fn provider_table_matches_the_exports() {
         // SAFETY: a static table owned by the plugin, or NULL.
         let provider = unsafe { hipacm_get_provider(HIPACM_ABI_VERSION).as_ref() }
-            .expect("the plugin implements ABI 1.4");
+            .expect("the plugin implements ABI 1.5");
         // A plugin of this tree knows every minor the crate mirrors.
         assert_eq!(provider.abi_version, HIPACM_ABI_VERSION);
         assert!(provider.struct_size >= size_of::<hipacm_provider>());

@@ -70,6 +70,22 @@ impl CachePolicy {
     }
 }
 
+/// A remote cache URL whose `Debug` leaves out the user and password.
+#[derive(Clone, PartialEq, Eq)]
+struct RemoteCacheUrl(String);
+
+impl std::fmt::Debug for RemoteCacheUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0.split_once("://") {
+            Some((scheme, rest)) if rest.contains('@') => {
+                let host = rest.rsplit_once('@').map_or(rest, |(_, host)| host);
+                write!(f, "\"{}://***@{}\"", scheme, host)
+            }
+            _ => write!(f, "{:?}", self.0),
+        }
+    }
+}
+
 /// Options for [`Mode::enter`]; the defaults are the plugin's.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Config {
@@ -83,6 +99,7 @@ pub struct Config {
     cache_policy: CachePolicy,
     load_device: Option<u32>,
     cache_failures: bool,
+    remote_cache: Option<RemoteCacheUrl>,
 }
 
 impl Config {
@@ -195,6 +212,41 @@ impl Config {
     pub fn cache_failures(mut self, yes: bool) -> Config {
         self.cache_failures = yes;
         self
+    }
+
+    /// The shared remote cache tier below the persistent cache (ABI 1.5):
+    /// `redis://[user[:password]@]host[:port][/db]`, read on a local miss
+    /// and, with `HIPACM_REMOTE_CACHE_MODE=read-write`, written after each
+    /// compile; entries are served only when they verify against
+    /// `$HIPACM_REMOTE_CACHE_KEY_FILE`. Unset (the default):
+    /// `$HIPACM_REMOTE_CACHE`; `"off"`: none. Used only while the cache is
+    /// not off. A malformed URL fails [`Mode::enter`] with
+    /// `InvalidArgument`; an unreachable server never fails a compile. A value
+    /// other than `"off"` with a plugin older than ABI 1.5 fails
+    /// [`Mode::enter`] with `AbiMismatch`. `Debug` shows the URL without its
+    /// user and password; prefer `$HIPACM_REMOTE_CACHE_PASSWORD_FILE` to a
+    /// password in the URL.
+    ///
+    /// ```
+    /// use hipacm::Config;
+    ///
+    /// let config = Config::new().remote_cache("redis://ci:secret@cache.example:6379/2");
+    /// assert!(!format!("{:?}", config).contains("secret"));
+    /// ```
+    pub fn remote_cache(mut self, url: impl Into<String>) -> Config {
+        self.remote_cache = Some(RemoteCacheUrl(url.into()));
+        self
+    }
+
+    fn c_remote_cache(&self) -> Result<Option<CString>, Error> {
+        match &self.remote_cache {
+            None => Ok(None),
+            Some(RemoteCacheUrl(url)) if url.is_empty() => Err(Error::new(
+                ffi::HIPACM_ERROR_INVALID_ARGUMENT,
+                "config.remote_cache is empty (leave it unset for $HIPACM_REMOTE_CACHE, or \"off\")",
+            )),
+            Some(RemoteCacheUrl(url)) => c_string(url, "config.remote_cache").map(Some),
+        }
     }
 
     fn timeout_ms(&self) -> u32 {
@@ -315,6 +367,22 @@ impl Mode {
             Some(a) => Some(c_string(a, "config.arch")?),
             None => None,
         };
+        let remote_cache = config.c_remote_cache()?;
+        // "off" means the same to a plugin that has no remote tier.
+        if remote_cache
+            .as_deref()
+            .map_or(false, |url| url.to_bytes() != b"off")
+            && plugin.abi_minor() < 5
+        {
+            return Err(Error::new(
+                ffi::HIPACM_ERROR_ABI_MISMATCH,
+                format!(
+                    "config.remote_cache needs a plugin of ABI 1.5; {} implements 1.{}",
+                    plugin.path.display(),
+                    plugin.abi_minor()
+                ),
+            ));
+        }
         let cache_dir = config.c_cache_dir()?;
         let load_device = config.raw_load_device()?;
         let mut cfg = MaybeUninit::<ffi::hipacm_mode_config>::zeroed();
@@ -336,9 +404,12 @@ impl Mode {
         cfg.cache_policy = config.cache_policy.raw();
         cfg.load_device = load_device;
         cfg.cache_failures = i32::from(config.cache_failures);
+        // A plugin before ABI 1.5 ignores the field (it lies past its struct).
+        cfg.remote_cache = remote_cache.as_ref().map_or(ptr::null(), |u| u.as_ptr());
 
         let mut raw: *mut ffi::hipacm_mode = ptr::null_mut();
-        // SAFETY: cfg, arch and cache_dir live across the call; the plugin copies them.
+        // SAFETY: cfg, arch, cache_dir and remote_cache live across the call; the plugin
+        // copies them.
         let status = unsafe { ffi::hipacm_mode_enter(&cfg, &mut raw) };
         if status != ffi::HIPACM_SUCCESS || raw.is_null() {
             return Err(Error::last(status));

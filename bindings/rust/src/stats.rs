@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-//! The plugin's process-wide counters (`hipacm_get_stats`, ABI 1.4).
+//! The plugin's process-wide counters (`hipacm_get_stats`, ABI 1.4; the remote cache's, ABI 1.5).
 
 use std::mem::size_of;
 
@@ -59,9 +59,31 @@ counters! {
     timeouts,
     /// Requests failed at once from a stored failure ([`Config::cache_failures`](crate::Config::cache_failures)).
     cached_failures,
+    /// Local cache misses served from the remote cache
+    /// ([`Config::remote_cache`](crate::Config::remote_cache)). This and the
+    /// other `remote_*` counters are ABI 1.5's: 0 with a 1.4 plugin.
+    remote_hits,
+    /// Remote lookups that found nothing.
+    remote_misses,
+    /// Remote values refused: a bad or missing signature, bounds, or an entry
+    /// that does not match the request.
+    remote_refused,
+    /// Entries put to the remote cache.
+    remote_stores,
+    /// Puts that found the entry there already (another machine compiled it too).
+    remote_duplicates,
+    /// Puts that failed or were dropped (the server full or down, the queue full).
+    remote_store_failures,
+    /// Remote calls that failed or timed out.
+    remote_errors,
+    /// Compiles served after waiting for another machine's compile of the same kernel.
+    remote_waits,
 }
 
-/// A snapshot of the plugin's counters (ABI 1.4).
+/// Where version 1 (ABI 1.4) of `hipacm_stats` ends: after `cached_failures`.
+const STATS_V1_SIZE: usize = size_of::<usize>() + 12 * size_of::<u64>();
+
+/// A snapshot of the plugin's counters (ABI 1.4; the `remote_*` ones 1.5).
 ///
 /// Fails with `AbiMismatch` when the loaded plugin is older than ABI 1.4,
 /// and with `BackendUnavailable` when libhipacm cannot be loaded.
@@ -88,8 +110,14 @@ pub fn stats() -> Result<Stats, Error> {
             ),
         )
     })?;
+    // A plugin before ABI 1.5 knows version 1 only: ask for no more (the rest stays 0).
+    let struct_size = if plugin.abi_minor() >= 5 {
+        size_of::<ffi::hipacm_stats>()
+    } else {
+        STATS_V1_SIZE
+    };
     let mut raw = ffi::hipacm_stats {
-        struct_size: size_of::<ffi::hipacm_stats>(),
+        struct_size,
         ..ffi::hipacm_stats::default()
     };
     // SAFETY: struct_size says how much the plugin may write.
@@ -119,6 +147,18 @@ mod tests {
         let delta = later.since(&earlier);
         assert_eq!((delta.compiles, delta.cached_failures), (3, 3));
         assert_eq!(later.since(&later), Stats::default());
+    }
+
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn version_one_ends_where_the_remote_counters_begin() {
+        assert_eq!(STATS_V1_SIZE, 104);
+        let raw = ffi::hipacm_stats::default();
+        let base = &raw as *const ffi::hipacm_stats as usize;
+        assert_eq!(
+            &raw.remote_hits as *const u64 as usize - base,
+            STATS_V1_SIZE
+        );
     }
 
     #[test]
