@@ -14,12 +14,16 @@ as whole processes, timed from outside. Each "machine" is an empty HIPACM_CACHE_
 one private HIPACM_RUNTIME_DIR (the machine budget and the remembered library facts of this box),
 except the row that says it starts with an empty one too. Rows:
 
-  a. compile: a fresh cache compiling all COUNT with no remote (the baseline), then a writer
-     (HIPACM_REMOTE_CACHE_MODE=read-write with the key) into another fresh cache: it also
-     publishes every entry;
-  b. local hits: the writer's cache warmed again (no remote), WARM_RUNS times;
+  a. compile: a fresh cache compiling all COUNT with no remote (the baseline), and a writer
+     (HIPACM_REMOTE_CACHE_MODE=read-write with the key) into another fresh cache, which also
+     publishes every entry (Redis emptied first); COMPILE_ROUNDS of each, alternated;
+  b. local hits: the writer's cache warmed again, WARM_RUNS times, with no remote and with the
+     remote configured (a local hit never asks it);
   c. a fresh machine warming from Redis (read, with the key), WARM_RUNS times alternated with b,
      each into a new empty cache: against b (target: within 3x) and a (target: >= 20x faster);
+     beside it, the same served without being stored locally (HIPACM_CACHE=read), a control that
+     fills a fresh cache from a HIPACM_SYSTEM_CACHE (no remote: what a fresh cache directory costs
+     by itself), and once with an empty runtime directory too;
   d. one remote hit: hipacm-remote-fetch-bench timing RemoteTier::fetch of every entry, rounds
      times (target: median <= about 1 ms);
   e. MACHINES fresh readers warming at once after the writer: compiles between them (target 0);
@@ -197,11 +201,12 @@ class Bench:
                if not k.startswith("HIPACM_REMOTE_CACHE") and k not in ("HIPACM_CACHE",
                                                                         "HIPACM_CACHE_DIR")}
         # As bench/common/bench_setup.sh: workers spawned by each process unless the caller chose.
-        if "HIPACM_COMPILE_SERVICE" not in env and "service=" not in env.get("HIPACM_ISOLATION", ""):
-            iso = env.get("HIPACM_ISOLATION", "")
+        iso = env.get("HIPACM_ISOLATION", "")
+        if "HIPACM_COMPILE_SERVICE" not in env and "service=" not in iso:
             env["HIPACM_ISOLATION"] = f"{iso},service=off" if iso else "service=off"
         env["HIPACM_RUNTIME_DIR"] = str(work / "run")
-        env.setdefault("HIPACM_MACHINE_JOBS", str(os.cpu_count() or 1))
+        # The machine budget of this box, which every simulated machine shares.
+        env["HIPACM_MACHINE_JOBS"] = str(args.machine_jobs or os.cpu_count() or 1)
         self.env = env
         self.redis = None
 
@@ -251,9 +256,14 @@ class Bench:
         results = [self.finish(p, r, start) for p, r in procs]
         return results, time.monotonic() - start
 
+    def flush(self):
+        client = self.redis.client()
+        client.call("FLUSHALL")
+        client.close()
+
     def entries(self):
         client = self.redis.client()
-        n = client.count_keys("hipacm:*entry*")
+        n = client.count_keys("hipacm:v1:entry:*")
         client.close()
         return n
 
@@ -270,12 +280,11 @@ def check_all_served(result, what):
         raise RuntimeError(f"{what}: {t['failed']} of {t['kernels']} kernels failed")
 
 
-def remote_hits_of(totals):
-    """The warmup report's remote hits, when it counts them; else None."""
-    for name in ("remote_hits", "remote"):
-        if isinstance(totals.get(name), int):
-            return totals[name]
-    return None
+def remote_count(totals, name):
+    """A remote counter of the warmup report's totals (remote_hits, remote_waits); None when the
+    report has none."""
+    value = totals.get(name)
+    return value if isinstance(value, int) else None
 
 
 def run(args, work):
@@ -286,44 +295,76 @@ def run(args, work):
     b.redis = Redis(work, "redis1", b.password_file)
     out["redis_version"] = b.redis.version
 
-    # a. The baseline compile, then the writer.
-    base = b.warm(b.fresh_cache("baseline"), b.env, "a-baseline")
-    check_all_served(base, "baseline")
-    writer_cache = b.fresh_cache("writer")
-    writer = b.warm(writer_cache, b.remote_env("read-write"), "a-writer")
-    check_all_served(writer, "writer")
-    out["a"] = {"baseline": base["seconds"], "baseline_compiled": base["totals"]["compiled"],
-                "writer": writer["seconds"], "writer_compiled": writer["totals"]["compiled"],
+    # a. The baseline compile and the writer, alternated over the rounds; Redis is emptied before
+    # each writer, which would otherwise be served what the last one put.
+    bases, writers = [], []
+    for i in range(args.compile_rounds):
+        for row in (("base", "writer") if i % 2 == 0 else ("writer", "base")):
+            if row == "base":
+                r = b.warm(b.fresh_cache("baseline"), b.env, f"a-baseline{i}")
+                check_all_served(r, "baseline")
+                bases.append(r)
+            else:
+                b.flush()
+                writer_cache = b.fresh_cache("writer")
+                r = b.warm(writer_cache, b.remote_env("read-write"), f"a-writer{i}")
+                check_all_served(r, "writer")
+                writers.append(r)
+    base_med = statistics.median(r["seconds"] for r in bases)
+    out["a"] = {"baseline": [r["seconds"] for r in bases], "baseline_median": base_med,
+                "baseline_compiled": [r["totals"]["compiled"] for r in bases],
+                "writer": [r["seconds"] for r in writers],
+                "writer_median": statistics.median(r["seconds"] for r in writers),
+                "writer_compiled": [r["totals"]["compiled"] for r in writers],
                 "entries_after_writer": b.entries()}
 
-    # b and c, alternated.
-    local, fresh = [], []
+    # b and c, alternated: local hits (also with the remote configured, which they never ask), a
+    # fresh machine from Redis, and one served from Redis without storing (HIPACM_CACHE=read).
+    rows = {"local": [], "local_remote_set": [], "fresh": [], "fresh_no_store": [],
+            "fresh_system_cache": []}
     for i in range(args.warm_runs):
-        order = ("b", "c") if i % 2 == 0 else ("c", "b")
+        order = list(rows) if i % 2 == 0 else list(reversed(rows))
         for row in order:
-            if row == "b":
+            if row == "local":
                 r = b.warm(writer_cache, b.env, f"b-local{i}")
-                check_all_served(r, "local hits")
-                if r["totals"]["cache_hits"] != count:
-                    raise RuntimeError("a local-hit run missed its cache")
-                local.append(r)
-            else:
+            elif row == "local_remote_set":
+                r = b.warm(writer_cache, b.remote_env("read"), f"b-local-remote{i}")
+            elif row == "fresh":
                 r = b.warm(b.fresh_cache("fresh"), b.remote_env("read"), f"c-fresh{i}")
-                check_all_served(r, "fresh machine")
-                fresh.append(r)
+            elif row == "fresh_system_cache":
+                r = b.warm(b.fresh_cache("fresh-system"),
+                           dict(b.env, HIPACM_SYSTEM_CACHE=str(writer_cache)), f"c-fresh-system{i}")
+            else:
+                r = b.warm(b.fresh_cache("fresh-read"),
+                           dict(b.remote_env("read"), HIPACM_CACHE="read"), f"c-fresh-read{i}")
+            check_all_served(r, row)
+            if row.startswith("local") and r["totals"]["cache_hits"] != count:
+                raise RuntimeError("a local-hit run missed its cache")
+            rows[row].append(r)
     # A fresh machine that also starts with an empty runtime directory (no remembered facts).
     cold_env = dict(b.remote_env("read"), HIPACM_RUNTIME_DIR=str(work / "run-cold"))
-    shutil.rmtree(work / "run-cold", ignore_errors=True)
     cold = b.warm(b.fresh_cache("fresh-cold"), cold_env, "c-fresh-cold")
     check_all_served(cold, "fresh machine, fresh runtime dir")
-    b_med = statistics.median(r["seconds"] for r in local)
-    c_med = statistics.median(r["seconds"] for r in fresh)
-    out["b"] = {"seconds": [r["seconds"] for r in local], "median": b_med}
-    out["c"] = {"seconds": [r["seconds"] for r in fresh], "median": c_med,
+    med = {row: statistics.median(r["seconds"] for r in rs) for row, rs in rows.items()}
+    fresh = rows["fresh"]
+    wall = {row: statistics.median(r["totals"]["wall_seconds"] for r in rs)
+            for row, rs in rows.items()}
+    out["b"] = {"seconds": [r["seconds"] for r in rows["local"]], "median": med["local"],
+                "warmup_wall_median": wall["local"],
+                "remote_set_seconds": [r["seconds"] for r in rows["local_remote_set"]],
+                "remote_set_median": med["local_remote_set"]}
+    out["c"] = {"seconds": [r["seconds"] for r in fresh], "median": med["fresh"],
+                "warmup_wall_median": wall["fresh"],
+                "system_cache_seconds": [r["seconds"] for r in rows["fresh_system_cache"]],
+                "system_cache_median": med["fresh_system_cache"],
+                "system_cache_warmup_wall_median": wall["fresh_system_cache"],
                 "compiled": [r["totals"]["compiled"] for r in fresh],
                 "cache_hits": [r["totals"]["cache_hits"] for r in fresh],
-                "remote_hits": [remote_hits_of(r["totals"]) for r in fresh],
-                "vs_local": c_med / b_med, "vs_compile": base["seconds"] / c_med,
+                "remote_hits": [remote_count(r["totals"], "remote_hits") for r in fresh],
+                "vs_local": med["fresh"] / med["local"], "vs_compile": base_med / med["fresh"],
+                "no_store_seconds": [r["seconds"] for r in rows["fresh_no_store"]],
+                "no_store_median": med["fresh_no_store"],
+                "no_store_compiled": [r["totals"]["compiled"] for r in rows["fresh_no_store"]],
                 "fresh_runtime_dir": {"seconds": cold["seconds"],
                                       "compiled": cold["totals"]["compiled"]}}
 
@@ -345,9 +386,7 @@ def run(args, work):
     out["e"] = {"seconds": seconds, "compiled": [r["totals"]["compiled"] for r in results]}
 
     # f. MACHINES fresh readers together with a fresh writer, on an emptied Redis.
-    client = b.redis.client()
-    client.call("FLUSHALL")
-    client.close()
+    b.flush()
     runs = [(b.fresh_cache("f-writer"), b.remote_env("read-write"), "f-writer")]
     runs += [(b.fresh_cache(f"f{i}"), b.remote_env("read"), f"f-reader{i}")
              for i in range(machines)]
@@ -356,6 +395,10 @@ def run(args, work):
         check_all_served(r, "reader beside the writer")
     out["f"] = {"seconds": seconds, "writer_compiled": results[0]["totals"]["compiled"],
                 "readers_compiled": [r["totals"]["compiled"] for r in results[1:]],
+                "readers_remote_hits": [remote_count(r["totals"], "remote_hits")
+                                        for r in results[1:]],
+                "readers_remote_waits": [remote_count(r["totals"], "remote_waits")
+                                         for r in results[1:]],
                 "entries_after": b.entries()}
 
     # g1. Redis SIGKILLed while a fresh reader warms from it.
@@ -380,6 +423,7 @@ def run(args, work):
     out["g"] = {"entries": entries, "killed_at": killed_at, "hits_at_kill": hits_at_kill,
                 "seconds": result["seconds"], "kernels": result["totals"]["kernels"],
                 "cache_hits": result["totals"]["cache_hits"],
+                "remote_hits": remote_count(result["totals"], "remote_hits"),
                 "compiled": result["totals"]["compiled"], "failed": result["totals"]["failed"],
                 "exit": result["exit"],
                 "max_compile_seconds": max(compile_times) if compile_times else None,
@@ -414,19 +458,31 @@ def ms(seconds):
 def print_table(out):
     n, m = out["count"], len(out["e"]["compiled"])
     a, c = out["a"], out["c"]
-    print(f"remote cache tier: {n} kernels, {out['arch']}, --jobs {out['jobs']}, {out['cpus']} CPUs, "
-          f"HIPACM_MACHINE_JOBS={out['machine_jobs']}, Redis {out['redis_version']} on loopback")
-    print(f"a  compile, fresh cache, no remote (baseline): {ms(a['baseline'])}, "
-          f"{a['baseline_compiled']} compiled")
-    print(f"a  writer, fresh cache, read-write: {ms(a['writer'])} ({a['writer'] / a['baseline']:.2f}x "
-          f"the baseline), {a['writer_compiled']} compiled, {a['entries_after_writer']} entries in Redis")
+    print(f"remote cache tier: {n} kernels, {out['arch']}, --jobs {out['jobs']}, "
+          f"{out['cpus']} CPUs, HIPACM_MACHINE_JOBS={out['machine_jobs']}, "
+          f"Redis {out['redis_version']} on loopback")
+    print(f"a  compile, fresh cache, no remote (baseline): median {ms(a['baseline_median'])} "
+          f"({', '.join(ms(x) for x in a['baseline'])}), compiled {a['baseline_compiled']}")
+    print(f"a  writer, fresh cache, read-write: median {ms(a['writer_median'])} "
+          f"({', '.join(ms(x) for x in a['writer'])}; "
+          f"{a['writer_median'] / a['baseline_median']:.2f}x the baseline), compiled "
+          f"{a['writer_compiled']}, {a['entries_after_writer']} entries in Redis")
     print(f"b  local hits, median of {len(out['b']['seconds'])}: {ms(out['b']['median'])} "
           f"({', '.join(ms(s) for s in out['b']['seconds'])})")
+    print(f"b  local hits with the remote configured: {ms(out['b']['remote_set_median'])} "
+          f"({', '.join(ms(s) for s in out['b']['remote_set_seconds'])})")
     print(f"c  fresh machine from Redis, median of {len(c['seconds'])}: {ms(c['median'])} "
           f"({', '.join(ms(s) for s in c['seconds'])}); compiled {c['compiled']}, "
-          f"cache hits {c['cache_hits']}")
+          f"remote hits {c['remote_hits']}")
     print(f"c  = {c['vs_local']:.2f}x the local-hit run (target <= 3x); "
           f"{c['vs_compile']:.0f}x faster than compiling (target >= 20x)")
+    print(f"c  the tool's own warmup wall (its report), median: local hits "
+          f"{ms(out['b']['warmup_wall_median'])}, fresh from Redis {ms(c['warmup_wall_median'])}"
+          f", fresh from a system cache {ms(c['system_cache_warmup_wall_median'])}")
+    print(f"c  control, a fresh cache dir served from HIPACM_SYSTEM_CACHE (no remote): "
+          f"{ms(c['system_cache_median'])} ({', '.join(ms(s) for s in c['system_cache_seconds'])})")
+    print(f"c  served from Redis without storing (HIPACM_CACHE=read): {ms(c['no_store_median'])} "
+          f"({', '.join(ms(s) for s in c['no_store_seconds'])}), compiled {c['no_store_compiled']}")
     fr = c["fresh_runtime_dir"]
     print(f"c  fresh machine with an empty runtime directory too: {ms(fr['seconds'])}, "
           f"compiled {fr['compiled']}")
@@ -451,7 +507,8 @@ def print_table(out):
             if g["killed_at"] is not None else "the run ended before the kill")
     print(f"g  Redis SIGKILLed during a fresh reader ({g['entries']} entries): {when}; run "
           f"{ms(g['seconds'])}, exit {g['exit']}, {g['kernels']} kernels: {g['cache_hits']} from "
-          f"the cache, {g['compiled']} compiled, {g['failed']} failed; stderr lines {g['warnings']}")
+          f"the cache ({g['remote_hits']} remote hits), {g['compiled']} compiled, "
+          f"{g['failed']} failed; stderr lines {g['warnings']}")
     g2 = out["g2"]
     if "skipped" in g2:
         print(f"g  fetch loop across a kill: not measured ({g2['skipped']})")
@@ -470,7 +527,11 @@ def main():
     parser.add_argument("--count", type=int, default=64)
     parser.add_argument("--arch", default="gfx90a")
     parser.add_argument("--jobs", type=int, default=0)
+    parser.add_argument("--compile-rounds", type=int, default=1,
+                        help="a: baseline and writer runs, alternated")
     parser.add_argument("--warm-runs", type=int, default=5)
+    parser.add_argument("--machine-jobs", type=int, default=0,
+                        help="HIPACM_MACHINE_JOBS (default: the online CPUs)")
     parser.add_argument("--machines", type=int, default=8)
     parser.add_argument("--fetch-rounds", type=int, default=20)
     parser.add_argument("--kill-after-hits", type=int, default=8,
