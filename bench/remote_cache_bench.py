@@ -502,6 +502,8 @@ def print_table(out):
     print(f"f  {m} fresh readers with a writer: readers compiled {sum(f['readers_compiled'])} "
           f"{f['readers_compiled']} (target <= {2 * n}), writer compiled {f['writer_compiled']}, "
           f"{ms(f['seconds'])}; {f['entries_after']} entries in Redis after")
+    print(f"f  the readers' remote hits {f['readers_remote_hits']}, of them after waiting for the "
+          f"writer's claim {f['readers_remote_waits']}")
     g = out["g"]
     when = (f"killed at {ms(g['killed_at'])} after {g['hits_at_kill']} Redis hits"
             if g["killed_at"] is not None else "the run ended before the kill")
