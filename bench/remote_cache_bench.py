@@ -427,8 +427,8 @@ def run(args, work):
                 "compiled": result["totals"]["compiled"], "failed": result["totals"]["failed"],
                 "exit": result["exit"],
                 "max_compile_seconds": max(compile_times) if compile_times else None,
-                "warnings": sum(1 for line in Path(str(report) + ".stderr").read_text()
-                                .splitlines() if line.strip())}
+                "stderr": [line for line in Path(str(report) + ".stderr").read_text()
+                           .splitlines() if line.strip()]}
     b.redis.kill()
 
     # g2. The fetch bench looping while a new Redis, filled by a writer, is killed.
@@ -510,7 +510,9 @@ def print_table(out):
     print(f"g  Redis SIGKILLed during a fresh reader ({g['entries']} entries): {when}; run "
           f"{ms(g['seconds'])}, exit {g['exit']}, {g['kernels']} kernels: {g['cache_hits']} from "
           f"the cache ({g['remote_hits']} remote hits), {g['compiled']} compiled, "
-          f"{g['failed']} failed; stderr lines {g['warnings']}")
+          f"{g['failed']} failed; {len(g['stderr'])} lines on stderr")
+    for line in g["stderr"][:3]:
+        print(f"g    {line}")
     g2 = out["g2"]
     if "skipped" in g2:
         print(f"g  fetch loop across a kill: not measured ({g2['skipped']})")
