@@ -116,8 +116,11 @@ configure_and_build() {
   cmake -S . -B "build/$name" -G Ninja "$@" && cmake --build "build/$name" -j "$jobs" ${target:+--target "$target"}
 }
 
+# run_config NAME CMAKE_ARG...: the stage NAME (when HIPACM_TEST_STAGES selects it): its build, then
+# its ctest with CTEST_ARGS.
 run_config() {
   local name=$1; shift
+  if ! wanted "$name"; then return 0; fi
   stage "$name build"
   wait_for_build_ahead "$name"
   configure_and_build "$name" "${BUILD_TARGET:-}" "$@"
@@ -230,9 +233,7 @@ wait_for_build_ahead() {
 
 start_builds_ahead
 
-if wanted release; then
-  CTEST_ARGS="" run_config release -DCMAKE_BUILD_TYPE=Release -DHIPACM_WERROR=ON
-fi
+CTEST_ARGS="" run_config release -DCMAKE_BUILD_TYPE=Release -DHIPACM_WERROR=ON
 
 if wanted python; then
   stage "Python binding tests"
@@ -299,10 +300,6 @@ fi
 # Not the mpi label: Open MPI's libraries and the daemons its launcher starts are not built with
 # ASan and keep process-lifetime allocations that LeakSanitizer would report in every rank; the
 # MPI code's decoders are fuzzed instead (fuzz_cluster_message) and run in the release tests.
-if wanted asan; then
-  CTEST_ARGS="-LE mpi" run_config asan "${asan_args[@]}"
-fi
-if wanted tsan; then
-  CTEST_ARGS="-L concurrency" BUILD_TARGET=$tsan_target run_config tsan "${tsan_args[@]}"
-fi
+CTEST_ARGS="-LE mpi" run_config asan "${asan_args[@]}"
+CTEST_ARGS="-L concurrency" BUILD_TARGET=$tsan_target run_config tsan "${tsan_args[@]}"
 echo "=== hipacm: all test configurations passed ($(echo $selected_stages)) === (${SECONDS} s into the run)"
