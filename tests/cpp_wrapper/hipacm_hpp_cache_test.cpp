@@ -54,6 +54,11 @@ TEST(HppConfig, ToCCarriesTheCacheAndLoadSettings) {
   EXPECT_EQ(c.cache_policy, HIPACM_CACHE_READ);
   EXPECT_EQ(c.load_device, 3);
   EXPECT_EQ(hipacm::Config().cache_dir("").to_c().cache_dir, nullptr) << "empty is the default";
+  EXPECT_EQ(plain.remote_cache, nullptr) << "NULL: $HIPACM_REMOTE_CACHE";
+  const hipacm::Config remote = hipacm::Config().remote_cache("redis://127.0.0.1:6390/1");
+  ASSERT_NE(remote.to_c().remote_cache, nullptr);
+  EXPECT_STREQ(remote.to_c().remote_cache, "redis://127.0.0.1:6390/1");
+  EXPECT_EQ(hipacm::Config().remote_cache("").to_c().remote_cache, nullptr);
 
   EXPECT_EQ(static_cast<int>(hipacm::CachePolicy::Default), HIPACM_CACHE_DEFAULT);
   EXPECT_EQ(static_cast<int>(hipacm::CachePolicy::Off), HIPACM_CACHE_OFF);

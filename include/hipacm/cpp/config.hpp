@@ -64,8 +64,12 @@ class Config {
   /// Store failed compiles (HIPACM_ERROR_COMPILATION) in the persistent cache and serve them
   /// again (ABI 1.4).
   Config& cache_failures(bool yes = true) { return set(cache_failures_, yes); }
+  /// The shared remote cache tier beneath the persistent cache (ABI 1.5):
+  /// "redis://[user[:password]@]host[:port][/db]", or "off" for none; empty (the default):
+  /// $HIPACM_REMOTE_CACHE. A malformed URL fails the Mode's enter with INVALID_ARGUMENT.
+  Config& remote_cache(std::string url) { return set(remote_cache_, std::move(url)); }
 
-  /// The C struct; `arch` and `cache_dir` point into this Config.
+  /// The C struct; `arch`, `cache_dir` and `remote_cache` point into this Config.
   hipacm_mode_config to_c() const noexcept {
     hipacm_mode_config cfg;
     hipacm_mode_config_init(&cfg);  // the macro: sizeof(cfg) as this header declares it
@@ -80,6 +84,7 @@ class Config {
     cfg.cache_policy = static_cast<int32_t>(cache_policy_);
     cfg.load_device = load_device_;
     cfg.cache_failures = cache_failures_ ? 1 : 0;
+    cfg.remote_cache = remote_cache_.empty() ? nullptr : remote_cache_.c_str();
     return cfg;
   }
 
@@ -100,6 +105,7 @@ class Config {
   CachePolicy cache_policy_ = CachePolicy::Default;
   int32_t load_device_ = HIPACM_LOAD_NONE;
   bool cache_failures_ = false;
+  std::string remote_cache_;
 };
 
 }  // namespace hipacm
