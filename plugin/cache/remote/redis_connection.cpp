@@ -45,8 +45,12 @@ timeval to_timeval(std::chrono::milliseconds timeout) {
   return timeval{static_cast<time_t>(ms / 1000), static_cast<suseconds_t>((ms % 1000) * 1000)};
 }
 
-/// hiredis reports a socket timeout as EAGAIN's text.
+/// hiredis 0.14 reports a socket timeout as EAGAIN's text; 1.x (newer distributions) may say so
+/// with an error code of its own.
 std::string io_reason(const redisContext& context) {
+#ifdef REDIS_ERR_TIMEOUT
+  if (context.err == REDIS_ERR_TIMEOUT) return "timed out (no reply within the limit)";
+#endif
   const std::string text = context.errstr;
   if (text == std::strerror(EAGAIN) || text == std::strerror(EWOULDBLOCK))
     return "timed out (no reply within the limit)";
