@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <utility>
 
-#include "plugin/cache/integrity.h"
+#include "plugin/cache/store/entry.h"
 #include "support/bytes/byte_reader.h"
 
 // The format (version 1). Every integer is little-endian.
