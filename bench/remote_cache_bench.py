@@ -24,14 +24,18 @@ except the row that says it starts with an empty one too. Rows:
      beside it, the same served without being stored locally (HIPACM_CACHE=read), a control that
      fills a fresh cache from a HIPACM_SYSTEM_CACHE (no remote: what a fresh cache directory costs
      by itself), and once with an empty runtime directory too;
+  h. the other way to fill a fresh machine: the writer's cache exported to a file once, each
+     run importing it into a fresh cache (`hipacm cache import`) and warming from that;
   d. one remote hit: hipacm-remote-fetch-bench timing RemoteTier::fetch of every entry, rounds
      times (target: median <= about 1 ms);
   e. MACHINES fresh readers warming at once after the writer: compiles between them (target 0);
   f. MACHINES fresh readers started together with a fresh writer (Redis emptied first):
      compiles among the readers (target <= 2 x COUNT) and the writer's;
   g. Redis SIGKILLed while a fresh reader warms (entries present): the run's wall time and that
-     every kernel came back; then, on a new Redis, the fetch bench looping while Redis is killed:
-     the slowest fetch after the kill against the timeout.
+     every kernel came back; then, on a new Redis, the same with Redis SIGSTOPped (a server that
+     hangs: every call waits for the timeout until the circuit breaker opens), and the fetch
+     bench looping across a SIGSTOP and across a SIGKILL: the slowest fetch after each against
+     the timeout.
 
 Prints a table and, with --json, writes the measurements there.
 """
@@ -179,6 +183,20 @@ class Redis:
             self.proc.send_signal(signal.SIGKILL)
         self.proc.wait()
 
+    def stop(self):
+        """SIGSTOP: the server keeps its connections and answers nothing, like a hung one."""
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def fault(self, kind):
+        if kind == "kill":
+            self.kill()
+        else:
+            self.stop()
+
+    def resume(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGCONT)
+
 
 class Bench:
     def __init__(self, args, work):
@@ -287,6 +305,52 @@ def remote_count(totals, name):
     return value if isinstance(value, int) else None
 
 
+def reader_across(b, args, fault, name):
+    """A fresh reader warming from Redis, which is killed or stopped once the reader has had
+    --kill-after-hits entries from it."""
+    entries = b.entries()
+    watcher = b.redis.client()
+    hits_before = watcher.info_field("stats", "keyspace_hits") or 0
+    report = b.work / f"{name}.json"
+    start = time.monotonic()
+    proc = b.start_warmup(b.fresh_cache(name), b.remote_env("read"), report)
+    fault_at, hits_at_fault = None, None
+    while proc.poll() is None:
+        hits = (watcher.info_field("stats", "keyspace_hits") or 0) - hits_before
+        if hits >= args.kill_after_hits:
+            b.redis.fault(fault)
+            fault_at, hits_at_fault = time.monotonic() - start, hits
+            break
+        time.sleep(0.0005)
+    watcher.close()
+    result = b.finish(proc, report, start)
+    check_all_served(result, f"reader with Redis {fault}ed")
+    t = result["totals"]
+    return {"fault": fault, "entries": entries, "fault_at": fault_at,
+            "hits_at_fault": hits_at_fault, "seconds": result["seconds"],
+            "kernels": t["kernels"], "cache_hits": t["cache_hits"],
+            "remote_hits": remote_count(t, "remote_hits"), "compiled": t["compiled"],
+            "failed": t["failed"], "exit": result["exit"],
+            "stderr": [line for line in Path(str(report) + ".stderr").read_text().splitlines()
+                       if line.strip()]}
+
+
+def fetch_across(b, fault):
+    """The fetch bench looping for 1.5 s, Redis killed or stopped 0.3 s after its first pass."""
+    proc, missing = b.fetch_bench(["--duration-ms", "1500"])
+    if proc is None:
+        return {"skipped": missing}
+    ready = proc.stdout.readline()
+    if '"ready"' not in ready:
+        raise RuntimeError(f"fetch bench: {ready!r} {proc.stderr.read()[-1500:]}")
+    time.sleep(0.3)
+    b.redis.fault(fault)
+    stdout, stderr = proc.communicate(timeout=60)
+    if proc.returncode != 0:
+        raise RuntimeError(f"fetch bench exited {proc.returncode}: {stderr[-1500:]}")
+    return dict(json.loads(stdout.strip().splitlines()[-1]), fault=fault)
+
+
 def run(args, work):
     b = Bench(args, work)
     count, machines = args.count, args.machines
@@ -368,6 +432,31 @@ def run(args, work):
                 "fresh_runtime_dir": {"seconds": cold["seconds"],
                                       "compiled": cold["totals"]["compiled"]}}
 
+    # h. The same kernels shipped as a file instead: exported once, imported into a fresh cache
+    # and warmed from it (the other way to fill a fresh machine, CLUSTER.md).
+    export = work / "kernels.hipacm"
+    start = time.monotonic()
+    subprocess.run([str(b.hipacm), "cache", "export", str(export)], check=True,
+                   env=dict(b.env, HIPACM_CACHE_DIR=str(writer_cache)), stdout=subprocess.DEVNULL)
+    export_seconds = time.monotonic() - start
+    imports, import_warms = [], []
+    for i in range(args.warm_runs):
+        cache = b.fresh_cache("import")
+        start = time.monotonic()
+        subprocess.run([str(b.hipacm), "cache", "import", str(export)], check=True,
+                       env=dict(b.env, HIPACM_CACHE_DIR=str(cache)), stdout=subprocess.DEVNULL)
+        imports.append(time.monotonic() - start)
+        r = b.warm(cache, b.env, f"h-import-warm{i}")
+        if r["totals"]["cache_hits"] != count:
+            raise RuntimeError("a warmup after an import missed its cache")
+        import_warms.append(r["seconds"])
+    out["h"] = {"export_seconds": export_seconds, "export_bytes": export.stat().st_size,
+                "import_seconds": imports, "import_median": statistics.median(imports),
+                "warm_after_import_seconds": import_warms,
+                "warm_after_import_median": statistics.median(import_warms),
+                "import_and_warm_median": statistics.median(
+                    i + w for i, w in zip(imports, import_warms))}
+
     # d. One remote hit, timed in-process.
     proc, missing = b.fetch_bench(["--rounds", str(args.fetch_rounds)])
     if proc is None:
@@ -401,53 +490,18 @@ def run(args, work):
                                          for r in results[1:]],
                 "entries_after": b.entries()}
 
-    # g1. Redis SIGKILLed while a fresh reader warms from it.
-    entries = b.entries()
-    watcher = b.redis.client()
-    hits_before = watcher.info_field("stats", "keyspace_hits") or 0
-    report = work / "g-reader.json"
-    start = time.monotonic()
-    proc = b.start_warmup(b.fresh_cache("g"), b.remote_env("read"), report)
-    killed_at, hits_at_kill = None, None
-    while proc.poll() is None:
-        hits = (watcher.info_field("stats", "keyspace_hits") or 0) - hits_before
-        if hits >= args.kill_after_hits:
-            b.redis.kill()
-            killed_at, hits_at_kill = time.monotonic() - start, hits
-            break
-        time.sleep(0.0005)
-    result = b.finish(proc, report, start)
-    check_all_served(result, "reader with Redis killed")
-    kernels = result["kernels"]
-    compile_times = [k.get("compile_seconds", 0) for k in kernels if not k.get("from_cache")]
-    out["g"] = {"entries": entries, "killed_at": killed_at, "hits_at_kill": hits_at_kill,
-                "seconds": result["seconds"], "kernels": result["totals"]["kernels"],
-                "cache_hits": result["totals"]["cache_hits"],
-                "remote_hits": remote_count(result["totals"], "remote_hits"),
-                "compiled": result["totals"]["compiled"], "failed": result["totals"]["failed"],
-                "exit": result["exit"],
-                "max_compile_seconds": max(compile_times) if compile_times else None,
-                "stderr": [line for line in Path(str(report) + ".stderr").read_text()
-                           .splitlines() if line.strip()]}
-    b.redis.kill()
-
-    # g2. The fetch bench looping while a new Redis, filled by a writer, is killed.
+    # g. Redis killed (SIGKILL) while a fresh reader warms from it; then, on a new Redis filled
+    # by a writer, stopped (SIGSTOP: a server that hangs) during a reader, and the fetch bench
+    # looping across a stop and across a kill.
+    out["g"] = reader_across(b, args, "kill", "g-reader")
     b.redis = Redis(work, "redis2", b.password_file)
     refill = b.warm(b.fresh_cache("g-writer"), b.remote_env("read-write"), "g-writer")
     check_all_served(refill, "writer refilling Redis")
-    proc, missing = b.fetch_bench(["--duration-ms", "1500"])
-    if proc is None:
-        out["g2"] = {"skipped": missing}
-    else:
-        ready = proc.stdout.readline()
-        if '"ready"' not in ready:
-            raise RuntimeError(f"fetch bench: {ready!r} {proc.stderr.read()[-1500:]}")
-        time.sleep(0.3)
-        b.redis.kill()
-        stdout, stderr = proc.communicate(timeout=60)
-        if proc.returncode != 0:
-            raise RuntimeError(f"fetch bench exited {proc.returncode}: {stderr[-1500:]}")
-        out["g2"] = json.loads(stdout.strip().splitlines()[-1])
+    out["g_stop"] = reader_across(b, args, "stop", "g-stop-reader")
+    b.redis.resume()
+    out["g2_stop"] = fetch_across(b, "stop")
+    b.redis.resume()
+    out["g2"] = fetch_across(b, "kill")
     return out
 
 
@@ -486,6 +540,11 @@ def print_table(out):
     fr = c["fresh_runtime_dir"]
     print(f"c  fresh machine with an empty runtime directory too: {ms(fr['seconds'])}, "
           f"compiled {fr['compiled']}")
+    h = out["h"]
+    print(f"h  export file instead ({h['export_bytes']} bytes, exported in "
+          f"{ms(h['export_seconds'])}): import into a fresh cache {ms(h['import_median'])}, then "
+          f"warm {ms(h['warm_after_import_median'])}; import + warm, median "
+          f"{ms(h['import_and_warm_median'])}")
     d = out["d"]
     if "skipped" in d:
         print(f"d  remote hit: not measured ({d['skipped']})")
@@ -504,25 +563,30 @@ def print_table(out):
           f"{ms(f['seconds'])}; {f['entries_after']} entries in Redis after")
     print(f"f  the readers' remote hits {f['readers_remote_hits']}, of them after waiting for the "
           f"writer's claim {f['readers_remote_waits']}")
-    g = out["g"]
-    when = (f"killed at {ms(g['killed_at'])} after {g['hits_at_kill']} Redis hits"
-            if g["killed_at"] is not None else "the run ended before the kill")
-    print(f"g  Redis SIGKILLed during a fresh reader ({g['entries']} entries): {when}; run "
-          f"{ms(g['seconds'])}, exit {g['exit']}, {g['kernels']} kernels: {g['cache_hits']} from "
-          f"the cache ({g['remote_hits']} remote hits), {g['compiled']} compiled, "
-          f"{g['failed']} failed; {len(g['stderr'])} lines on stderr")
-    for line in g["stderr"][:3]:
-        print(f"g    {line}")
-    g2 = out["g2"]
-    if "skipped" in g2:
-        print(f"g  fetch loop across a kill: not measured ({g2['skipped']})")
-    else:
+    for key in ("g", "g_stop"):
+        g = out[key]
+        what = "SIGKILLed" if g["fault"] == "kill" else "SIGSTOPped"
+        when = (f"at {ms(g['fault_at'])}, after {g['hits_at_fault']} Redis hits"
+                if g["fault_at"] is not None else "never: the run ended first")
+        print(f"g  Redis {what} during a fresh reader ({g['entries']} entries) {when}; run "
+              f"{ms(g['seconds'])}, exit {g['exit']}, {g['kernels']} kernels: {g['cache_hits']} "
+              f"from the cache ({g['remote_hits']} remote hits), {g['compiled']} compiled, "
+              f"{g['failed']} failed; {len(g['stderr'])} lines on stderr")
+        for line in g["stderr"][:3]:
+            print(f"g    {line}")
+    for key in ("g2_stop", "g2"):
+        g2 = out[key]
+        if "skipped" in g2:
+            print(f"g  fetch loop across a fault: not measured ({g2['skipped']})")
+            continue
         nh = g2["not_hits"]
-        slowest = f"slowest {nh['max_ms']:.3f} ms, median {nh['median_ms']:.4f} ms" \
-            if nh["count"] else "none"
-        print(f"g  fetch loop across a kill (timeout {g2['timeout_ms']} ms): {g2['hits']['count']} "
-              f"hits before it, {nh['count']} fetches after ({slowest}); "
-              f"{g2['not_hits_over_timeout']} over the timeout")
+        slowest = (f"slowest {nh['max_ms']:.3f} ms, p99 {nh['p99_ms']:.4f} ms, median "
+                   f"{nh['median_ms']:.4f} ms" if nh["count"] else "none")
+        what = "SIGKILL" if g2["fault"] == "kill" else "SIGSTOP"
+        print(f"g  fetch loop across a {what} (timeout {g2['timeout_ms']} ms): "
+              f"{g2['hits']['count']} hits before it, {nh['count']} fetches after ({slowest}); "
+              f"{g2['not_hits_at_timeout']} waited for the timeout, "
+              f"{g2['not_hits_over_1_2x_timeout']} over 1.2x it")
 
 
 def main():
