@@ -125,6 +125,9 @@ def test_push_then_pull_into_an_empty_cache_gives_the_same_entries(writer, redis
     assert (pulled["pulled"], pulled["already_local"], pulled["absent"], pulled["refused"]) == \
         (len(KERNELS), 0, 0, 0)
     assert {q["result"] for q in pulled["requests"]} == {"pulled"}
+    from test_report_schemas import errors
+    assert errors(pulled, "hipacm-cache-remote-pull-1") == []
+    assert errors(report, "hipacm-cache-remote-push-1") == []
     # Byte for byte what A holds: keys, arch, checksum and code.
     assert entries_of(cache_b / "kernels.sqlite3") == entries_of(writer["db"])
 
@@ -178,7 +181,7 @@ def test_stats_text_and_json(writer, redis, tmp_path):
     assert stats["schema"] == "hipacm-cache-remote-stats-1"
     assert stats["reachable"] is True and stats["error"] is None
     assert stats["entries"] == len(KERNELS) and stats["entries_complete"] is True
-    assert stats["remote"] == redis.url()
+    assert stats["remote"] == f"redis://:***@127.0.0.1:{redis.port}/0"  # the file's password
     assert stats["maxmemory_policy"] == "volatile-lru" and "expiry" in stats["policy_note"]
     assert stats["server_version"] and stats["used_memory"] > 0
     assert len(stats["key"]["fingerprint"]) == 16
@@ -194,7 +197,7 @@ def test_stats_text_and_json(writer, redis, tmp_path):
     # A URL with the password in the environment is shown without it.
     env["HIPACM_REMOTE_CACHE"] = redis.url(with_password=True)
     shown = hipacm(writer["cache"], "cache", "remote", "stats", "--json", env=env)
-    assert json.loads(shown.stdout)["remote"] == f"redis://:***@127.0.0.1:{redis.port}"
+    assert json.loads(shown.stdout)["remote"] == f"redis://:***@127.0.0.1:{redis.port}/0"
     assert_no_password(redis, shown.stdout, shown.stderr)
 
 
@@ -241,9 +244,9 @@ def test_doctor_reports_a_dead_remote(tmp_path):
     check = remote_check(json.loads(r.stdout))
     assert check["level"] == "warning" and "unreachable" in check["summary"]
     assert check["details"]["reachable"] is False
-    assert check["details"]["address"] == f"redis://:***@127.0.0.1:{port}"
+    assert check["details"]["address"] == f"redis://:***@127.0.0.1:{port}/0"
     settings = {s["name"]: s["value"] for s in json.loads(r.stdout)["settings"]}
-    assert settings["HIPACM_REMOTE_CACHE"] == f"redis://:***@127.0.0.1:{port}"
+    assert settings["HIPACM_REMOTE_CACHE"] == f"redis://:***@127.0.0.1:{port}/0"
     text = hipacm(tmp_path / "c", "doctor", timeout=60,
                   env={"HIPACM_REMOTE_CACHE": f"redis://:doctor-secret@127.0.0.1:{port}"})
     assert "doctor-secret" not in text.stdout + text.stderr
@@ -258,7 +261,7 @@ def test_doctor_round_trip_on_a_live_remote(redis, tmp_path):
     assert_no_password(redis, r.stdout, r.stderr)
     document = json.loads(r.stdout)
     check = remote_check(document)
-    assert check["level"] == "ok", check
+    assert check["level"] == "ok", check["summary"]
     assert check["details"]["reachable"] is True and check["details"]["round_trip"] == "ok"
     assert len(check["details"]["key_fingerprint"]) == 16
     assert "round trip ok" in check["summary"]
@@ -286,7 +289,7 @@ def test_warmup_counts_remote_hits(writer, redis, tmp_path):
     totals = document["totals"]
     assert (totals["remote_hits"], totals["cache_hits"], totals["compiled"]) == \
         (len(KERNELS), len(KERNELS), 0)
-    assert document["remote_cache"] == url
+    assert document["remote_cache"] == url + "/0"
     assert f"{len(KERNELS)} served from the remote cache" in r.stdout
     from test_report_schemas import errors
     assert errors(document, "hipacm-warmup-report-2") == []
@@ -295,3 +298,23 @@ def test_warmup_counts_remote_hits(writer, redis, tmp_path):
     assert hipacm(cache_b, "warmup", writer["manifest"], "--arch", "gfx90a", "--remote-cache",
                   url, "--json", again, env=env).returncode == 0
     assert json.loads(again.read_text())["totals"]["remote_hits"] == 0
+
+
+def test_push_skips_invalid_entries(writer, redis, tmp_path):
+    damaged = tmp_path / "damaged"
+    shutil.copytree(writer["cache"], damaged)
+    with sqlite3.connect(damaged / "kernels.sqlite3") as db:
+        key, code = db.execute(
+            "SELECT key, code FROM entries WHERE source_name = 'saxpy.hip'").fetchone()
+        flipped = bytearray(code)
+        flipped[len(flipped) // 2] ^= 0xFF
+        db.execute("UPDATE entries SET code = ? WHERE key = ?", (bytes(flipped), key))
+    r = hipacm(damaged, "cache", "--db", damaged, "remote", "--mode", "read-write", "push",
+               "--json", env=remote_env(redis, tmp_path, key_file(tmp_path)))
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert report["pushed"] == len(KERNELS) - 1
+    assert [e["key"] for e in report["skipped_invalid"]] == [key]
+    assert redis.command("EXISTS", "hipacm:v1:entry:" + key) == b":0\r\n"
+    from test_report_schemas import errors
+    assert errors(report, "hipacm-cache-remote-push-1") == []

@@ -31,18 +31,24 @@ constexpr std::chrono::milliseconds kProbeTtl{10000};
 
 std::string var(settings::Id id) { return std::string("$") + settings::name(id); }
 
-std::string probe_name() {
+// A random cache key: the 64 hex digits every value's key must be.
+std::string probe_key() {
   std::random_device random;
-  return fmt::format("hipacm:v1:doctor-probe:{:08x}{:08x}", random(), random());
+  std::string key;
+  for (int i = 0; i < 8; ++i) key += fmt::format("{:08x}", random());
+  return key;
 }
 
 // Puts a signed probe, reads it back, verifies it and deletes it: "" when all of it worked.
 std::string round_trip(RedisConnection& redis, const SigningKey& key) {
-  const std::string name = probe_name();
+  const std::string cache_key = probe_key();
+  // Beside the entries, not among them: stats never counts a probe.
+  const std::string name = "hipacm:v1:doctor-probe:" + cache_key;
   cache::CacheEntry probe;
-  probe.info.key = name;
+  probe.info.key = cache_key;
   probe.info.arch = "probe";
   probe.log = "hipacm doctor's round-trip probe";
+  probe.checksum = cache::entry_checksum(probe);
   const std::string value = cache::remote::encode_remote_value(probe, key);
   Expected<bool> set = redis.set(name, value, /*if_absent=*/true, kProbeTtl);
   if (!set) return "put: " + set.failure().message;
@@ -54,7 +60,7 @@ std::string round_trip(RedisConnection& redis, const SigningKey& key) {
   else if (!got.value())
     problem = "get: the probe was gone at once (evicted?)";
   else if (Expected<cache::CacheEntry> back =
-               cache::remote::decode_remote_value(*got.value(), name, key);
+               cache::remote::decode_remote_value(*got.value(), cache_key, key);
            !back)
     problem = "verify: " + back.failure().message;
   Expected<bool> deleted = redis.delete_if_equal(name, value);
