@@ -355,11 +355,11 @@ void add_cache_command(CLI::App& app, AppContext& context) {
                   "Leave out AMDGPU code objects above this version (v6 needs ROCm 6.3's runtime "
                   "or newer)")
       ->check(CLI::Range(backend::kMinCodeObjectVersion, backend::kMaxCodeObjectVersion));
-  add_cache_remote_command(cache_cmd, options, context);
   add("import", "Merge an exported file; every entry is validated first",
       "hipacm cache import kernels.hipacm", run_import)
       ->add_option("file", options->file, "A file written by 'hipacm cache export'")
       ->required();
+  add_cache_remote_command(cache_cmd, options, context);
 }
 
 }  // namespace hipacm::cli
