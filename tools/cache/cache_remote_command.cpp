@@ -214,8 +214,8 @@ int run_remote_stats(const RemoteCommandOptions& options) {
       fmt::print("reachable:   yes, Redis {}\n",
                  server.version.empty() ? "(version not reported)" : printable(server.version));
       if (server.used_memory)
-        fmt::print("memory:      {} used of {}\n", human_bytes(*server.used_memory),
-                   server.maxmemory.value_or(0) > 0 ? human_bytes(*server.maxmemory)
+        fmt::print("memory:      {} used, {}\n", human_bytes(*server.used_memory),
+                   server.maxmemory.value_or(0) > 0 ? "maxmemory " + human_bytes(*server.maxmemory)
                                                     : std::string("no maxmemory"));
       if (!server.policy.empty()) fmt::print("eviction:    {}\n", printable(server.policy));
       if (!note.empty()) fmt::print("note:        {}\n", printable(note));
