@@ -118,6 +118,10 @@ def test_push_then_pull_into_an_empty_cache_gives_the_same_entries(writer, redis
         (len(KERNELS), 0, [], [])
     again = json.loads(push(writer, redis, tmp_path, key).stdout)
     assert (again["pushed"], again["present"]) == (0, len(KERNELS))
+    # The server itself holds them, under the keys of A's entries.
+    assert redis.command("KEYS", "hipacm:v1:entry:*").count(b"hipacm:v1:entry:") == len(KERNELS)
+    for cache_key in entries_of(writer["db"]):
+        assert redis.command("EXISTS", "hipacm:v1:entry:" + cache_key) == b":1\r\n"
 
     cache_b = tmp_path / "cache-b"
     r = hipacm(cache_b, "cache", "--db", cache_b, "remote", "pull", writer["manifest"],
