@@ -5,7 +5,12 @@ what a fresh machine pays to warm from it, what a remote hit costs, how many com
 makes, and what a Redis killed mid-run costs.
 
   /usr/bin/python3 bench/remote_cache_bench.py [--build build/release] [--count 64]
-      [--warm-runs 5] [--machines 8] [--fetch-rounds 20] [--json FILE]
+      [--arch gfx90a] [--jobs 0] [--compile-rounds 1] [--warm-runs 5] [--machines 8]
+      [--fetch-rounds 20] [--kill-after-hits 8] [--machine-jobs N] [--json FILE]
+
+Needs redis-server and the build's hipacm-cli, hipacm-worker and hipacm-remote-fetch-bench
+targets (without the last, rows d and the fetch loops of g say they were not measured). About
+2.5 minutes on 2 cores with the defaults and --compile-rounds 2.
 
 Starts redis-server on 127.0.0.1 on a free port (password from a 0600 file, given to redis-server
 in a 0600 config file, never on a command line; `save ""`, `appendonly no`), makes a 0600 HMAC
@@ -16,10 +21,10 @@ except the row that says it starts with an empty one too. Rows:
 
   a. compile: a fresh cache compiling all COUNT with no remote (the baseline), and a writer
      (HIPACM_REMOTE_CACHE_MODE=read-write with the key) into another fresh cache, which also
-     publishes every entry (Redis emptied first); COMPILE_ROUNDS of each, alternated;
-  b. local hits: the writer's cache warmed again, WARM_RUNS times, with no remote and with the
+     publishes every entry (Redis emptied first); --compile-rounds of each, alternated;
+  b. local hits: the writer's cache warmed again, --warm-runs times, with no remote and with the
      remote configured (a local hit never asks it);
-  c. a fresh machine warming from Redis (read, with the key), WARM_RUNS times alternated with b,
+  c. a fresh machine warming from Redis (read, with the key), alternated with b,
      each into a new empty cache: against b (target: within 3x) and a (target: >= 20x faster);
      beside it, the same served without being stored locally (HIPACM_CACHE=read), a control that
      fills a fresh cache from a HIPACM_SYSTEM_CACHE (no remote: what a fresh cache directory costs
@@ -28,8 +33,8 @@ except the row that says it starts with an empty one too. Rows:
      run importing it into a fresh cache (`hipacm cache import`) and warming from that;
   d. one remote hit: hipacm-remote-fetch-bench timing RemoteTier::fetch of every entry, rounds
      times (target: median <= about 1 ms);
-  e. MACHINES fresh readers warming at once after the writer: compiles between them (target 0);
-  f. MACHINES fresh readers started together with a fresh writer (Redis emptied first):
+  e. --machines fresh readers warming at once after the writer: compiles between them (target 0);
+  f. --machines fresh readers started together with a fresh writer (Redis emptied first):
      compiles among the readers (target <= 2 x COUNT) and the writer's;
   g. Redis SIGKILLed while a fresh reader warms (entries present): the run's wall time and that
      every kernel came back; then, on a new Redis, the same with Redis SIGSTOPped (a server that
