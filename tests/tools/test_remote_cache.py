@@ -324,3 +324,13 @@ def test_push_skips_invalid_entries(writer, redis, tmp_path):
     assert redis.command("EXISTS", "hipacm:v1:entry:" + key) == b":0\r\n"
     from test_report_schemas import errors
     assert errors(report, "hipacm-cache-remote-push-1") == []
+
+
+def test_pull_from_a_dead_remote_says_so_once(writer, tmp_path):
+    cache_b = tmp_path / "cache-b"
+    r = hipacm(cache_b, "cache", "--db", cache_b, "remote", "--remote-cache",
+               f"redis://127.0.0.1:{free_port()}", "pull", writer["manifest"], "--arch",
+               "gfx90a", env={"HIPACM_REMOTE_CACHE_KEY_FILE": key_file(tmp_path)}, timeout=60)
+    assert r.returncode == 1
+    assert r.stderr.count("nothing was pulled") == 1 and "cannot connect" in r.stderr
+    assert not cache_b.exists()

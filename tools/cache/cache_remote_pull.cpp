@@ -96,6 +96,12 @@ int run_remote_pull(const CacheOptions& cache_options, const RemoteCommandOption
   const std::vector<std::string> given_archs = split_archs(options.archs);
   for (const KernelInput& input : inputs) (void)archs_for(input, given_archs);
 
+  // One connection first, so that a remote that is down is one message, not one per request.
+  if (Expected<cache::remote::RedisConnection> probe = connect(remote); !probe) {
+    fmt::print(stderr, "hipacm: error: {}; nothing was pulled\n",
+               printable(probe.failure().message));
+    return kExitFailures;
+  }
   cache::CacheAdmin admin = open_cache(cache_options);
   cache::CacheSettings lookup;
   lookup.policy = cache::Policy::kRead;
@@ -127,18 +133,21 @@ int run_remote_pull(const CacheOptions& cache_options, const RemoteCommandOption
         outcomes.push_back(std::move(outcome));
         continue;
       }
+      // fetch() tells a refused value and an absent one apart only in the counters; anything
+      // else (a lost connection, or the breaker that stops asking after repeated failures) is
+      // an unanswered request.
       const std::uint64_t refused_before = counters.remote_refused.load();
-      const std::uint64_t errors_before = counters.remote_errors.load();
+      const std::uint64_t misses_before = counters.remote_misses.load();
       std::optional<cache::CacheEntry> entry = tier.fetch(*key);
       if (!entry) {
         if (counters.remote_refused.load() != refused_before) {
           outcome.result = "refused";
           outcome.reason = "it failed verification (signature, key or bounds; see the log)";
-        } else if (counters.remote_errors.load() != errors_before) {
+        } else if (counters.remote_misses.load() != misses_before) {
+          outcome.result = "absent";
+        } else {
           outcome.result = "error";
           outcome.reason = "the remote did not answer";
-        } else {
-          outcome.result = "absent";
         }
         outcomes.push_back(std::move(outcome));
         continue;
