@@ -37,7 +37,7 @@ build=$(realpath -m "${2:-$repo/build/wheel-bullseye}")
 ROCM_ROOTS_DIR=${HIPACM_WHEEL_ROOTS:-/var/cache/hipacm/wheel-roots}
 WHEEL_ROOT=bullseye-wheel
 WHEEL_ROOT_PACKAGES="g++ make cmake ninja-build pkg-config libboost-thread-dev libboost-chrono-dev
-  nettle-dev libsqlite3-dev libfmt-dev patchelf binutils file python3"
+  libhiredis-dev nettle-dev libsqlite3-dev libfmt-dev patchelf binutils file python3"
 
 # rocm-roots.sh's machinery, with this script's one recipe.
 rocm_root_recipe() {

@@ -20,7 +20,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${HIPACM_FUZZ_BUILD_DIR:-$root/build/fuzz}
 jobs=${HIPACM_FUZZ_JOBS:-2}
 fuzz_parallel=${HIPACM_FUZZ_PARALLEL:-$(nproc)}
-targets=${HIPACM_FUZZ_TARGETS:-"worker_request worker_result code_object cache_entry cache_import manifest request_reader record_reader cluster_message service_message library_fact compile_log_paths run_stats nvrtc_program_name kernel_resources"}
+targets=${HIPACM_FUZZ_TARGETS:-"worker_request worker_result code_object cache_entry cache_import manifest request_reader record_reader cluster_message service_message library_fact compile_log_paths run_stats nvrtc_program_name kernel_resources remote_value"}
 
 # Inputs larger than the seeds need, small enough that every input runs fast.
 max_len() {

@@ -23,12 +23,15 @@ ROCM_ROOTS_BUILDER=1
 # for scripts.
 ROCM_ROOTS_TEST_PACKAGES="cmake python3 python3-pytest python3-jsonschema binutils file procps"
 ROCM_ROOTS_BUILD_PACKAGES="g++ make ninja-build pkg-config libboost-thread-dev libboost-chrono-dev
-  nettle-dev libsqlite3-dev libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev googletest"
-# The ctest labels the roots leave out (the install test, the fuzz replays, the GPU suite, and
-# the intercept suite, whose clients are built against this machine's ROCm 5 and NVRTC: the matrix
-# runs its own `hipacm run` check in each root instead); read by the scripts that source this one.
+  nettle-dev libsqlite3-dev libhiredis-dev libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev
+  googletest"
+# The ctest labels the roots leave out (the install test, the fuzz replays, the GPU suite, the
+# intercept suite, whose clients are built against this machine's ROCm 5 and NVRTC: the matrix
+# runs its own `hipacm run` check in each root instead, and the remote cache's suites, which start
+# a redis-server the roots do not carry and whose logic no ROCm version changes); read by the
+# scripts that source this one.
 # shellcheck disable=SC2034
-ROCM_ROOTS_CTEST_EXCLUDE='install|fuzz|device|mpi|intercept'
+ROCM_ROOTS_CTEST_EXCLUDE='install|fuzz|device|mpi|intercept|remote'
 # The mirror's Release files are past their Valid-Until date; the signatures are still checked.
 ROCM_ROOTS_APT_OPTIONS=(-q -o Acquire::Check-Valid-Until=false -o Dpkg::Use-Pty=0)
 

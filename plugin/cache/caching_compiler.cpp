@@ -348,6 +348,7 @@ bool CachingCompiler::accept_remote(const Keyed& keyed, const backend::CompileRe
   if (const Expected<void> usable =
           validate_entry_for_request(entry, request, !keyed.inputs_digest.empty());
       !usable) {
+    remote_->refuse(keyed.key);
     backend::count(backend::stats().remote_refused);
     backend::log(LogLevel::kWarning, "the remote cache's entry " + keyed.key + " does not answer " +
                                          request.source_name + " (" + usable.failure().message +

@@ -36,21 +36,6 @@ Expected<void> arch_and_checksum_hold(const CacheEntry& entry, const std::string
 
 }  // namespace
 
-std::string entry_checksum(const CacheEntry& entry) {
-  Sha256 sha;
-  sha.add_field("hipacm-cache-entry-v1");
-  sha.add_field(entry.info.key);
-  sha.add_field(entry.info.arch);
-  sha.add_count(entry.lowered_names.size());
-  for (const auto& name : entry.lowered_names) sha.add_field(name);
-  sha.add_count(entry.expected_kernels.size());
-  for (const auto& name : entry.expected_kernels) sha.add_field(name);
-  sha.add_field(entry.log);
-  sha.add_count(entry.code.size());
-  sha.add_bytes(entry.code.data(), entry.code.size());
-  return sha.hex();
-}
-
 Expected<void> validate_entry(const CacheEntry& entry, const std::string& expected_arch) {
   if (!is_key(entry.info.key)) return fail("the key is not 64 lowercase hex digits");
   for (const std::string* label : {&entry.info.arch, &entry.info.source_name, &entry.info.backend,

@@ -11,10 +11,8 @@
 
 namespace hipacm::cache {
 
-/// SHA-256 over everything an entry serves (key, arch, lowered names, the
-/// legacy expected-kernel list, log, code object), length-prefixed. The
-/// payload size is derived from these bytes, so the checksum covers it too.
-std::string entry_checksum(const CacheEntry& entry);
+// entry_checksum(), the SHA-256 these checks compare an entry's checksum with, is declared in
+// plugin/cache/store/entry.h, where the remote tier can reach it too.
 
 /// What can be checked without the request (import, verify): a well-formed
 /// key, the arch (when `expected_arch` is not empty), the checksum, sane

@@ -14,8 +14,10 @@
 #include "hip_backend/protocol/worker_protocol.h"
 #include "hip_backend/raw_nvrtc.h"
 #include "plugin/cache/integrity.h"
+#include "plugin/cache/remote/remote_value.h"
 #include "tests/fuzz/cache_row.h"
 #include "tests/fuzz/fuzz_input.h"
+#include "tests/fuzz/remote_value_fuzz_key.h"
 #include "tests/hip_backend/codeobject/synthetic_code_objects.h"
 #include "tools/cluster/cluster_messages.h"
 
@@ -318,6 +320,37 @@ void write_program_name_seeds(const fs::path& dir) {
 
 }  // namespace
 
+// Signed values of the remote cache (fuzz_remote_value.cpp), under the target's key and for its
+// cache key: the code object with two lowered names, a bare entry, and one body without its MAC
+// (the target signs its input, so that one parses whole).
+void write_remote_value_seeds(const fs::path& dir, const std::vector<std::uint8_t>& elf,
+                              const std::string& lowered) {
+  namespace remote = hipacm::cache::remote;
+  const remote::SigningKey key =
+      std::move(remote::SigningKey::from_bytes(hipacm::fuzz::kRemoteValueFuzzKey).value());
+  auto value_of = [&](hipacm::cache::CacheEntry entry) {
+    entry.info.size = hipacm::cache::payload_size(entry);
+    entry.checksum = hipacm::cache::entry_checksum(entry);
+    return remote::encode_remote_value(entry, key);
+  };
+  hipacm::cache::CacheEntry entry;
+  entry.info.key = std::string(hipacm::fuzz::kRemoteValueFuzzEntryKey);
+  entry.info.arch = "gfx90a";
+  entry.info.source_name = "tiny.hip";
+  entry.info.backend = "hiprtc";
+  entry.info.compiler_version = "hiprtc 5.2.3";
+  entry.info.plugin_version = "0.1.0";
+  entry.lowered_names = {lowered, "add_one"};
+  entry.log = "warning: unused variable\n";
+  entry.code = elf;
+  const std::string full = value_of(entry);
+  write(dir / "full", text(full));
+  write(dir / "full_body", text(full.substr(0, full.size() - remote::kMacBytes)));
+  hipacm::cache::CacheEntry bare;
+  bare.info.key = entry.info.key;
+  write(dir / "bare", text(value_of(bare)));
+}
+
 // write_seeds CORPUS_DIR ELF KEY: ELF is a small gfx90a code object defining
 // add_one and scale<float>, compiled from tiny.hip; KEY is its cache key.
 int main(int argc, char** argv) {
@@ -417,5 +450,6 @@ int main(int argc, char** argv) {
   write_service_seeds(dir / "service_message");
   write_compile_log_seeds(dir / "compile_log_paths");
   write_program_name_seeds(dir / "nvrtc_program_name");
+  write_remote_value_seeds(dir / "remote_value", elf, lowered);
   return 0;
 }

@@ -41,6 +41,7 @@ constexpr std::size_t kMaxClaimTokenBytes = 128;
 constexpr std::size_t kMaxQueuedJobs = 1024;
 constexpr std::size_t kMaxQueuedBytes = std::size_t{256} << 20;
 constexpr std::size_t kMaxIdleConnections = 8;
+constexpr std::size_t kMaxRefusedKeys = 65536;
 // How long a mode's end waits for queued writes: a few commands' worth.
 constexpr int kDrainTimeouts = 8;
 
@@ -187,6 +188,11 @@ void RemoteTier::call_succeeded() noexcept { breaker_.succeeded(); }
 std::optional<CacheEntry> RemoteTier::fetch_with(RedisConnection& redis,
                                                  const std::string& cache_key, bool* absent) {
   *absent = false;
+  {
+    // Refused once: neither fetched nor reported again.
+    std::lock_guard<std::mutex> lock(pool_mutex_);
+    if (refused_.count(cache_key) != 0) return std::nullopt;
+  }
   Expected<std::optional<std::string>> got = redis.get(entry_key(cache_key), kMaxRemoteValueBytes);
   if (!got) {
     if (!redis.usable()) {
@@ -194,6 +200,7 @@ std::optional<CacheEntry> RemoteTier::fetch_with(RedisConnection& redis,
       return std::nullopt;
     }
     // The server answered, with something refused unread (a value over the bound).
+    refuse(cache_key);
     count(backend::stats().remote_refused);
     backend::log(LogLevel::kWarning, "refused the remote cache's value for key " + cache_key +
                                          ": " + got.failure().message + "; compiling instead");
@@ -206,6 +213,7 @@ std::optional<CacheEntry> RemoteTier::fetch_with(RedisConnection& redis,
   }
   Expected<CacheEntry> entry = decode_remote_value(*got.value(), cache_key, *key_);
   if (!entry) {
+    refuse(cache_key);
     count(backend::stats().remote_refused);
     backend::log(LogLevel::kWarning, "refused the value under key " + cache_key +
                                          " in remote cache " + settings_.address.display() + ": " +
@@ -213,6 +221,15 @@ std::optional<CacheEntry> RemoteTier::fetch_with(RedisConnection& redis,
     return std::nullopt;
   }
   return std::move(entry.value());
+}
+
+void RemoteTier::refuse(const std::string& cache_key) noexcept {
+  try {
+    std::lock_guard<std::mutex> lock(pool_mutex_);
+    if (refused_.size() < kMaxRefusedKeys) refused_.insert(cache_key);
+  } catch (...) {
+    // Not remembered: a later fetch refuses it again.
+  }
 }
 
 std::optional<CacheEntry> RemoteTier::fetch(const std::string& cache_key) noexcept {
@@ -277,10 +294,12 @@ std::optional<CacheEntry> RemoteTier::await_other_compile(const std::string& cac
       }
       // No claim (or one too long to be a token), or one this cache's own processes hold: their
       // compile is waited for through the local cache's claim.
-      if (!holder.value() || holder.value()->rfind(token_prefix_ + ":", 0) == 0) break;
+      const bool claimed = holder.value() && holder.value()->rfind(token_prefix_ + ":", 0) != 0;
+      // Read after the claim: a writer puts its entry before it lets its claim go, so a claim
+      // seen gone means the entry, if any, is there now.
       bool absent = false;
       entry = fetch_with(*redis, cache_key, &absent);
-      if (entry || !absent || !redis->usable()) break;
+      if (entry || !absent || !redis->usable() || !claimed) break;
       if (Clock::now() + pause >= deadline) break;
       std::this_thread::sleep_for(pause);
     }

@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -54,6 +55,9 @@ class RemoteTier {
   /// absent, refused (logged, counted) or the remote unreachable. The caller still checks it
   /// against its request.
   std::optional<CacheEntry> fetch(const std::string& cache_key) noexcept;
+  /// Remembers that the value under `cache_key` was refused (here or by the caller's checks), so
+  /// that it is neither fetched nor reported again while this tier lives.
+  void refuse(const std::string& cache_key) noexcept;
 
   /// A writer announces that it will compile `cache_key` (a claim that expires unless this
   /// process lives on): true when it holds the claim now. A reader never claims.
@@ -104,6 +108,8 @@ class RemoteTier {
 
   std::mutex pool_mutex_;
   std::vector<RedisConnection> idle_;
+  /// Keys whose value this tier refused: not fetched (or reported) again while it lives.
+  std::set<std::string> refused_;
 
   std::mutex queue_mutex_;
   std::condition_variable queue_changed_;

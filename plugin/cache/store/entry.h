@@ -33,6 +33,12 @@ struct CacheEntry {
 /// Payload bytes counted against the size bound.
 std::int64_t payload_size(const CacheEntry& entry);
 
+/// SHA-256 over everything an entry serves (key, arch, lowered names, the legacy expected-kernel
+/// list, log, code object), length-prefixed. The payload size is derived from these bytes, so the
+/// checksum covers it too. Here, beside the entry, so that the remote tier can check it without
+/// depending on the cache above it.
+std::string entry_checksum(const CacheEntry& entry);
+
 /// Microseconds since the Unix epoch.
 std::int64_t now_us();
 
