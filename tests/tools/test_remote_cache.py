@@ -149,8 +149,8 @@ def test_pull_without_a_key_pulls_nothing_and_says_why(writer, redis, tmp_path):
     cache_b = tmp_path / "cache-b"
     r = hipacm(cache_b, "cache", "--db", cache_b, "remote", "pull", writer["manifest"],
                "--arch", "gfx90a", env=remote_env(redis, tmp_path))
-    assert r.returncode == 2
-    assert "no key" in r.stderr and "HIPACM_REMOTE_CACHE_KEY_FILE" in r.stderr
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "no key" in r.stderr and "HIPACM_REMOTE_CACHE_KEY_FILE" in r.stderr, r.stderr
     assert not (cache_b / "kernels.sqlite3").exists()
 
 
