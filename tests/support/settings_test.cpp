@@ -84,7 +84,8 @@ TEST(Settings, ADeprecatedNameStillAppliesAndWarnsOnce) {
 
 TEST(Settings, EveryEntryIsComplete) {
   std::set<std::string> names;
-  const std::set<std::string> fields = {"", "arch", "isolation", "cache_policy", "cache_dir"};
+  const std::set<std::string> fields = {"",          "arch",        "isolation", "cache_policy",
+                                        "cache_dir", "remote_cache"};
   for (const Info& setting : list()) {
     SCOPED_TRACE(setting.name);
     EXPECT_EQ(std::string(setting.name).rfind("HIPACM_", 0), 0u);

@@ -32,13 +32,14 @@ def help_hint(message):
     # An option of another command says whose it is.
     (["cache", "stats", "--dry-run"],
      "hipacm: error: cache stats: unknown option '--dry-run': it is an option of "
-     "'hipacm warmup', not of 'hipacm cache stats'"),
+     "'hipacm warmup' or 'hipacm cache remote push', not of 'hipacm cache stats'"),
     (["doctor", "--max-bytes", "1G"],
      "hipacm: error: doctor: unknown option '--max-bytes': it is an option of "
      "'hipacm cache prune', not of 'hipacm doctor'"),
     (["cache", "stats", "--arch", "gfx90a"],
      "hipacm: error: cache stats: unknown option '--arch': it is an option of 'hipacm warmup', "
-     "'hipacm cache list' or 'hipacm cache export', not of 'hipacm cache stats'"),
+     "'hipacm cache list', 'hipacm cache export' or 'hipacm cache remote pull', not of "
+     "'hipacm cache stats'"),
     # Nothing near: no suggestion, but still the command's own form.
     (["warmup", SAXPY, "--frobnicate"], "hipacm: error: warmup: unknown option '--frobnicate'\n"),
 ])
@@ -58,7 +59,7 @@ def test_unknown_options_get_the_commands_form_and_a_suggestion(run, tmp_path, a
      "hipacm: error: cache export: --max-code-object-version: Value 9 not in range"),
     (["warmup", SAXPY, "--jobs", "many"], "hipacm: error: warmup: "),
     (["cache"], "hipacm: error: cache: a subcommand is required: stats, list, verify, prune, clear, "
-                "export, import"),
+                "export, import, remote"),
     ([], "hipacm: error: a subcommand is required: warmup, inspect, doctor, cache, run"),
 ])
 def test_other_parse_errors_get_the_commands_form(run, args, message):

@@ -7,7 +7,7 @@ def test_version_names_plugin_abi_and_backends(run):
     r = run("--version")
     assert r.rc == 0, r.err
     first = r.out.splitlines()[0]
-    assert first.startswith("hipacm 0.1.0 (ABI 1.4, ")
+    assert first.startswith("hipacm 0.1.0 (ABI 1.5, ")
     assert "libhipacm.so" in first
     assert any(line.startswith("hipRTC ") for line in r.out.splitlines())
     assert any(line.startswith("comgr ") for line in r.out.splitlines())

@@ -268,7 +268,7 @@ void add_cache_remote_command(CLI::App* cache_cmd, std::shared_ptr<CacheOptions>
                                settings::name(settings::Id::kRemoteCacheMode)))
       ->check(CLI::IsMember({"read", "read-write"}));
   remote->footer(examples_footer(
-      {"HIPACM_REMOTE_CACHE=redis://cache.example:6380 hipacm cache remote stats",
+      {"hipacm cache remote --remote-cache redis://cache.example:6380 stats",
        "hipacm cache remote --mode read-write --key-file ci.key push",
        "hipacm cache remote pull app.record --key-file fleet.key"},
       "0 ok, 1 the remote is unreachable (stats), or an entry failed (push) or was refused "
