@@ -179,8 +179,9 @@ fi
 # quarter of the size under TSan). Rebuild with -g to debug a report in gdb.
 asan_args=(-DCMAKE_BUILD_TYPE=Debug -DHIPACM_SANITIZE=address -DHIPACM_WERROR=ON
   -DCMAKE_C_FLAGS_DEBUG=-g1 -DCMAKE_CXX_FLAGS_DEBUG=-g1)
-# TSan runs the concurrency suites (the core, the worker pool, the cache's processes) and builds
-# only what they run.
+# TSan runs the concurrency suites (the core, the worker pool, the cache's processes) and the
+# remote cache tier's C++ suites (its pooled connections, background writer, claims and breaker;
+# label remote, less the tool's pytest, which needs the whole tool), and builds only what they run.
 tsan_target=hipacm_concurrency_tests
 tsan_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DHIPACM_SANITIZE=thread -DHIPACM_WERROR=ON
   "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG")
@@ -301,5 +302,5 @@ fi
 # ASan and keep process-lifetime allocations that LeakSanitizer would report in every rank; the
 # MPI code's decoders are fuzzed instead (fuzz_cluster_message) and run in the release tests.
 CTEST_ARGS="-LE mpi" run_config asan "${asan_args[@]}"
-CTEST_ARGS="-L concurrency" BUILD_TARGET=$tsan_target run_config tsan "${tsan_args[@]}"
+CTEST_ARGS="-L concurrency|remote -LE cli" BUILD_TARGET=$tsan_target run_config tsan "${tsan_args[@]}"
 echo "=== hipacm: all test configurations passed ($(echo $selected_stages)) === (${SECONDS} s into the run)"
