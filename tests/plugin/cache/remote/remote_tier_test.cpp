@@ -20,6 +20,8 @@
 #include "plugin/cache/remote/remote_tier.h"
 #include "plugin/cache/remote/remote_value.h"
 #include "plugin/cache/remote/signing_key.h"
+#include "plugin/cache/store/entry.h"
+#include "support/bytes/sha256.h"
 #include "tests/plugin/cache/cache_test_support.h"
 #include "tests/scoped_env.h"
 #include "tests/support/redis_server.h"
@@ -342,6 +344,88 @@ TEST_F(RemoteTierTest, AWriterThatCompiledWhatAnotherPutIsCountedAsADuplicate) {
   EXPECT_EQ(b.compiles, 1);
   EXPECT_EQ(b.delta(&hipacm_stats::remote_duplicates), 1u);
   EXPECT_EQ(b.delta(&hipacm_stats::remote_stores), 0u);
+}
+
+// One tier shared by many threads, as a mode's pool shares it: claims, publishes, releases and
+// fetches from 8 threads at once, many rounds; every entry put once, every fetch exact, every
+// claim let go. Run under ThreadSanitizer too (the remote label).
+TEST_F(RemoteTierTest, ManyThreadsShareOneTierAndLoseNothing) {
+  constexpr int kThreads = 8;
+  constexpr int kPerThread = 40;
+  Expected<remote::RemoteAddress> address = remote::parse_remote_address(server_.url());
+  ASSERT_TRUE(address);
+  remote::RemoteSettings settings;
+  settings.address = address.value();
+  settings.mode = remote::Mode::kReadWrite;
+  settings.key_file = key_file_;
+  settings.timeout = milliseconds(2000);
+  const auto entry_for = [](int thread, int i) {
+    cache::CacheEntry entry;
+    entry.info.key =
+        sha256_hex(&thread, sizeof thread).substr(0, 32) + sha256_hex(&i, sizeof i).substr(0, 32);
+    entry.info.arch = kArch;
+    entry.info.source_name = "k.hip";
+    entry.info.backend = "hiprtc";
+    entry.info.compiler_version = "test";
+    entry.info.plugin_version = "test";
+    entry.lowered_names = {"k" + std::to_string(i)};
+    entry.log = "thread " + std::to_string(thread);
+    entry.code.assign(static_cast<std::size_t>(64 + i), static_cast<std::uint8_t>(thread));
+    entry.checksum = cache::entry_checksum(entry);
+    entry.info.size = cache::payload_size(entry);
+    return entry;
+  };
+  const hipacm_stats before = stats_now();
+  {
+    remote::RemoteTier tier(settings, dir_.path() + "/one");
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < kPerThread; ++i) {
+          const cache::CacheEntry entry = entry_for(t, i);
+          EXPECT_TRUE(tier.claim(entry.info.key));
+          if (i % 4 == 3) {
+            tier.release(entry.info.key);
+          } else {
+            tier.publish(entry);
+          }
+          // Another thread's earlier entry, put or not yet: never a wrong one.
+          const cache::CacheEntry other = entry_for((t + 1) % kThreads, i / 2);
+          if (std::optional<cache::CacheEntry> got = tier.fetch(other.info.key)) {
+            EXPECT_EQ(got->code, other.code);
+          }
+        }
+      });
+    for (std::thread& thread : threads) thread.join();
+    tier.drain(milliseconds(20000));
+  }
+  const hipacm_stats after = stats_now();
+  const std::uint64_t published = kThreads * (kPerThread - kPerThread / 4);
+  EXPECT_EQ(after.remote_stores - before.remote_stores, published);
+  EXPECT_EQ(after.remote_store_failures - before.remote_store_failures, 0u);
+  EXPECT_EQ(entry_keys().size(), static_cast<std::size_t>(published));
+  // Every claim was let go: after a put, after a release, or when the tier ended.
+  remote::RedisConnection redis = connect();
+  Expected<remote::RedisConnection::ScanPage> claims =
+      redis.scan(0, remote::claim_key("") + "*", 1000);
+  ASSERT_TRUE(claims);
+  EXPECT_TRUE(claims.value().keys.empty() && claims.value().cursor == 0)
+      << claims.value().keys.size() << " claims left";
+  // What a reader is served is exactly what was put.
+  remote::RemoteSettings reader = settings;
+  reader.mode = remote::Mode::kRead;
+  remote::RemoteTier tier(reader, dir_.path() + "/two");
+  for (int t = 0; t < kThreads; ++t)
+    for (int i = 0; i < kPerThread; ++i) {
+      const cache::CacheEntry entry = entry_for(t, i);
+      std::optional<cache::CacheEntry> got = tier.fetch(entry.info.key);
+      ASSERT_EQ(got.has_value(), i % 4 != 3) << t << " " << i;
+      if (got) {
+        EXPECT_EQ(got->code, entry.code);
+        EXPECT_EQ(got->log, entry.log);
+        EXPECT_EQ(got->lowered_names, entry.lowered_names);
+      }
+    }
 }
 
 }  // namespace
