@@ -283,19 +283,6 @@ int run_import(const CacheOptions& options) {
   return result.rejected.empty() ? kExitOk : kExitFailures;
 }
 
-// Wraps a run function so that cache errors (unreadable file, refused export target) exit 2
-// with the store's own message rather than as an internal failure.
-template <class Fn>
-void run_guarded(AppContext& context, Fn fn) {
-  try {
-    context.exit_code = fn();
-  } catch (const InputError&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw InputError(e.what());
-  }
-}
-
 }  // namespace
 
 void add_cache_command(CLI::App& app, AppContext& context) {

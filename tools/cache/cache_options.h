@@ -5,11 +5,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "plugin/cache/cache_admin.h"
+#include "tools/common/commands.h"
+#include "tools/common/exit_codes.h"
 #include "tools/common/json_output.h"
 
 namespace hipacm::cli {
@@ -46,5 +49,18 @@ void report(const CacheOptions& options, const char* what, const std::string& pa
 // `cache stats` (cache_stats_command.cpp): the totals and the recorded counters, or with --reset
 // the counters zeroed.
 int run_stats(const CacheOptions& options);
+
+// Runs a subcommand's `fn` so that cache and remote errors (an unreadable file, a refused
+// database or export target) exit 2 with their own message rather than as internal failures.
+template <class Fn>
+void run_guarded(AppContext& context, Fn fn) {
+  try {
+    context.exit_code = fn();
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw InputError(e.what());
+  }
+}
 
 }  // namespace hipacm::cli

@@ -228,18 +228,6 @@ int run_remote_stats(const RemoteCommandOptions& options) {
   return server.reachable && server.error.empty() ? kExitOk : kExitFailures;
 }
 
-// Cache and remote errors (unreadable file, refused database) exit 2 with their own message.
-template <class Fn>
-void run_guarded(AppContext& context, Fn fn) {
-  try {
-    context.exit_code = fn();
-  } catch (const InputError&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw InputError(e.what());
-  }
-}
-
 }  // namespace
 
 void add_cache_remote_command(CLI::App* cache_cmd, std::shared_ptr<CacheOptions> cache,

@@ -13,7 +13,6 @@
 #include "plugin/cache/caching_compiler.h"
 #include "plugin/cache/integrity.h"
 #include "plugin/cache/key/external_inputs.h"
-#include "plugin/cache/key/path_options.h"
 #include "plugin/cache/remote/remote_tier.h"
 #include "plugin/cache/remote/signing_key.h"
 #include "plugin/cache/store/location.h"
@@ -49,19 +48,6 @@ struct Outcome {
   const char* result = "";  ///< pulled, local, absent, refused, error, not-cached
   std::string reason;
 };
-
-backend::CompileRequest request_of(const KernelInput& input, const std::string& arch) {
-  backend::CompileRequest request;
-  request.source = input.source;
-  request.source_name = input.source_name;
-  request.options = input.options;
-  // As the C ABI reads a request: relative paths anchored here, so the keys are a run's.
-  (void)cache::anchor_relative_paths(&request.options);
-  request.headers = input.headers;
-  request.name_expressions = input.name_expressions;
-  request.arch = arch;
-  return request;
-}
 
 void require_key(const RemoteSettings& remote) {
   // Without a key nothing from the remote can be trusted, so nothing would be pulled.
@@ -114,7 +100,7 @@ int run_remote_pull(const CacheOptions& cache_options, const RemoteCommandOption
   for (const KernelInput& input : inputs) {
     for (const std::string& arch : archs_for(input, given_archs)) {
       if (!input.compiles_for(arch) && given_archs.empty()) continue;
-      const backend::CompileRequest request = request_of(input, arch);
+      const backend::CompileRequest request = compile_request(input, arch);
       Outcome outcome{input.label, arch, "", "", ""};
       const std::optional<std::string> key = keys.cache_key_of(request);
       if (!key) {

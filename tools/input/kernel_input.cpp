@@ -2,6 +2,8 @@
 // kernel_input.cpp - expands warmup PATHS (files, directories, manifests) into kernel inputs.
 #include "tools/input/kernel_input.h"
 
+#include "plugin/cache/key/path_options.h"
+
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -179,6 +181,18 @@ std::string compiler_source_name(const std::string& file_name) {
   }
   if (name.empty() || name == "." || name == "..") name = "kernel.hip";
   return name;
+}
+
+backend::CompileRequest compile_request(const KernelInput& input, const std::string& arch) {
+  backend::CompileRequest request;
+  request.source = input.source;
+  request.source_name = input.source_name;
+  request.options = input.options;
+  (void)cache::anchor_relative_paths(&request.options);
+  request.headers = input.headers;
+  request.name_expressions = input.name_expressions;
+  request.arch = arch;
+  return request;
 }
 
 }  // namespace hipacm::cli

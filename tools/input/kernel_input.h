@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "hip_backend/compiler.h"
+
 namespace hipacm::cli {
 
 /// Everything one compile request needs besides the arch.
@@ -34,6 +36,10 @@ struct KernelInput {
   /// Whether a run compiles it for `run_arch`: a recorded request only for its own arch.
   bool compiles_for(const std::string& run_arch) const { return arch.empty() || arch == run_arch; }
 };
+
+/// The compile request `input` is for `arch`, as the C ABI reads one: relative paths in its
+/// options anchored at the working directory, so that its cache key is the one a run's has.
+backend::CompileRequest compile_request(const KernelInput& input, const std::string& arch);
 
 /// The name hipRTC sees for a kernel file: its file name, with every byte
 /// outside the plugin's source-name set (letters, digits, `_ - . + @`) made

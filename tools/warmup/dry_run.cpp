@@ -9,7 +9,6 @@
 
 #include "hip_backend/compiler.h"
 #include "plugin/cache/caching_compiler.h"
-#include "plugin/cache/key/path_options.h"
 #include "plugin/cache/store/location.h"
 #include "tools/common/terminal_text.h"
 
@@ -48,15 +47,7 @@ std::vector<DryRunEntry> dry_run(const std::vector<KernelInput>& inputs,
       if (!input.compiles_for(arch)) continue;
       DryRunEntry entry{&input, arch, false, {}};
       if (lookup) {
-        backend::CompileRequest request;
-        request.source = input.source;
-        request.source_name = input.source_name;
-        request.options = input.options;
-        // As the C ABI reads a request: relative paths anchored here, so the keys are a run's.
-        (void)cache::anchor_relative_paths(&request.options);
-        request.headers = input.headers;
-        request.name_expressions = input.name_expressions;
-        request.arch = arch;
+        const backend::CompileRequest request = compile_request(input, arch);
         backend::CompileResult ready;
         entry.cached = lookup->try_ready(request, &ready);
         if (caching) entry.key = caching->cache_key_of(request).value_or("");
