@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import gc
 import os
+import shutil
 import struct
+import subprocess
 import sys
 from pathlib import Path
 
@@ -81,3 +83,25 @@ def clean_plugin_state():
         pytest.fail("a test left a mode active")
     assert hipacm.active_mode() is None
     assert _callbacks._live_callback_entries() == 0, "callback registry entries leaked"
+
+
+SHIM_CC = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+SHIM_INCLUDE = Path(__file__).resolve().parents[3] / "include"
+
+
+def run_with_shim_plugin(tmp_path: Path, c_source: str, script: str) -> list[str]:
+    """Builds `c_source` (a plugin that forwards to the real one, named REAL) as
+    libhipacm.so.1 in `tmp_path`, runs `script` in a fresh interpreter that loads it, and
+    returns the lines it printed (the test fails if the script does)."""
+    src = tmp_path / "shim.c"
+    src.write_text(c_source)
+    lib = tmp_path / "libhipacm.so.1"
+    subprocess.run([SHIM_CC, "-shared", "-fPIC", f"-I{SHIM_INCLUDE}",
+                    f'-DREAL="{hipacm.library_path}"', str(src), "-o", str(lib), "-ldl"],
+                   check=True)
+    env = dict(os.environ, PYTHONPATH=str(Path(hipacm.__file__).resolve().parents[1]),
+               HIPACM_LIBRARY=str(lib))
+    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.splitlines()

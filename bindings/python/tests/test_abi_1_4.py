@@ -3,20 +3,12 @@
 
 import ctypes
 import dataclasses
-import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 import hipacm
 from hipacm import _core, _ffi
-from conftest import ARCH, STATIC_ASSERT_SOURCE, good_source
-
-CC = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
-INCLUDE = Path(__file__).resolve().parents[3] / "include"
+from conftest import SHIM_CC, run_with_shim_plugin, ARCH, STATIC_ASSERT_SOURCE, good_source
 
 
 def test_get_stats_fills_every_field_of_the_struct():
@@ -108,19 +100,9 @@ print("ELF", future.result().code[:4] == b"\x7fELF")
 """
 
 
-@pytest.mark.skipif(CC is None, reason="no C compiler")
+@pytest.mark.skipif(SHIM_CC is None, reason="no C compiler")
 def test_a_plugin_before_abi_1_4_loads_and_refuses_only_the_new_calls(tmp_path):
-    src = tmp_path / "old.c"
-    src.write_text(OLD_PLUGIN)
-    lib = tmp_path / "libhipacm.so.1"
-    subprocess.run([CC, "-shared", "-fPIC", f"-I{INCLUDE}", f'-DREAL="{hipacm.library_path}"',
-                    str(src), "-o", str(lib), "-ldl"], check=True)
-    env = dict(os.environ, PYTHONPATH=str(Path(hipacm.__file__).resolve().parents[1]),
-               HIPACM_LIBRARY=str(lib))
-    proc = subprocess.run([sys.executable, "-c", OLD_PLUGIN_SCRIPT], env=env,
-                          capture_output=True, text=True, timeout=180)
-    assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.splitlines()
+    lines = run_with_shim_plugin(tmp_path, OLD_PLUGIN, OLD_PLUGIN_SCRIPT)
     assert lines[0] == "logging None"  # no callback to register: events stay on stderr
     refusals = [line for line in lines if line.startswith("refused ABI_MISMATCH ")]
     assert len(refusals) == 2, lines

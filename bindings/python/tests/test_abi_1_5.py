@@ -2,20 +2,12 @@
 """ABI 1.5 from Python: remote_cache=, the remote counters, and a 1.4 plugin."""
 
 import ctypes
-import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 import hipacm
 from hipacm import _core, _ffi
-from conftest import ARCH
-
-CC = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
-INCLUDE = Path(__file__).resolve().parents[3] / "include"
+from conftest import SHIM_CC, run_with_shim_plugin, ARCH
 
 
 def test_get_stats_fills_version_1_only_for_a_1_4_sized_struct():
@@ -106,19 +98,9 @@ print("ELF", future.result().code[:4] == b"\x7fELF")
 """
 
 
-@pytest.mark.skipif(CC is None, reason="no C compiler")
+@pytest.mark.skipif(SHIM_CC is None, reason="no C compiler")
 def test_a_1_4_plugin_works_and_refuses_remote_cache(tmp_path):
-    src = tmp_path / "old.c"
-    src.write_text(PLUGIN_1_4)
-    lib = tmp_path / "libhipacm.so.1"
-    subprocess.run([CC, "-shared", "-fPIC", f"-I{INCLUDE}", f'-DREAL="{hipacm.library_path}"',
-                    str(src), "-o", str(lib), "-ldl"], check=True)
-    env = dict(os.environ, PYTHONPATH=str(Path(hipacm.__file__).resolve().parents[1]),
-               HIPACM_LIBRARY=str(lib))
-    proc = subprocess.run([sys.executable, "-c", PLUGIN_1_4_SCRIPT], env=env,
-                          capture_output=True, text=True, timeout=180)
-    assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.splitlines()
+    lines = run_with_shim_plugin(tmp_path, PLUGIN_1_4, PLUGIN_1_4_SCRIPT)
     assert lines[0] == "abi 1.4 False", lines
     assert lines[1].startswith("refused ABI_MISMATCH "), lines
     assert "remote_cache=" in lines[1] and "ABI 1.5" in lines[1] and "provides ABI 1.4" in lines[1]
