@@ -104,17 +104,31 @@ function(hipacm_exit_status_section out_var text)
   set(${out_var} "${section}" PARENT_SCOPE)
 endfunction()
 
+# The lines of a page's script that print the helps of the subcommands under `help_text` (the
+# help of `hipacm ARGN`), indented, and theirs below them (`cache remote push`'s options too).
+function(hipacm_nested_helps out_var help_text indent)
+  hipacm_cli_subcommands(nested "${help_text}")
+  list(JOIN ARGN " " words)
+  set(script "")
+  foreach(sub IN LISTS nested)
+    string(APPEND script "echo\necho '${indent}${words} ${sub}:'\n"
+                         "\"${HIPACM_EXE}\" ${words} ${sub} --help | sed 's/^/${indent}  /' || exit 1\n")
+    hipacm_cli_help(sub_text ${HIPACM_EXE} ${ARGN} ${sub})
+    hipacm_nested_helps(deeper "${sub_text}" "${indent}  " ${ARGN} ${sub})
+    string(APPEND script "${deeper}")
+  endforeach()
+  set(${out_var} "${script}" PARENT_SCOPE)
+endfunction()
+
 # help2man runs a program by the page's name with --help: a small script that prints the
-# subcommand's help (and its own subcommands' helps, so that their options are documented too).
+# subcommand's help (and its own subcommands' helps, at every depth, so that their options are
+# documented too).
 function(hipacm_write_page page)
   hipacm_cli_help(text ${HIPACM_EXE} ${ARGN})
   hipacm_cli_summary(summary "${text}")
-  hipacm_cli_subcommands(nested "${text}")
   set(script "#!/bin/sh\n\"${HIPACM_EXE}\" ${ARGN} --help || exit 1\n")
-  foreach(sub IN LISTS nested)
-    string(APPEND script "echo\necho '${ARGN} ${sub}:'\n"
-                         "\"${HIPACM_EXE}\" ${ARGN} ${sub} --help | sed 's/^/  /' || exit 1\n")
-  endforeach()
+  hipacm_nested_helps(nested_script "${text}" "" ${ARGN})
+  string(APPEND script "${nested_script}")
   file(WRITE ${work_dir}/${page} "${script}")
   file(CHMOD ${work_dir}/${page} PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
   list(REMOVE_ITEM see_also "${page}(1)")
