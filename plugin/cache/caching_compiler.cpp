@@ -31,6 +31,10 @@ using backend::LogLevel;
 // holder that dies releases its claim at once, so this bounds only a holder that is still
 // compiling (or a fork()ed child that inherited its claim and lives on).
 constexpr std::chrono::milliseconds kMaxClaimWait{120000};
+// How long a compile waits for another machine's claimed compile of the same kernel through the
+// remote tier. Shorter than a local claim's: the claim's holder is out of sight, and a claim in a
+// shared server may be forged (the tier then waits for no more claims in this mode).
+constexpr std::chrono::milliseconds kMaxRemoteClaimWait{60000};
 
 // What a compile that spent its whole limit waiting for another process's compile of the same
 // kernel ends with: the same status it would have had, compiling that long itself.
@@ -276,7 +280,8 @@ backend::CompileResult CachingCompiler::compile_with_plan(const backend::Compile
     remote_claim = settings_.policy == Policy::kReadWrite && remote_->claim(keyed->key);
     if (!remote_claim) {
       const std::chrono::milliseconds limit(settings_.compile_timeout_ms);
-      const auto wait = limit.count() > 0 && limit < kMaxClaimWait ? limit : kMaxClaimWait;
+      const auto wait =
+          limit.count() > 0 && limit < kMaxRemoteClaimWait ? limit : kMaxRemoteClaimWait;
       if (std::optional<CacheEntry> entry = remote_->await_other_compile(keyed->key, wait);
           entry && accept_remote(*keyed, request, std::move(*entry), true, &result)) {
         result.compile_seconds =

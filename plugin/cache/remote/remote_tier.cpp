@@ -279,7 +279,7 @@ bool RemoteTier::claim(const std::string& cache_key) noexcept {
 
 std::optional<CacheEntry> RemoteTier::await_other_compile(const std::string& cache_key,
                                                           milliseconds limit) noexcept {
-  if (!serves()) return std::nullopt;
+  if (!serves() || claims_ignored_.load(std::memory_order_relaxed)) return std::nullopt;
   try {
     const Clock::time_point deadline = Clock::now() + limit;
     std::optional<RedisConnection> redis = connection();
@@ -300,7 +300,18 @@ std::optional<CacheEntry> RemoteTier::await_other_compile(const std::string& cac
       bool absent = false;
       entry = fetch_with(*redis, cache_key, &absent);
       if (entry || !absent || !redis->usable() || !claimed) break;
-      if (Clock::now() + pause >= deadline) break;
+      if (Clock::now() + pause >= deadline) {
+        // A claim that outlived a whole wait is a writer far slower than a compile, a dead one
+        // whose token lingers, or a forged one: later misses do not wait for claims at all, so
+        // no claim can hold up a mode for longer than one wait.
+        if (!claims_ignored_.exchange(true, std::memory_order_relaxed))
+          backend::log(LogLevel::kWarning,
+                       "another machine's claim on key " + cache_key + " in remote cache " +
+                           settings_.address.display() + " stood for " +
+                           std::to_string(limit.count()) + " ms without its entry; compiling it, " +
+                           "and not waiting for other machines' claims again in this mode");
+        break;
+      }
       std::this_thread::sleep_for(pause);
     }
     if (redis->usable()) give_back(std::move(*redis));

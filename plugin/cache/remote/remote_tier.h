@@ -4,6 +4,7 @@
 // compile already under way instead of repeating it.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -65,6 +66,7 @@ class RemoteTier {
 
   /// While another machine's claim on `cache_key` stands, polls for its entry, up to `limit`:
   /// the verified entry when it came, else nullopt (no claim, the claim ended, or the limit).
+  /// After one wait that reached its limit, later calls wait for no claim (one warning).
   std::optional<CacheEntry> await_other_compile(const std::string& cache_key,
                                                 std::chrono::milliseconds limit) noexcept;
 
@@ -104,6 +106,7 @@ class RemoteTier {
   const std::string token_prefix_;  ///< this cache's identity in the claims it takes
   std::optional<SigningKey> key_;
   CircuitBreaker breaker_;
+  std::atomic<bool> claims_ignored_{false};  ///< a claim outlived a whole wait: wait no more
   const std::uint64_t epoch_;  ///< fork_epoch() at construction: a child's copy owns no thread
 
   std::mutex pool_mutex_;

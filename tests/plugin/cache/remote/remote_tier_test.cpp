@@ -336,6 +336,41 @@ TEST_F(RemoteTierTest, AClaimThatNeverEndsDelaysAReaderOnlyUpToItsLimit) {
   EXPECT_EQ(b.code, a.code);
 }
 
+// Reads the server's count of `command` calls (INFO commandstats).
+std::int64_t command_calls(remote::RedisConnection& redis, const std::string& command) {
+  Expected<std::string> info = redis.info("commandstats");
+  if (!info) return -1;
+  const std::string label = "cmdstat_" + command + ":calls=";
+  const std::size_t at = info.value().find(label);
+  if (at == std::string::npos) return 0;
+  return std::stoll(info.value().substr(at + label.size()));
+}
+
+TEST_F(RemoteTierTest, ForgedClaimsHoldUpAModeForOneWaitAtMost) {
+  const MachineRun a = warm("a", "read-write", key_file_, server_.url());
+  expect_all_succeeded(a);
+  remote::RedisConnection redis = connect();
+  // Every entry gone, and every kernel under a claim that no one will ever honour.
+  for (const std::string& key : entry_keys()) {
+    Expected<std::optional<std::string>> value = redis.get(key, remote::kMaxRemoteValueBytes);
+    ASSERT_TRUE(value && value.value());
+    ASSERT_TRUE(redis.delete_if_equal(key, *value.value()));
+    const std::string cache_key = key.substr(remote::entry_key("").size());
+    ASSERT_TRUE(redis.set(remote::claim_key(cache_key), "fedcba9876543210:forged", false));
+  }
+  const std::int64_t reads_before = command_calls(redis, "getrange");
+  const MachineRun b = warm("b", "read", key_file_, server_.url(), kKernels, 1000);
+  const std::int64_t reads = command_calls(redis, "getrange") - reads_before;
+  expect_all_succeeded(b);
+  EXPECT_EQ(b.compiles, kKernels);
+  EXPECT_EQ(b.code, a.code);
+  // The first kernel waits out its second polling the claim and the entry (about 14 polls of
+  // two reads); the others only look (a few reads each). Waiting for each claim would take
+  // four times the first's reads.
+  EXPECT_GT(reads, 0);
+  EXPECT_LT(reads, 70) << "the reader kept waiting for forged claims";
+}
+
 TEST_F(RemoteTierTest, AWriterThatCompiledWhatAnotherPutIsCountedAsADuplicate) {
   const MachineRun a = warm("a", "read-write", key_file_, server_.url(), 1);
   ASSERT_EQ(a.compiles, 1);
