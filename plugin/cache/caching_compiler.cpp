@@ -31,10 +31,6 @@ using backend::LogLevel;
 // holder that dies releases its claim at once, so this bounds only a holder that is still
 // compiling (or a fork()ed child that inherited its claim and lives on).
 constexpr std::chrono::milliseconds kMaxClaimWait{120000};
-// How long a compile waits for another machine's claimed compile of the same kernel through the
-// remote tier. Shorter than a local claim's: the claim's holder is out of sight, and a claim in a
-// shared server may be forged (the tier then waits for no more claims in this mode).
-constexpr std::chrono::milliseconds kMaxRemoteClaimWait{60000};
 
 // What a compile that spent its whole limit waiting for another process's compile of the same
 // kernel ends with: the same status it would have had, compiling that long itself.
@@ -273,22 +269,13 @@ backend::CompileResult CachingCompiler::compile_with_plan(const backend::Compile
     // No claim to take: the one lookup is look_up's, or this one.
     return result;
   }
-  // Across machines: a writer claims the compile (or already did, in look_up); while another
-  // machine's claim stands, its entry is waited for, up to the same limit as a local claim.
+  // Across machines: a writer claims the compile; anyone else waits (bounded) for a claimed
+  // compile's entry from another machine.
   bool remote_claim = false;
-  if (remote_ && remote_->serves()) {
-    remote_claim = settings_.policy == Policy::kReadWrite && remote_->claim(keyed->key);
-    if (!remote_claim) {
-      const std::chrono::milliseconds limit(settings_.compile_timeout_ms);
-      const auto wait =
-          limit.count() > 0 && limit < kMaxRemoteClaimWait ? limit : kMaxRemoteClaimWait;
-      if (std::optional<CacheEntry> entry = remote_->await_other_compile(keyed->key, wait);
-          entry && accept_remote(*keyed, request, std::move(*entry), true, &result)) {
-        result.compile_seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        return result;
-      }
-    }
+  if (claim_or_await_remote(*keyed, request, &remote_claim, &result)) {
+    result.compile_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
   }
   // The claim is let go whatever the compile ends in; publish() lets it go after its put.
   struct ClaimRelease {
@@ -337,45 +324,6 @@ bool CachingCompiler::serve_stored(const Keyed& keyed, const backend::CompileReq
   backend::count_pass(backend::pass_counts().store_lookups);
   return serve_hit(keyed, request, out) || serve_failure(keyed, request, out) ||
          serve_remote(keyed, request, out);
-}
-
-bool CachingCompiler::serve_remote(const Keyed& keyed, const backend::CompileRequest& request,
-                                   backend::CompileResult* out) {
-  if (!remote_ || !remote_->serves()) return false;
-  std::optional<CacheEntry> entry = remote_->fetch(keyed.key);
-  return entry && accept_remote(keyed, request, std::move(*entry), false, out);
-}
-
-bool CachingCompiler::accept_remote(const Keyed& keyed, const backend::CompileRequest& request,
-                                    CacheEntry entry, bool waited, backend::CompileResult* out) {
-  // The same serve-time checks as an imported entry's: nothing the value says of itself is
-  // trusted beyond its signature; the request decides what it must hold.
-  if (const Expected<void> usable =
-          validate_entry_for_request(entry, request, !keyed.inputs_digest.empty());
-      !usable) {
-    remote_->refuse(keyed.key);
-    backend::count(backend::stats().remote_refused);
-    backend::log(LogLevel::kWarning, "the remote cache's entry " + keyed.key + " does not answer " +
-                                         request.source_name + " (" + usable.failure().message +
-                                         "); compiling instead");
-    return false;
-  }
-  if (settings_.policy == Policy::kReadWrite) {
-    CacheEntry local = entry;
-    put_local(keyed, request, local);
-  }
-  out->status = HIPACM_SUCCESS;
-  out->error_message.clear();
-  out->log = std::move(entry.log);
-  out->code = std::move(entry.code);
-  out->lowered_names = std::move(entry.lowered_names);
-  out->from_cache = true;
-  backend::count(backend::stats().remote_hits);
-  if (waited) backend::count(backend::stats().remote_waits);
-  backend::log(LogLevel::kDebug, "remote cache hit for " + request.source_name + " (key " +
-                                     keyed.key +
-                                     (waited ? ", after waiting for its compile)" : ")"));
-  return true;
 }
 
 void CachingCompiler::record(Counter counter) noexcept {

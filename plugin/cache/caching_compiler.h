@@ -86,13 +86,18 @@ class CachingCompiler final : public backend::Compiler {
                  backend::CompileResult* out);
   bool serve_failure(const Keyed& keyed, const backend::CompileRequest& request,
                      backend::CompileResult* out);
-  /// The remote tier's verified entry for the request, checked against it, stored locally
-  /// (READWRITE) and served: true with *out filled. `waited`: it came after waiting for another
-  /// machine's compile.
+  /// The remote tier's verified entry for the request (caching_compiler_remote.cpp), checked
+  /// against it, stored locally (READWRITE) and served: true with *out filled. `waited`: it came
+  /// after waiting for another machine's compile.
   bool serve_remote(const Keyed& keyed, const backend::CompileRequest& request,
                     backend::CompileResult* out);
   bool accept_remote(const Keyed& keyed, const backend::CompileRequest& request, CacheEntry entry,
                      bool waited, backend::CompileResult* out);
+  /// Before a miss compiles: a writer claims the key in the remote tier (*claimed), anyone else
+  /// waits, bounded, for another machine's claimed compile. True with *out filled when that
+  /// compile's entry came and answers the request.
+  bool claim_or_await_remote(const Keyed& keyed, const backend::CompileRequest& request,
+                             bool* claimed, backend::CompileResult* out);
   /// Counts, logs and (READWRITE) records a lookup that found nothing usable.
   void record_miss(const Keyed& keyed, const backend::CompileRequest& request) noexcept;
   /// Records `counter` in the user layer's statistics (READWRITE only; advisory).
